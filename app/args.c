@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Application options. Statements (--port, --addr, --route, --neigh,
+ * --link and those of --config files) are collected first, then applied in
+ * dependency order, so their order on the command line does not matter.
+ * The first error stops everything: the caller exits without starting.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+struct fou_app_stmt {
+	int rank;
+	unsigned int seq;
+	char *name;
+	char *arg;
+	char *origin;		/* how to name it in a message */
+};
+
+struct fou_app_stmts {
+	struct fou_app_stmt *v;
+	unsigned int n, cap;
+	const char *cfg_path;	/* while loading a config file */
+};
+
+static const char *const fou_app_stmt_names[] = { "port", "addr", "route", "neigh", "link" };
+
+void
+fou_app_usage(const char *prgname)
+{
+	printf("Usage: %s [EAL options] -- [options]\n"
+	       "\n"
+	       "Statements (repeatable; the same NAME = ARG lines in a --config file):\n"
+	       "  --port UDPPORT:PROTO         FOU receive port, as `ip fou add port UDPPORT ipproto N`;\n"
+	       "                               PROTO: ipip, sit (alias ipv6), gre or an IP protocol number\n"
+	       "  --addr PORTID,IP/PLEN        local address on a DPDK port (IPv4 or IPv6)\n"
+	       "  --route PREFIX,dev=PORTID[,via=IP]\n"
+	       "                               route for inner packets (IPv4 or IPv6)\n"
+	       "  --neigh IP,dev=PORTID,lladdr=MAC\n"
+	       "                               static neighbour\n"
+	       "  --link PORTID[,address=MAC][,mtu=N]\n"
+	       "                               set a port's MAC address and L3 MTU (default 1500)\n"
+	       "Other options:\n"
+	       "  --config FILE                read statements from FILE\n"
+	       "  --idle-exit MS               stop once no packet has arrived for MS milliseconds\n"
+	       "                               (offline runs over pcap files)\n"
+	       "  --help                       this text\n",
+	       prgname);
+}
+
+static int
+fou_app_stmt_push(struct fou_app_stmts *s, const char *name, const char *arg, const char *origin)
+{
+	struct fou_app_stmt *e;
+
+	if (s->n == s->cap) {
+		unsigned int cap = s->cap ? 2 * s->cap : 16;
+		struct fou_app_stmt *v = realloc(s->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	e = &s->v[s->n];
+	e->rank = fou_stmt_rank(name);
+	e->seq = s->n;
+	e->name = strdup(name);
+	e->arg = strdup(arg);
+	e->origin = strdup(origin);
+	if (e->name == NULL || e->arg == NULL || e->origin == NULL) {
+		free(e->name);
+		free(e->arg);
+		free(e->origin);
+		return -ENOMEM;
+	}
+	s->n++;
+	return 0;
+}
+
+static void
+fou_app_stmts_free(struct fou_app_stmts *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->v[i].name);
+		free(s->v[i].arg);
+		free(s->v[i].origin);
+	}
+	free(s->v);
+}
+
+/* fou_config_load() callback: queue one line of the file. */
+static int
+fou_app_cfg_stmt(void *ctx, const char *name, const char *arg, struct fou_err *err)
+{
+	struct fou_app_stmts *s = ctx;
+	char origin[512];
+
+	snprintf(origin, sizeof(origin), "%s: %s = %s", s->cfg_path, name, arg);
+	if (fou_stmt_rank(name) < 0) {
+		fou_err_set(err, "%s: unknown statement '%s' (expected one of port, addr, route, neigh, link)",
+			    s->cfg_path, name);
+		return -EINVAL;
+	}
+	if (fou_app_stmt_push(s, name, arg, origin) < 0) {
+		fou_err_set(err, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+fou_app_stmt_cmp(const void *a, const void *b)
+{
+	const struct fou_app_stmt *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+enum {
+	OPT_CONFIG = 256,
+	OPT_IDLE_EXIT,
+	OPT_HELP,
+	OPT_STMT,	/* + index into fou_app_stmt_names */
+};
+
+int
+fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts)
+{
+	struct option longopts[RTE_DIM(fou_app_stmt_names) + 4];
+	struct fou_app_stmts stmts = { 0 };
+	struct fou_err err = { "" };
+	unsigned int i;
+	int opt, ret = 0;
+	char origin[512];
+
+	for (i = 0; i < RTE_DIM(fou_app_stmt_names); i++)
+		longopts[i] = (struct option){ fou_app_stmt_names[i], required_argument, NULL,
+					       OPT_STMT + (int)i };
+	longopts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
+	longopts[i++] = (struct option){ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT };
+	longopts[i++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	longopts[i] = (struct option){ NULL, 0, NULL, 0 };
+
+	memset(opts, 0, sizeof(*opts));
+	optind = 1;	/* EAL used getopt before us */
+	opterr = 0;
+	while (ret == 0 && (opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_CONFIG:
+			stmts.cfg_path = optarg;
+			ret = fou_config_load(optarg, fou_app_cfg_stmt, &stmts, &err);
+			if (ret < 0)
+				fprintf(stderr, "dpdk-fou: --config %s\n", err.msg);
+			break;
+		case OPT_IDLE_EXIT:
+			if (fou_parse_u32(optarg, UINT32_MAX, &opts->idle_exit_ms) < 0 ||
+			    opts->idle_exit_ms == 0) {
+				fprintf(stderr, "dpdk-fou: --idle-exit %s: not a number of milliseconds (1-%u)\n",
+					optarg, UINT32_MAX);
+				ret = -1;
+			}
+			break;
+		case OPT_HELP:
+			fou_app_usage(argv[0]);
+			fou_app_stmts_free(&stmts);
+			return 1;
+		case '?':
+			if (optopt != 0)
+				fprintf(stderr, "dpdk-fou: option needs an argument: %s\n",
+					argv[optind - 1]);
+			else
+				fprintf(stderr, "dpdk-fou: unknown option: %s (see --help)\n",
+					argv[optind - 1]);
+			ret = -1;
+			break;
+		default:
+			snprintf(origin, sizeof(origin), "--%s %s",
+				 fou_app_stmt_names[opt - OPT_STMT], optarg);
+			ret = fou_app_stmt_push(&stmts, fou_app_stmt_names[opt - OPT_STMT], optarg,
+						origin);
+			break;
+		}
+	}
+	if (ret == 0 && optind < argc) {
+		fprintf(stderr, "dpdk-fou: unexpected argument: %s (see --help)\n", argv[optind]);
+		ret = -1;
+	}
+
+	qsort(stmts.v, stmts.n, sizeof(*stmts.v), fou_app_stmt_cmp);
+	for (i = 0; ret == 0 && i < stmts.n; i++) {
+		ret = fou_stmt_apply(gw, stmts.v[i].name, stmts.v[i].arg, &err);
+		if (ret < 0)
+			fprintf(stderr, "dpdk-fou: %s: %s\n", stmts.v[i].origin, err.msg);
+	}
+	fou_app_stmts_free(&stmts);
+	return ret < 0 ? -1 : 0;
+}

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-fou: EAL, options, ports, worker launch, and the end of a run:
+ * stop, flush, print what was done, check that every packet and every mbuf
+ * is accounted for.
+ */
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "app.h"
+
+#define FOU_MBUF_CACHE 256
+#define FOU_MONITOR_US 10000
+
+static void
+fou_app_signal(int sig __rte_unused)
+{
+	__atomic_store_n(&fou_app_quit, true, __ATOMIC_RELAXED);
+}
+
+static uint64_t
+fou_app_rx_total(struct fou_gw *gw)
+{
+	struct fou_lcore_stats s;
+	uint64_t rx = 0;
+	unsigned int p;
+
+	fou_stats_sum(gw, &s);
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
+		rx += s.rx[p];
+	return rx;
+}
+
+/* Runs on the main lcore while the workers forward. */
+static void
+fou_app_monitor(struct fou_gw *gw, const struct fou_app_opts *opts)
+{
+	uint64_t last_rx = 0, last_change = rte_get_timer_cycles();
+	const uint64_t idle = opts->idle_exit_ms * (rte_get_timer_hz() / 1000);
+
+	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
+		rte_delay_us_sleep(FOU_MONITOR_US);
+		if (opts->idle_exit_ms == 0)
+			continue;
+		uint64_t rx = fou_app_rx_total(gw), now = rte_get_timer_cycles();
+
+		if (rx != last_rx) {
+			last_rx = rx;
+			last_change = now;
+		} else if (now - last_change >= idle) {
+			__atomic_store_n(&fou_app_quit, true, __ATOMIC_RELAXED);
+		}
+	}
+}
+
+static void
+fou_app_print_config(struct fou_gw *gw, unsigned int nb_workers)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	unsigned int n, i;
+	uint16_t port;
+
+	printf("dpdk-fou: %u worker lcore(s)\n", nb_workers);
+	RTE_ETH_FOREACH_DEV(port) {
+		struct rte_ether_addr mac;
+		char macs[RTE_ETHER_ADDR_FMT_SIZE], name[RTE_ETH_NAME_MAX_LEN] = "?";
+		uint16_t mtu;
+
+		fou_iface_get(gw, port, &mac, &mtu);
+		rte_ether_format_addr(macs, sizeof(macs), &mac);
+		rte_eth_dev_get_name_by_port(port, name);
+		printf("port %u (%s): mac %s mtu %u\n", port, name, macs, mtu);
+	}
+	n = fou_port_list(gw, info, RTE_DIM(info));
+	for (i = 0; i < n; i++) {
+		const char *name = fou_proto_name(info[i].ipproto);
+
+		printf("fou port %u: ipproto %u (%s)\n", info[i].udp_port, info[i].ipproto,
+		       name != NULL ? name : "no handler");
+	}
+	fflush(stdout);
+}
+
+/* Print what the run did; returns false if a packet is unaccounted for. */
+static bool
+fou_app_print_stats(struct fou_gw *gw)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	struct fou_lcore_stats s;
+	uint64_t rx = 0, tx = 0, drops;
+	unsigned int n, i;
+	uint16_t port;
+
+	fou_stats_sum(gw, &s);
+	RTE_ETH_FOREACH_DEV(port) {
+		struct rte_eth_stats es;
+
+		rx += s.rx[port];
+		tx += s.tx[port];
+		printf("port %u: rx %" PRIu64 " tx %" PRIu64, port, s.rx[port], s.tx[port]);
+		if (rte_eth_stats_get(port, &es) == 0 && (es.imissed || es.rx_nombuf || es.oerrors))
+			printf(" (device: imissed %" PRIu64 " rx_nombuf %" PRIu64 " oerrors %" PRIu64 ")",
+			       es.imissed, es.rx_nombuf, es.oerrors);
+		printf("\n");
+	}
+	printf("decapsulated: %" PRIu64 " (ipv4 %" PRIu64 ", ipv6 %" PRIu64 ")\n",
+	       s.decap_inner[FOU_INNER_IPV4] + s.decap_inner[FOU_INNER_IPV6],
+	       s.decap_inner[FOU_INNER_IPV4], s.decap_inner[FOU_INNER_IPV6]);
+	n = fou_port_list(gw, info, RTE_DIM(info));
+	for (i = 0; i < n; i++)
+		printf("decap fou port %u: %" PRIu64 "\n", info[i].udp_port, s.decap[info[i].slot]);
+	drops = fou_stats_drops(&s);
+	printf("dropped: %" PRIu64 "\n", drops);
+	for (i = 0; i < FOU_DROP_MAX; i++)
+		if (s.drop[i] != 0)
+			printf("drop %s: %" PRIu64 " (%s)\n", fou_drop_name(i), s.drop[i],
+			       fou_drop_desc(i));
+	printf("accounting: rx %" PRIu64 " = tx %" PRIu64 " + dropped %" PRIu64 ": %s\n", rx, tx,
+	       drops, rx == tx + drops ? "ok" : "MISMATCH");
+	return rx == tx + drops;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct fou_worker workers[RTE_MAX_LCORE];
+	struct fou_gw_params params;
+	struct fou_app_opts opts;
+	struct fou_err err = { "" };
+	struct rte_mempool *mp = NULL;
+	struct fou_gw *gw;
+	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
+	uint16_t port;
+	int ret, status = FOU_APP_EXIT_USAGE;
+	bool started[RTE_MAX_ETHPORTS] = { false }, ok;
+
+	ret = rte_eal_init(argc, argv);
+	if (ret < 0) {
+		fprintf(stderr, "dpdk-fou: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return FOU_APP_EXIT_USAGE;
+	}
+	argc -= ret;
+	argv += ret;
+	signal(SIGINT, fou_app_signal);
+	signal(SIGTERM, fou_app_signal);
+
+	fou_gw_params_default(&params);
+	params.socket_id = (int)rte_socket_id();
+	gw = fou_gw_create(&params, &err);
+	if (gw == NULL) {
+		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
+		goto out;
+	}
+	RTE_ETH_FOREACH_DEV(port) {
+		struct rte_ether_addr mac;
+
+		if (rte_eth_macaddr_get(port, &mac) != 0 ||
+		    fou_iface_set(gw, port, &mac, RTE_ETHER_MTU, &err) != 0) {
+			fprintf(stderr, "dpdk-fou: port %u: %s\n", port, err.msg);
+			goto out;
+		}
+	}
+	ret = fou_app_args(argc, argv, gw, &opts);
+	if (ret != 0) {
+		status = ret > 0 ? EXIT_SUCCESS : FOU_APP_EXIT_USAGE;
+		goto out;
+	}
+
+	nb_workers = rte_lcore_count() - 1;
+	nb_ports = rte_eth_dev_count_avail();
+	if (nb_workers == 0) {
+		fprintf(stderr, "dpdk-fou: no worker lcore: give the EAL at least two lcores (-l 0-1)\n");
+		goto out;
+	}
+	if (nb_ports == 0) {
+		fprintf(stderr, "dpdk-fou: no DPDK port (add a NIC or --vdev)\n");
+		goto out;
+	}
+
+	/* Every queue full, every tx buffer full, every lcore cache full. */
+	nb_mbufs = nb_ports * nb_workers * (1024 + 1024 + FOU_BURST) +
+		   rte_lcore_count() * (FOU_MBUF_CACHE + FOU_BURST);
+	nb_mbufs = RTE_MAX(nb_mbufs, 8192u);
+	mp = rte_pktmbuf_pool_create("fou_mbufs", nb_mbufs, FOU_MBUF_CACHE, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (mp == NULL) {
+		fprintf(stderr, "dpdk-fou: cannot create a pool of %u mbufs: %s\n", nb_mbufs,
+			rte_strerror(rte_errno));
+		goto out;
+	}
+
+	RTE_ETH_FOREACH_DEV(port) {
+		struct rte_ether_addr mac;
+		uint16_t mtu;
+
+		fou_iface_get(gw, port, &mac, &mtu);
+		if (fou_app_port_start(port, (uint16_t)nb_workers, mp, &mac, mtu) != 0)
+			goto out;
+		started[port] = true;
+	}
+	if (fou_telemetry_register(gw) != 0)
+		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
+
+	fou_app_print_config(gw, nb_workers);
+	q = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++) != 0) {
+			fprintf(stderr, "dpdk-fou: lcore %u: out of memory\n", lcore);
+			goto out;
+		}
+	}
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		rte_eal_remote_launch(fou_worker_main, &workers[lcore], lcore);
+
+	uint64_t t0 = rte_get_timer_cycles();
+
+	fou_app_monitor(gw, &opts);
+	rte_eal_mp_wait_lcore();
+	printf("dpdk-fou: stopped after %.2f s\n",
+	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
+	ok = fou_app_print_stats(gw);
+	status = ok ? EXIT_SUCCESS : EXIT_FAILURE;
+
+out:
+	RTE_ETH_FOREACH_DEV(port) {
+		if (started[port])
+			rte_eth_dev_stop(port);
+		rte_eth_dev_close(port);
+	}
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		fou_worker_free(&workers[lcore]);
+	if (mp != NULL) {
+		unsigned int avail = rte_mempool_avail_count(mp);
+
+		if (status != FOU_APP_EXIT_USAGE)
+			printf("mbufs: %u of %u back in the pool: %s\n", avail, mp->size,
+			       avail == mp->size ? "ok" : "LEAK");
+		if (avail != mp->size && status == EXIT_SUCCESS)
+			status = EXIT_FAILURE;
+		rte_mempool_free(mp);
+	}
+	fou_gw_free(gw);
+	fflush(stdout);
+	rte_eal_cleanup();
+	return status;
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dpdk-fou: Foo-over-UDP gateway library.
+ *
+ * The one public header. The gateway (struct fou_gw) is opaque: the data
+ * path reads it, and only the control functions below change it. Worker
+ * lcores call fou_rx_burst(); everything else runs on the main lcore or the
+ * telemetry thread.
+ */
+#ifndef FOU_H
+#define FOU_H
+
+#include <stdint.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <rte_common.h>
+#include <rte_config.h>
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#define FOU_BURST 32		/* packets per rx burst and per call */
+#define FOU_MAX_UDP_PORTS 255	/* FOU receive ports (`ip fou add`) */
+#define FOU_ERR_LEN 256
+
+/*
+ * Every reason a packet is dropped, in the order the receive path checks
+ * them: X(ENUM, name, description). The names are the counter names shown
+ * by the summary and by telemetry, so they are part of the interface.
+ */
+#define FOU_DROP_REASONS(X) \
+	X(ETH_TRUNCATED, eth_truncated, "frame shorter than its Ethernet/802.1Q header") \
+	X(ETH_OTHER_HOST, eth_other_host, "unicast frame for another MAC address") \
+	X(ARP, arp, "ARP (not answered yet; use static neighbours)") \
+	X(NOT_IP, not_ip, "ethertype that is neither IPv4, IPv6 nor ARP") \
+	X(OUTER_IPV6, outer_ipv6, "IPv6 outer packet (FOU receive is over IPv4)") \
+	X(HDR_SPLIT, hdr_split, "headers not contiguous in the first mbuf segment") \
+	X(IP_TRUNCATED, ip_truncated, "frame ends inside the outer IPv4 header") \
+	X(IP_HDR_BAD, ip_hdr_bad, "outer IPv4 version is not 4, or IHL < 5") \
+	X(IP_LEN_BAD, ip_len_bad, "outer IPv4 total length below the header or beyond the frame") \
+	X(IP_CKSUM_BAD, ip_cksum_bad, "outer IPv4 header checksum wrong") \
+	X(NOT_LOCAL, not_local, "outer destination is not a local address") \
+	X(IP_FRAGMENT, ip_fragment, "outer IPv4 fragment (not reassembled)") \
+	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP (no local stack)") \
+	X(UDP_TRUNCATED, udp_truncated, "outer IPv4 payload shorter than a UDP header") \
+	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
+	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \
+	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port") \
+	X(FOU_PROTO_UNHANDLED, fou_proto_unhandled, "FOU port maps to an IP protocol with no handler here") \
+	X(GRE_TRUNCATED, gre_truncated, "FOU payload shorter than its GRE header") \
+	X(GRE_VERSION, gre_version, "GRE version is not 0") \
+	X(GRE_ROUTING, gre_routing, "GRE routing bit set (RFC 1701 source routing)") \
+	X(GRE_CKSUM_BAD, gre_cksum_bad, "GRE checksum wrong") \
+	X(GRE_PROTO_UNKNOWN, gre_proto_unknown, "GRE protocol is neither IPv4 nor IPv6") \
+	X(INNER_TRUNCATED, inner_truncated, "inner packet shorter than its IP header") \
+	X(INNER_HDR_BAD, inner_hdr_bad, "inner IP version does not match, or IHL < 5") \
+	X(INNER_LEN_BAD, inner_len_bad, "inner IP length below its header or beyond the tunnel payload") \
+	X(INNER_CKSUM_BAD, inner_cksum_bad, "inner IPv4 header checksum wrong") \
+	X(INNER_MARTIAN, inner_martian, "inner source or destination that is never forwarded") \
+	X(ECN_DROP, ecn_drop, "outer CE on an inner Not-ECT packet (RFC 6040)") \
+	X(NO_ROUTE, no_route, "no route to the inner destination") \
+	X(INNER_LOCAL, inner_local, "inner destination is a local address (no local stack)") \
+	X(TTL_EXCEEDED, ttl_exceeded, "inner TTL / hop limit would reach 0") \
+	X(MTU_EXCEEDED, mtu_exceeded, "inner packet larger than the egress MTU") \
+	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop") \
+	X(TX_FULL, tx_full, "egress queue full")
+
+enum fou_drop {
+#define FOU_DROP_ENUM(e, n, d) FOU_DROP_##e,
+	FOU_DROP_REASONS(FOU_DROP_ENUM)
+#undef FOU_DROP_ENUM
+	FOU_DROP_MAX
+};
+
+/* Inner protocols a FOU port can hand packets to (counted per kind). */
+enum fou_inner {
+	FOU_INNER_IPV4,		/* ipip, or GRE carrying IPv4 */
+	FOU_INNER_IPV6,		/* sit, or GRE carrying IPv6 */
+	FOU_INNER_MAX
+};
+
+/*
+ * Counters of one lcore. Written only by that lcore (FOU_STAT_ADD), read by
+ * the main lcore and the telemetry thread, which sum them over lcores.
+ */
+struct fou_lcore_stats {
+	uint64_t rx[RTE_MAX_ETHPORTS];		/* from rx_burst, per port */
+	uint64_t tx[RTE_MAX_ETHPORTS];		/* accepted by tx_burst, per port */
+	uint64_t drop[FOU_DROP_MAX];
+	uint64_t decap[FOU_MAX_UDP_PORTS + 1];	/* per FOU port slot */
+	uint64_t decap_inner[FOU_INNER_MAX];
+} __rte_cache_aligned;
+
+/* Relaxed atomic store: the owner is the only writer, readers never tear. */
+#define FOU_STAT_ADD(field, n) \
+	__atomic_store_n(&(field), (field) + (n), __ATOMIC_RELAXED)
+#define FOU_STAT_READ(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+
+/* An error message for the operator; the caller prefixes the option. */
+struct fou_err {
+	char msg[FOU_ERR_LEN];
+};
+
+void fou_err_set(struct fou_err *err, const char *fmt, ...)
+	__rte_format_printf(2, 3);
+
+/* Table sizes; fou_gw_params_default() gives the defaults. */
+struct fou_gw_params {
+	uint32_t max_routes4;
+	uint32_t max_routes6;
+	uint32_t max_neighs;
+	uint32_t max_nexthops;
+	int socket_id;
+};
+
+struct fou_gw;
+
+void fou_gw_params_default(struct fou_gw_params *p);
+struct fou_gw *fou_gw_create(const struct fou_gw_params *p, struct fou_err *err);
+void fou_gw_free(struct fou_gw *gw);
+
+/*
+ * Control operations: one function each, shared by the command line, the
+ * config file and telemetry. All return 0 or -errno with err filled; a
+ * failed call changes nothing.
+ */
+struct fou_ip {
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint8_t plen;		/* prefix length, where one applies */
+	union {
+		uint32_t v4;	/* network order */
+		uint8_t v6[16];
+	};
+};
+
+/* A DPDK port the gateway uses: its MAC and L3 MTU. */
+int fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
+		  uint16_t mtu, struct fou_err *err);
+int fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
+int fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
+int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
+		  const struct fou_ip *via, struct fou_err *err);
+int fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
+		  const struct rte_ether_addr *mac, struct fou_err *err);
+
+/* Read-only views for the summary and telemetry. */
+struct fou_port_info {
+	uint16_t udp_port;
+	uint8_t ipproto;
+	uint8_t slot;		/* index into fou_lcore_stats.decap */
+};
+/* Fills up to n entries sorted by UDP port; returns the total count. */
+unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
+const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
+
+bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
+int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
+		  uint16_t *mtu);
+
+/* Per-lcore counters; sum over every lcore into out. */
+struct fou_lcore_stats *fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id);
+void fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out);
+uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
+const char *fou_drop_name(enum fou_drop d);
+const char *fou_drop_desc(enum fou_drop d);
+const char *fou_inner_name(enum fou_inner i);
+
+/*
+ * Statements: the vocabulary shared by the command line (--NAME ARG), the
+ * config file (NAME = ARG) and telemetry. fou_stmt_apply() parses ARG and
+ * calls the control operation for NAME.
+ */
+int fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err);
+/* Order in which statements must be applied (links before addresses ...);
+ * -1 for an unknown name. */
+int fou_stmt_rank(const char *name);
+const char *fou_stmt_usage(const char *name);
+
+/* Parsers for the pieces of statements, exposed for the app and the tests. */
+int fou_parse_u32(const char *s, uint32_t max, uint32_t *out);
+int fou_parse_ip(const char *s, bool want_prefix, struct fou_ip *out, struct fou_err *err);
+int fou_parse_proto(const char *s, uint8_t *ipproto, struct fou_err *err);
+
+/*
+ * Config file: NAME = ARG lines (rte_cfgfile, '#' comments, no sections).
+ * Calls cb for each statement in file order; stops at the first error.
+ */
+typedef int (*fou_stmt_cb)(void *ctx, const char *name, const char *arg, struct fou_err *err);
+int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err);
+
+/*
+ * Data path. Classify, decapsulate, route and rewrite n received packets.
+ * Forwarded packets are moved to the front of pkts with their egress port in
+ * out_port[]; dropped ones are freed and counted in st. Returns the number
+ * forwarded. The caller counts rx before and tx after.
+ */
+uint16_t fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
+		      struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port);
+
+/* Telemetry: /fou/stats and /fou/ports. */
+int fou_telemetry_register(struct fou_gw *gw);
+
+#endif /* FOU_H */

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Wire formats and checksum helpers shared by the receive path and tests. */
+#ifndef FOU_HDR_H
+#define FOU_HDR_H
+
+#include <netinet/in.h>
+#include <rte_byteorder.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+#include <rte_mbuf.h>
+
+/* GRE flags word (RFC 2784, RFC 2890, RFC 1701 for R), host order. */
+#define FOU_GRE_C 0x8000
+#define FOU_GRE_R 0x4000
+#define FOU_GRE_K 0x2000
+#define FOU_GRE_S 0x1000
+#define FOU_GRE_VER_MASK 0x0007
+
+/* ECN codepoints (RFC 3168). */
+#define FOU_ECN_NOT_ECT 0
+#define FOU_ECN_ECT1 1
+#define FOU_ECN_ECT0 2
+#define FOU_ECN_CE 3
+#define FOU_ECN_DROP 0xff
+
+/*
+ * RFC 6040 section 4.2 (figure 4): the inner ECN field after decapsulation,
+ * or FOU_ECN_DROP. Linux' INET_ECN_decapsulate() differs in one cell: it
+ * leaves inner ECT(0) under outer ECT(1) as ECT(0); RFC 6040 says ECT(1).
+ */
+static inline uint8_t
+fou_ecn_decap(uint8_t outer, uint8_t inner)
+{
+	if (inner == FOU_ECN_NOT_ECT)
+		return outer == FOU_ECN_CE ? FOU_ECN_DROP : FOU_ECN_NOT_ECT;
+	if (outer == FOU_ECN_CE)
+		return FOU_ECN_CE;
+	if (outer == FOU_ECN_ECT1 && inner == FOU_ECN_ECT0)
+		return FOU_ECN_ECT1;
+	return inner;
+}
+
+/*
+ * One's complement sum of len bytes at off in m, added to sum and folded;
+ * the data is valid when the result is 0xffff. Walks segments if needed.
+ * The caller has checked that off + len is within the packet.
+ */
+static inline uint16_t
+fou_cksum_fold(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t sum)
+{
+	uint16_t data;
+
+	if (likely(off + len <= rte_pktmbuf_data_len(m)))
+		return __rte_raw_cksum_reduce(
+			__rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const void *, off), len, sum));
+	if (rte_raw_cksum_mbuf(m, off, len, &data) != 0)
+		return 0;
+	return __rte_raw_cksum_reduce(sum + data);
+}
+
+/* Pseudo-header sum of an IPv4 UDP datagram of ulen bytes (RFC 768). */
+static inline uint32_t
+fou_udp4_phdr_sum(const struct rte_ipv4_hdr *ip, uint16_t ulen)
+{
+	return __rte_raw_cksum(&ip->src_addr, 8, 0) + rte_cpu_to_be_16(IPPROTO_UDP) +
+	       rte_cpu_to_be_16(ulen);
+}
+
+/*
+ * RFC 1624 eq. 3: the checksum after a 16-bit word of the covered data
+ * changes from old to new (all three as stored, in network order).
+ */
+static inline uint16_t
+fou_cksum_update16(uint16_t cksum, uint16_t old, uint16_t new)
+{
+	uint32_t s = (uint16_t)~cksum + (uint16_t)~old + new;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+#endif /* FOU_HDR_H */

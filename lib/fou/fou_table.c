@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The gateway tables and their control operations: interfaces, FOU receive
+ * ports, local addresses, routes (rte_lpm / rte_lpm6) and neighbours
+ * (rte_hash). Each operation checks everything first and changes nothing
+ * when it fails.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include <rte_errno.h>
+#include <rte_hash_crc.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "fou_private.h"
+
+void
+fou_err_set(struct fou_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+void
+fou_gw_params_default(struct fou_gw_params *p)
+{
+	p->max_routes4 = 65536;
+	p->max_routes6 = 65536;
+	p->max_neighs = 4096;
+	p->max_nexthops = 4096;
+	p->socket_id = SOCKET_ID_ANY;
+}
+
+/* Names of DPDK objects must be unique per process: several gateways may
+ * exist at once in the unit tests. */
+static void
+fou_obj_name(char *buf, size_t len, const char *what, const struct fou_gw *gw)
+{
+	snprintf(buf, len, "fou_%s_%p", what, (const void *)gw);
+}
+
+struct fou_gw *
+fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
+{
+	struct fou_gw *gw;
+	char name[RTE_HASH_NAMESIZE];
+
+	gw = rte_zmalloc_socket("fou_gw", sizeof(*gw), RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw == NULL) {
+		fou_err_set(err, "cannot allocate the gateway");
+		return NULL;
+	}
+	gw->params = *p;
+
+	fou_obj_name(name, sizeof(name), "lpm4", gw);
+	gw->lpm4 = rte_lpm_create(name, p->socket_id,
+				  &(struct rte_lpm_config){ .max_rules = p->max_routes4,
+							    .number_tbl8s = 1 << 12 });
+	fou_obj_name(name, sizeof(name), "lpm6", gw);
+	gw->lpm6 = rte_lpm6_create(name, p->socket_id,
+				   &(struct rte_lpm6_config){ .max_rules = p->max_routes6,
+							      .number_tbl8s = 1 << 16 });
+	fou_obj_name(name, sizeof(name), "neigh", gw);
+	gw->neigh = rte_hash_create(&(struct rte_hash_parameters){
+		.name = name,
+		.entries = p->max_neighs,
+		.key_len = sizeof(struct fou_neigh_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = p->socket_id,
+	});
+	gw->neigh_mac = rte_zmalloc_socket("fou_neigh_mac",
+					   sizeof(*gw->neigh_mac) * p->max_neighs,
+					   RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->nh = rte_zmalloc_socket("fou_nh", sizeof(*gw->nh) * p->max_nexthops,
+				    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * RTE_MAX_LCORE,
+				       RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw->lpm4 == NULL || gw->lpm6 == NULL || gw->neigh == NULL ||
+	    gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL) {
+		fou_err_set(err, "cannot allocate the gateway tables: %s",
+			    rte_strerror(rte_errno));
+		fou_gw_free(gw);
+		return NULL;
+	}
+	return gw;
+}
+
+void
+fou_gw_free(struct fou_gw *gw)
+{
+	if (gw == NULL)
+		return;
+	rte_lpm_free(gw->lpm4);
+	rte_lpm6_free(gw->lpm6);
+	rte_hash_free(gw->neigh);
+	rte_free(gw->neigh_mac);
+	rte_free(gw->nh);
+	rte_free(gw->stats);
+	rte_free(gw);
+}
+
+/* --- addresses as text, for messages ---------------------------------- */
+
+static const char *
+fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
+{
+	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
+			  (const void *)ip->v6, buf, len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+#define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
+
+/* --- prefix arithmetic ------------------------------------------------ */
+
+static uint8_t
+fou_ip_maxlen(const struct fou_ip *ip)
+{
+	return ip->family == AF_INET ? 32 : 128;
+}
+
+/* Is bit i (0 = most significant) of the address set? */
+static int
+fou_ip_bit(const struct fou_ip *ip, unsigned int i)
+{
+	const uint8_t *b = ip->family == AF_INET ? (const uint8_t *)&ip->v4 : ip->v6;
+
+	return (b[i / 8] >> (7 - i % 8)) & 1;
+}
+
+static void
+fou_ip_mask(struct fou_ip *ip, uint8_t plen)
+{
+	uint8_t *b = ip->family == AF_INET ? (uint8_t *)&ip->v4 : ip->v6;
+	unsigned int n = fou_ip_maxlen(ip) / 8, i;
+
+	for (i = 0; i < n; i++) {
+		if (plen >= 8 * (i + 1))
+			continue;
+		b[i] &= plen > 8 * i ? (uint8_t)(0xff << (8 - (plen - 8 * i))) : 0;
+	}
+}
+
+static bool
+fou_ip_equal(const struct fou_ip *a, const struct fou_ip *b)
+{
+	if (a->family != b->family)
+		return false;
+	return a->family == AF_INET ? a->v4 == b->v4 : memcmp(a->v6, b->v6, 16) == 0;
+}
+
+/* Does prefix p (its plen) contain address a? */
+static bool
+fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a)
+{
+	unsigned int i;
+
+	if (p->family != a->family)
+		return false;
+	for (i = 0; i < p->plen; i++)
+		if (fou_ip_bit(p, i) != fou_ip_bit(a, i))
+			return false;
+	return true;
+}
+
+/* Unicast and usable as an interface address or next hop. */
+static bool
+fou_ip_is_unicast(const struct fou_ip *ip)
+{
+	if (ip->family == AF_INET) {
+		uint32_t a = rte_be_to_cpu_32(ip->v4);
+
+		return (a >> 24) != 0 && (a >> 24) != 127 && (a >> 28) != 0xe &&
+		       a != 0xffffffff;
+	}
+	static const uint8_t zero[16], loop[16] = { [15] = 1 };
+
+	return ip->v6[0] != 0xff && memcmp(ip->v6, zero, 16) != 0 &&
+	       memcmp(ip->v6, loop, 16) != 0;
+}
+
+/* --- interfaces ------------------------------------------------------- */
+
+static int
+fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
+{
+	if (port >= RTE_MAX_ETHPORTS || !gw->iface[port].enabled) {
+		fou_err_set(err, "no DPDK port %u", port);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int
+fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu,
+	      struct fou_err *err)
+{
+	if (port >= RTE_MAX_ETHPORTS) {
+		fou_err_set(err, "DPDK port %u is beyond RTE_MAX_ETHPORTS", port);
+		return -ENODEV;
+	}
+	if (!rte_is_unicast_ether_addr(mac) || rte_is_zero_ether_addr(mac)) {
+		fou_err_set(err, "port %u: MAC address must be unicast and non-zero", port);
+		return -EINVAL;
+	}
+	if (mtu < RTE_ETHER_MIN_MTU) {
+		fou_err_set(err, "port %u: MTU %u below %u", port, mtu, RTE_ETHER_MIN_MTU);
+		return -EINVAL;
+	}
+	gw->iface[port].mac = *mac;
+	gw->iface[port].mtu = mtu;
+	gw->iface[port].enabled = 1;
+	return 0;
+}
+
+bool
+fou_iface_enabled(const struct fou_gw *gw, uint16_t port)
+{
+	return port < RTE_MAX_ETHPORTS && gw->iface[port].enabled;
+}
+
+int
+fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac, uint16_t *mtu)
+{
+	if (!fou_iface_enabled(gw, port))
+		return -ENODEV;
+	*mac = gw->iface[port].mac;
+	*mtu = gw->iface[port].mtu;
+	return 0;
+}
+
+/* --- FOU receive ports ------------------------------------------------ */
+
+const char *
+fou_proto_name(uint8_t ipproto)
+{
+	switch (ipproto) {
+	case IPPROTO_IPIP:
+		return "ipip";
+	case IPPROTO_IPV6:
+		return "sit";
+	case IPPROTO_GRE:
+		return "gre";
+	default:
+		return NULL;
+	}
+}
+
+int
+fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err)
+{
+	unsigned int slot;
+
+	if (udp_port == 0) {
+		fou_err_set(err, "UDP port 0 is not a valid FOU port");
+		return -EINVAL;
+	}
+	if (ipproto == 0) {
+		fou_err_set(err, "IP protocol 0 is not a valid FOU protocol");
+		return -EINVAL;
+	}
+	if (gw->udp_slot[udp_port] != 0) {
+		fou_err_set(err, "UDP port %u is already a FOU port", udp_port);
+		return -EEXIST;
+	}
+	for (slot = 1; slot <= FOU_MAX_UDP_PORTS; slot++)
+		if (gw->udp[slot].ipproto == 0)
+			break;
+	if (slot > FOU_MAX_UDP_PORTS) {
+		fou_err_set(err, "too many FOU ports (at most %u)", FOU_MAX_UDP_PORTS);
+		return -ENOSPC;
+	}
+	gw->udp[slot].udp_port = udp_port;
+	gw->udp[slot].ipproto = ipproto;
+	/* the slot is complete before a reader can reach it */
+	__atomic_store_n(&gw->udp_slot[udp_port], (uint8_t)slot, __ATOMIC_RELEASE);
+	return 0;
+}
+
+unsigned int
+fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n)
+{
+	unsigned int count = 0, p;
+
+	for (p = 1; p <= UINT16_MAX; p++) {
+		uint8_t slot = gw->udp_slot[p];
+
+		if (slot == 0)
+			continue;
+		if (count < n)
+			out[count] = (struct fou_port_info){
+				.udp_port = (uint16_t)p,
+				.ipproto = gw->udp[slot].ipproto,
+				.slot = slot,
+			};
+		count++;
+	}
+	return count;
+}
+
+/* --- next hops -------------------------------------------------------- */
+
+/* Find or allocate a next hop; returns its index, or -ENOSPC. */
+static int
+fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
+	   const struct fou_ip *via)
+{
+	uint32_t i, free_slot = UINT32_MAX;
+
+	for (i = 0; i < gw->params.max_nexthops; i++) {
+		struct fou_nexthop *nh = &gw->nh[i];
+
+		if (nh->type == 0) {
+			if (free_slot == UINT32_MAX)
+				free_slot = i;
+			continue;
+		}
+		if (nh->type == type && nh->family == family && nh->port == port &&
+		    (type != FOU_NH_GATEWAY || fou_ip_equal(&nh->gw, via))) {
+			nh->refcnt++;
+			return (int)i;
+		}
+	}
+	if (free_slot == UINT32_MAX)
+		return -ENOSPC;
+	gw->nh[free_slot] = (struct fou_nexthop){
+		.type = type,
+		.family = family,
+		.port = port,
+		.refcnt = 1,
+	};
+	if (type == FOU_NH_GATEWAY)
+		gw->nh[free_slot].gw = *via;
+	gw->nb_nh++;
+	return (int)free_slot;
+}
+
+static void
+fou_nh_put(struct fou_gw *gw, uint32_t idx)
+{
+	if (--gw->nh[idx].refcnt == 0) {
+		memset(&gw->nh[idx], 0, sizeof(gw->nh[idx]));
+		gw->nb_nh--;
+	}
+}
+
+/* --- routes ----------------------------------------------------------- */
+
+static bool
+fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	uint32_t nh;
+
+	if (prefix->plen == 0)
+		return (prefix->family == AF_INET ? gw->default_nh4 : gw->default_nh6) != 0;
+	if (prefix->family == AF_INET)
+		return rte_lpm_is_rule_present(gw->lpm4, rte_be_to_cpu_32(prefix->v4),
+					       prefix->plen, &nh) == 1;
+	return rte_lpm6_is_rule_present(gw->lpm6, prefix->v6, prefix->plen, &nh) == 1;
+}
+
+/* Install prefix -> nh index in the LPM (or as the default route). */
+static int
+fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
+{
+	if (prefix->plen == 0) {
+		uint32_t *def = prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6;
+
+		__atomic_store_n(def, nh + 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (prefix->family == AF_INET)
+		return rte_lpm_add(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen, nh);
+	return rte_lpm6_add(gw->lpm6, prefix->v6, prefix->plen, nh);
+}
+
+static void
+fou_route_uninstall(struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	if (prefix->plen == 0) {
+		if (prefix->family == AF_INET)
+			gw->default_nh4 = 0;
+		else
+			gw->default_nh6 = 0;
+	} else if (prefix->family == AF_INET) {
+		rte_lpm_delete(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen);
+	} else {
+		rte_lpm6_delete(gw->lpm6, prefix->v6, prefix->plen);
+	}
+}
+
+/* Add a route with a next hop of the given kind; the caller checked it.
+ * Returns the next hop index. */
+static int
+fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
+		 const struct fou_ip *via, struct fou_err *err)
+{
+	int nh, ret;
+
+	if (fou_route_exists(gw, prefix)) {
+		fou_err_set(err, "a route to %s/%u exists", IPSTR(prefix), prefix->plen);
+		return -EEXIST;
+	}
+	nh = fou_nh_get(gw, type, prefix->family, port, via);
+	if (nh < 0) {
+		fou_err_set(err, "too many next hops (at most %u)", gw->params.max_nexthops);
+		return nh;
+	}
+	ret = fou_route_install(gw, prefix, (uint32_t)nh);
+	if (ret < 0) {
+		fou_nh_put(gw, (uint32_t)nh);
+		fou_err_set(err, "cannot add route to %s/%u: %s", IPSTR(prefix), prefix->plen,
+			    ret == -ENOSPC ? "routing table full" : strerror(-ret));
+		return ret;
+	}
+	return nh;
+}
+
+static const struct fou_addr *
+fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < gw->nb_addrs; i++)
+		if (fou_ip_equal(&gw->addrs[i].ip, ip))
+			return &gw->addrs[i];
+	return NULL;
+}
+
+int
+fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
+	      const struct fou_ip *via, struct fou_err *err)
+{
+	struct fou_ip masked = *prefix;
+	unsigned int i;
+	int ret;
+
+	ret = fou_iface_check(gw, port, err);
+	if (ret < 0)
+		return ret;
+	fou_ip_mask(&masked, prefix->plen);
+	if (!fou_ip_equal(&masked, prefix)) {
+		fou_err_set(err, "%s/%u has host bits set (the prefix is %s/%u)", IPSTR(prefix),
+			    prefix->plen, IPSTR(&masked), prefix->plen);
+		return -EINVAL;
+	}
+	if (via == NULL) {
+		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, err);
+		return ret < 0 ? ret : 0;
+	}
+
+	if (via->family != prefix->family) {
+		fou_err_set(err, "gateway %s is not of the prefix's address family", IPSTR(via));
+		return -EINVAL;
+	}
+	if (!fou_ip_is_unicast(via)) {
+		fou_err_set(err, "gateway %s is not a unicast address", IPSTR(via));
+		return -EINVAL;
+	}
+	if (fou_addr_find(gw, via) != NULL) {
+		fou_err_set(err, "gateway %s is a local address", IPSTR(via));
+		return -EINVAL;
+	}
+	/* As Linux: the gateway must be on a network of the port. */
+	for (i = 0; i < gw->nb_addrs; i++)
+		if (gw->addrs[i].port == port && fou_prefix_contains(&gw->addrs[i].ip, via))
+			break;
+	if (i == gw->nb_addrs) {
+		fou_err_set(err, "gateway %s is not on a network of port %u (add an address first)",
+			    IPSTR(via), port);
+		return -ENETUNREACH;
+	}
+	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, err);
+	return ret < 0 ? ret : 0;
+}
+
+/* --- local addresses -------------------------------------------------- */
+
+int
+fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	struct fou_ip host = *addr, net = *addr;
+	bool add_net;
+	unsigned int i;
+	int ret, local_nh;
+
+	ret = fou_iface_check(gw, port, err);
+	if (ret < 0)
+		return ret;
+	if (!fou_ip_is_unicast(addr)) {
+		fou_err_set(err, "%s is not a unicast address", IPSTR(addr));
+		return -EINVAL;
+	}
+	if (addr->plen == 0) {
+		fou_err_set(err, "%s/0: an address needs a prefix length of 1 or more",
+			    IPSTR(addr));
+		return -EINVAL;
+	}
+	if (fou_addr_find(gw, addr) != NULL) {
+		fou_err_set(err, "address %s is already assigned", IPSTR(addr));
+		return -EEXIST;
+	}
+	if (gw->nb_addrs == FOU_MAX_ADDRS) {
+		fou_err_set(err, "too many addresses (at most %u)", FOU_MAX_ADDRS);
+		return -ENOSPC;
+	}
+	host.plen = fou_ip_maxlen(addr);
+	fou_ip_mask(&net, net.plen);
+
+	/* A second address in a network of the same port shares its route,
+	 * as a Linux secondary address does. */
+	add_net = net.plen < host.plen;
+	for (i = 0; add_net && i < gw->nb_addrs; i++) {
+		const struct fou_addr *a = &gw->addrs[i];
+
+		if (a->ip.family == net.family && a->ip.plen == net.plen &&
+		    fou_prefix_contains(&net, &a->ip)) {
+			if (a->port != port) {
+				fou_err_set(err, "network %s/%u is already on port %u",
+					    IPSTR(&net), net.plen, a->port);
+				return -EEXIST;
+			}
+			add_net = false;
+		}
+	}
+	if (add_net && fou_route_exists(gw, &net)) {
+		fou_err_set(err, "a route to %s/%u exists", IPSTR(&net), net.plen);
+		return -EEXIST;
+	}
+	local_nh = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, err);
+	if (local_nh < 0)
+		return local_nh;
+	if (add_net) {
+		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, err);
+		if (ret < 0) {
+			fou_route_uninstall(gw, &host);
+			fou_nh_put(gw, (uint32_t)local_nh);
+			return ret;
+		}
+	}
+	gw->addrs[gw->nb_addrs++] = (struct fou_addr){ .port = port, .ip = *addr };
+	return 0;
+}
+
+/* --- neighbours ------------------------------------------------------- */
+
+void
+fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const void *addr)
+{
+	memset(k, 0, sizeof(*k));
+	k->port = port;
+	k->family = family;
+	memcpy(k->addr, addr, family == AF_INET ? 4 : 16);
+}
+
+int
+fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
+	      const struct rte_ether_addr *mac, struct fou_err *err)
+{
+	struct fou_neigh_key key;
+	int32_t pos;
+	int ret;
+
+	ret = fou_iface_check(gw, port, err);
+	if (ret < 0)
+		return ret;
+	if (!fou_ip_is_unicast(ip)) {
+		fou_err_set(err, "%s is not a unicast address", IPSTR(ip));
+		return -EINVAL;
+	}
+	if (!rte_is_unicast_ether_addr(mac) || rte_is_zero_ether_addr(mac)) {
+		fou_err_set(err, "lladdr must be a unicast, non-zero MAC address");
+		return -EINVAL;
+	}
+	fou_neigh_key_make(&key, port, ip->family, ip->family == AF_INET ?
+			   (const void *)&ip->v4 : (const void *)ip->v6);
+	if (rte_hash_lookup(gw->neigh, &key) >= 0) {
+		fou_err_set(err, "neighbour %s on port %u exists", IPSTR(ip), port);
+		return -EEXIST;
+	}
+	pos = rte_hash_add_key(gw->neigh, &key);
+	if (pos < 0) {
+		fou_err_set(err, "neighbour table full (at most %u)", gw->params.max_neighs);
+		return -ENOSPC;
+	}
+	gw->neigh_mac[pos] = *mac;
+	return 0;
+}
+
+/* --- statistics ------------------------------------------------------- */
+
+static const char *const fou_drop_names[] = {
+#define FOU_DROP_NAME(e, n, d) [FOU_DROP_##e] = #n,
+	FOU_DROP_REASONS(FOU_DROP_NAME)
+#undef FOU_DROP_NAME
+};
+
+static const char *const fou_drop_descs[] = {
+#define FOU_DROP_DESC(e, n, d) [FOU_DROP_##e] = d,
+	FOU_DROP_REASONS(FOU_DROP_DESC)
+#undef FOU_DROP_DESC
+};
+
+const char *
+fou_drop_name(enum fou_drop d)
+{
+	return d < FOU_DROP_MAX ? fou_drop_names[d] : NULL;
+}
+
+const char *
+fou_drop_desc(enum fou_drop d)
+{
+	return d < FOU_DROP_MAX ? fou_drop_descs[d] : NULL;
+}
+
+const char *
+fou_inner_name(enum fou_inner i)
+{
+	return i == FOU_INNER_IPV4 ? "ipv4" : i == FOU_INNER_IPV6 ? "ipv6" : NULL;
+}
+
+struct fou_lcore_stats *
+fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE ? &gw->stats[lcore_id] : NULL;
+}
+
+void
+fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out)
+{
+	unsigned int l, i;
+
+	memset(out, 0, sizeof(*out));
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		const struct fou_lcore_stats *s = &gw->stats[l];
+
+		for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+			out->rx[i] += FOU_STAT_READ(s->rx[i]);
+			out->tx[i] += FOU_STAT_READ(s->tx[i]);
+		}
+		for (i = 0; i < FOU_DROP_MAX; i++)
+			out->drop[i] += FOU_STAT_READ(s->drop[i]);
+		for (i = 0; i <= FOU_MAX_UDP_PORTS; i++)
+			out->decap[i] += FOU_STAT_READ(s->decap[i]);
+		for (i = 0; i < FOU_INNER_MAX; i++)
+			out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]);
+	}
+}
+
+uint64_t
+fou_stats_drops(const struct fou_lcore_stats *s)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < FOU_DROP_MAX; i++)
+		sum += s->drop[i];
+	return sum;
+}

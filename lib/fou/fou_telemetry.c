@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Telemetry commands (read-only): /fou/stats and /fou/ports. They run on
+ * the telemetry thread and only read counters and tables.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_telemetry.h>
+
+#include "fou_private.h"
+
+static struct fou_gw *fou_tel_gw;
+
+static int
+fou_tel_no_params(const char *params)
+{
+	return params == NULL || *params == '\0' ? 0 : -EINVAL;
+}
+
+/* A dict of per-port counters, keyed by port id, for enabled ports. */
+static struct rte_tel_data *
+fou_tel_per_port(const struct fou_gw *gw, const uint64_t *v)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	char key[8];
+	uint16_t p;
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	for (p = 0; p < RTE_MAX_ETHPORTS; p++) {
+		if (!fou_iface_enabled(gw, p))
+			continue;
+		snprintf(key, sizeof(key), "%u", p);
+		rte_tel_data_add_dict_u64(d, key, v[p]);
+	}
+	return d;
+}
+
+static int
+fou_tel_add_container(struct rte_tel_data *d, const char *name, struct rte_tel_data *c)
+{
+	if (c == NULL)
+		return -ENOMEM;
+	if (rte_tel_data_add_dict_container(d, name, c, 0) < 0) {
+		rte_tel_data_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int
+fou_tel_stats(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct fou_gw *gw = fou_tel_gw;
+	struct fou_lcore_stats *s;
+	struct rte_tel_data *drops;
+	uint64_t rx = 0, tx = 0, decap = 0;
+	unsigned int i;
+	int ret;
+
+	if (fou_tel_no_params(params) < 0)
+		return -EINVAL;
+	s = malloc(sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	fou_stats_sum(gw, s);
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		rx += s->rx[i];
+		tx += s->tx[i];
+	}
+	for (i = 0; i < FOU_INNER_MAX; i++)
+		decap += s->decap_inner[i];
+
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx", rx);
+	rte_tel_data_add_dict_u64(d, "tx", tx);
+	rte_tel_data_add_dict_u64(d, "dropped", fou_stats_drops(s));
+	rte_tel_data_add_dict_u64(d, "decap", decap);
+	rte_tel_data_add_dict_u64(d, "decap_ipv4", s->decap_inner[FOU_INNER_IPV4]);
+	rte_tel_data_add_dict_u64(d, "decap_ipv6", s->decap_inner[FOU_INNER_IPV6]);
+
+	drops = rte_tel_data_alloc();
+	if (drops != NULL) {
+		rte_tel_data_start_dict(drops);
+		for (i = 0; i < FOU_DROP_MAX; i++)
+			rte_tel_data_add_dict_u64(drops, fou_drop_name(i), s->drop[i]);
+	}
+	ret = fou_tel_add_container(d, "drops", drops);
+	if (ret == 0)
+		ret = fou_tel_add_container(d, "rx_by_port", fou_tel_per_port(gw, s->rx));
+	if (ret == 0)
+		ret = fou_tel_add_container(d, "tx_by_port", fou_tel_per_port(gw, s->tx));
+	free(s);
+	return ret;
+}
+
+static int
+fou_tel_ports(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	const struct fou_gw *gw = fou_tel_gw;
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	struct fou_lcore_stats *s;
+	unsigned int n, i;
+	int ret = 0;
+
+	if (fou_tel_no_params(params) < 0)
+		return -EINVAL;
+	s = malloc(sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	fou_stats_sum(gw, s);
+	n = fou_port_list(gw, info, RTE_DIM(info));
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n && ret == 0; i++) {
+		struct rte_tel_data *e = rte_tel_data_alloc();
+		const char *name = fou_proto_name(info[i].ipproto);
+		char key[8];
+
+		if (e != NULL) {
+			rte_tel_data_start_dict(e);
+			rte_tel_data_add_dict_string(e, "proto", name != NULL ? name : "other");
+			rte_tel_data_add_dict_u64(e, "ipproto", info[i].ipproto);
+			rte_tel_data_add_dict_u64(e, "decap", s->decap[info[i].slot]);
+		}
+		snprintf(key, sizeof(key), "%u", info[i].udp_port);
+		ret = fou_tel_add_container(d, key, e);
+	}
+	free(s);
+	return ret;
+}
+
+int
+fou_telemetry_register(struct fou_gw *gw)
+{
+	int ret;
+
+	fou_tel_gw = gw;
+	ret = rte_telemetry_register_cmd("/fou/stats", fou_tel_stats,
+		"Gateway counters: rx, tx, dropped, decapsulated; drops by reason; rx/tx by port. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/fou/ports", fou_tel_ports,
+			"FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters");
+	return ret;
+}
