@@ -78,4 +78,7 @@ struct fou_gw {
 void fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family,
 			const void *addr);
 
+/* Stop telemetry commands from reading gw; waits for one in progress. */
+void fou_telemetry_detach(struct fou_gw *gw);
+
 #endif /* FOU_PRIVATE_H */

@@ -100,6 +100,7 @@ fou_gw_free(struct fou_gw *gw)
 {
 	if (gw == NULL)
 		return;
+	fou_telemetry_detach(gw);
 	rte_lpm_free(gw->lpm4);
 	rte_lpm6_free(gw->lpm6);
 	rte_hash_free(gw->neigh);

@@ -7,16 +7,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <rte_pause.h>
 #include <rte_telemetry.h>
 
 #include "fou_private.h"
 
+/*
+ * The telemetry thread outlives the gateway: a command holds fou_tel_busy
+ * while it reads, and fou_telemetry_detach() waits for it (sequentially
+ * consistent, so either the command sees NULL or detach sees it busy).
+ */
 static struct fou_gw *fou_tel_gw;
+static uint32_t fou_tel_busy;
 
-static int
-fou_tel_no_params(const char *params)
+static const struct fou_gw *
+fou_tel_enter(void)
 {
-	return params == NULL || *params == '\0' ? 0 : -EINVAL;
+	const struct fou_gw *gw;
+
+	__atomic_add_fetch(&fou_tel_busy, 1, __ATOMIC_SEQ_CST);
+	gw = __atomic_load_n(&fou_tel_gw, __ATOMIC_SEQ_CST);
+	if (gw == NULL)
+		__atomic_sub_fetch(&fou_tel_busy, 1, __ATOMIC_RELEASE);
+	return gw;
+}
+
+static void
+fou_tel_leave(void)
+{
+	__atomic_sub_fetch(&fou_tel_busy, 1, __ATOMIC_RELEASE);
+}
+
+void
+fou_telemetry_detach(struct fou_gw *gw)
+{
+	struct fou_gw *expected = gw;
+
+	if (!__atomic_compare_exchange_n(&fou_tel_gw, &expected, NULL, false, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return;
+	while (__atomic_load_n(&fou_tel_busy, __ATOMIC_ACQUIRE) != 0)
+		rte_pause();
 }
 
 /* A dict of per-port counters, keyed by port id, for enabled ports. */
@@ -52,17 +83,14 @@ fou_tel_add_container(struct rte_tel_data *d, const char *name, struct rte_tel_d
 }
 
 static int
-fou_tel_stats(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+fou_tel_stats_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 {
-	const struct fou_gw *gw = fou_tel_gw;
 	struct fou_lcore_stats *s;
 	struct rte_tel_data *drops;
 	uint64_t rx = 0, tx = 0, decap = 0;
 	unsigned int i;
 	int ret;
 
-	if (fou_tel_no_params(params) < 0)
-		return -EINVAL;
 	s = malloc(sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
@@ -98,16 +126,13 @@ fou_tel_stats(const char *cmd __rte_unused, const char *params, struct rte_tel_d
 }
 
 static int
-fou_tel_ports(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+fou_tel_ports_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 {
-	const struct fou_gw *gw = fou_tel_gw;
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
 	struct fou_lcore_stats *s;
 	unsigned int n, i;
 	int ret = 0;
 
-	if (fou_tel_no_params(params) < 0)
-		return -EINVAL;
 	s = malloc(sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
@@ -132,12 +157,42 @@ fou_tel_ports(const char *cmd __rte_unused, const char *params, struct rte_tel_d
 	return ret;
 }
 
+/* Run a read-only command that takes no parameters. */
+static int
+fou_tel_run(int (*fill)(const struct fou_gw *, struct rte_tel_data *), const char *params,
+	    struct rte_tel_data *d)
+{
+	const struct fou_gw *gw;
+	int ret;
+
+	if (params != NULL && *params != '\0')
+		return -EINVAL;
+	gw = fou_tel_enter();
+	if (gw == NULL)
+		return -ENODEV;
+	ret = fill(gw, d);
+	fou_tel_leave();
+	return ret;
+}
+
+static int
+fou_tel_stats(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return fou_tel_run(fou_tel_stats_fill, params, d);
+}
+
+static int
+fou_tel_ports(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return fou_tel_run(fou_tel_ports_fill, params, d);
+}
+
 int
 fou_telemetry_register(struct fou_gw *gw)
 {
 	int ret;
 
-	fou_tel_gw = gw;
+	__atomic_store_n(&fou_tel_gw, gw, __ATOMIC_RELEASE);
 	ret = rte_telemetry_register_cmd("/fou/stats", fou_tel_stats,
 		"Gateway counters: rx, tx, dropped, decapsulated; drops by reason; rx/tx by port. No parameters");
 	if (ret == 0)

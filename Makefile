@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# A thin layer over meson: install what is missing, build, run the demo, test.
+#
+#   make demo    install, build, run the gateway on the bundled Linux FOU capture
+#   make check   install, build, run every test (what CI runs)
+
+BUILD ?= build
+DEMO_OUT ?= $(BUILD)/demo
+MESON_TEST_ARGS ?= --print-errorlogs
+
+# Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
+# the build, the tests (cmocka, scapy, tshark).
+DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
+	meson ninja-build pkg-config gcc make python3 python3-scapy tshark
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build demo check test clean
+
+all: build
+
+# Installs only what dpkg does not already have, so a second run is offline.
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; \
+	done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		$(SUDO) apt-get update && \
+		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+# The gateway's main job on an embedded default: the pcap PMD reads FOU traffic
+# that a Linux 6.1 kernel sent (tests/data), dpdk-fou decapsulates and routes it
+# (config/demo.conf), prints what it did, and leaves the output captures.
+demo: build
+	@mkdir -p $(DEMO_OUT)
+	$(BUILD)/app/dpdk-fou -l 0-1 --no-huge -m 512 --no-pci --file-prefix fou-demo-$$$$ \
+		--log-level=lib.eal:warning \
+		--vdev net_pcap0,rx_pcap=tests/data/linux-6.1-all.pcap,tx_pcap=$(DEMO_OUT)/port0-out.pcap \
+		--vdev net_pcap1,tx_pcap=$(DEMO_OUT)/port1-out.pcap \
+		-- --config config/demo.conf --idle-exit 500
+	@echo "--- port 1 output ($(DEMO_OUT)/port1-out.pcap), decoded by tshark:"
+	@tshark -n -r $(DEMO_OUT)/port1-out.pcap -T fields -E header=y -e frame.number \
+		-e eth.dst -e ip.src -e ip.dst -e ipv6.src -e ipv6.dst -e ip.ttl -e ipv6.hlim \
+		-e _ws.col.Info 2>/dev/null
+
+check: build
+	meson test -C $(BUILD) $(MESON_TEST_ARGS)
+
+test: check
+
+clean:
+	rm -rf $(BUILD)
