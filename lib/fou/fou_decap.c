@@ -64,6 +64,26 @@ fou_neigh_find(const struct fou_gw *gw, const struct fou_nexthop *nh, const void
 	return rte_hash_lookup(gw->neigh, &key);
 }
 
+/*
+ * After the route lookup, as ip_forward / ip6_forward check: a route, not
+ * to us, TTL or hop limit left, fits the egress MTU, a neighbour to send to.
+ */
+static inline unsigned int
+fou_forward_check(const struct fou_gw *gw, const struct fou_nexthop *nh, uint8_t ttl,
+		  uint32_t len, const void *dst, int32_t *neigh)
+{
+	if (nh == NULL)
+		return FOU_DROP_NO_ROUTE;
+	if (nh->type == FOU_NH_LOCAL)
+		return FOU_DROP_INNER_LOCAL;
+	if (ttl <= 1)
+		return FOU_DROP_TTL_EXCEEDED;
+	if (len > gw->iface[nh->port].mtu)
+		return FOU_DROP_MTU_EXCEEDED;
+	*neigh = fou_neigh_find(gw, nh, dst);
+	return *neigh < 0 ? FOU_DROP_NO_NEIGH : FOU_FWD;
+}
+
 /* Linux' martian rules (ip_route_input_slow): never forwarded. */
 static inline bool
 fou_martian4(rte_be32_t src_be, rte_be32_t dst_be)
@@ -151,6 +171,7 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	uint16_t old_w0, old_w4, cksum;
 	uint8_t ecn;
 	int32_t neigh;
+	unsigned int r;
 
 	if (in->len < sizeof(*ip))
 		return FOU_DROP_INNER_TRUNCATED;
@@ -177,17 +198,9 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (fou_martian4(ip->src_addr, ip->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
 	nh = fou_route4(gw, ip->dst_addr);
-	if (nh == NULL)
-		return FOU_DROP_NO_ROUTE;
-	if (nh->type == FOU_NH_LOCAL)
-		return FOU_DROP_INNER_LOCAL;
-	if (ip->time_to_live <= 1)
-		return FOU_DROP_TTL_EXCEEDED;
-	if (tot > gw->iface[nh->port].mtu)
-		return FOU_DROP_MTU_EXCEEDED;
-	neigh = fou_neigh_find(gw, nh, &ip->dst_addr);
-	if (neigh < 0)
-		return FOU_DROP_NO_NEIGH;
+	r = fou_forward_check(gw, nh, ip->time_to_live, tot, &ip->dst_addr, &neigh);
+	if (r != FOU_FWD)
+		return r;
 
 	/* TTL and ECN change; patch the checksum for both words (RFC 1624) */
 	memcpy(&old_w0, ip, 2);
@@ -213,6 +226,7 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	uint32_t tot, vtc;
 	uint8_t ecn;
 	int32_t neigh;
+	unsigned int r;
 
 	if (in->len < sizeof(*ip6))
 		return FOU_DROP_INNER_TRUNCATED;
@@ -233,17 +247,9 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
 	nh = fou_route6(gw, ip6->dst_addr);
-	if (nh == NULL)
-		return FOU_DROP_NO_ROUTE;
-	if (nh->type == FOU_NH_LOCAL)
-		return FOU_DROP_INNER_LOCAL;
-	if (ip6->hop_limits <= 1)
-		return FOU_DROP_TTL_EXCEEDED;
-	if (tot > gw->iface[nh->port].mtu)
-		return FOU_DROP_MTU_EXCEEDED;
-	neigh = fou_neigh_find(gw, nh, ip6->dst_addr);
-	if (neigh < 0)
-		return FOU_DROP_NO_NEIGH;
+	r = fou_forward_check(gw, nh, ip6->hop_limits, tot, ip6->dst_addr, &neigh);
+	if (r != FOU_FWD)
+		return r;
 
 	ip6->vtc_flow = rte_cpu_to_be_32((vtc & ~(3u << 20)) | ((uint32_t)ecn << 20));
 	ip6->hop_limits--;
