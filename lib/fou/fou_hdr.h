@@ -44,18 +44,35 @@ fou_ecn_decap(uint8_t outer, uint8_t inner)
  * One's complement sum of len bytes at off in m, added to sum and folded;
  * the data is valid when the result is 0xffff. Walks segments if needed.
  * The caller has checked that off + len is within the packet.
+ *
+ * Not rte_raw_cksum_mbuf(): for a segment that starts at an odd offset
+ * into the data it byte-swaps the unfolded 32-bit sum cast to 16 bits,
+ * losing the carries (DPDK 22.11). Folding first makes the swap exact.
  */
 static inline uint16_t
 fou_cksum_fold(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint32_t sum)
 {
-	uint16_t data;
+	const struct rte_mbuf *seg = m;
+	uint32_t done = 0;
 
 	if (likely(off + len <= rte_pktmbuf_data_len(m)))
 		return __rte_raw_cksum_reduce(
 			__rte_raw_cksum(rte_pktmbuf_mtod_offset(m, const void *, off), len, sum));
-	if (rte_raw_cksum_mbuf(m, off, len, &data) != 0)
+	while (seg != NULL && off >= seg->data_len) {
+		off -= seg->data_len;
+		seg = seg->next;
+	}
+	for (; seg != NULL && done < len; seg = seg->next, off = 0) {
+		uint32_t n = RTE_MIN((uint32_t)seg->data_len - off, len - done);
+		uint16_t part = __rte_raw_cksum_reduce(
+			__rte_raw_cksum(rte_pktmbuf_mtod_offset(seg, const void *, off), n, 0));
+
+		sum += (done & 1) ? rte_bswap16(part) : part;
+		done += n;
+	}
+	if (done != len)
 		return 0;
-	return __rte_raw_cksum_reduce(sum + data);
+	return __rte_raw_cksum_reduce(sum);
 }
 
 /* Pseudo-header sum of an IPv4 UDP datagram of ulen bytes (RFC 768). */
