@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <rte_cfgfile.h>
 
@@ -15,22 +16,68 @@
 
 #define FOU_CFG_GLOBAL "GLOBAL"	/* rte_cfgfile's name for lines before any section */
 
+/*
+ * What rte_cfgfile does not report: a file that cannot be opened (it says
+ * only "failed"), a directory (read as an empty file) and a line without
+ * '=' (skipped silently). Comments as rte_cfgfile sees them: from the first
+ * '#' not preceded by a backslash.
+ */
+static int
+fou_config_check(const char *path, struct fou_err *err)
+{
+	unsigned int lineno = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	struct stat st;
+	int ret = 0, e;
+	FILE *f;
+
+	f = fopen(path, "r");
+	if (f == NULL) {
+		e = errno;
+		fou_err_set(err, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fou_err_set(err, "%s: %s", path, strerror(EISDIR));
+		fclose(f);
+		return -EISDIR;
+	}
+	while (ret == 0 && getline(&line, &cap, f) >= 0) {
+		char *hash = strchr(line, '#'), *p = line;
+
+		lineno++;
+		if (hash != NULL && (hash == line || hash[-1] != '\\'))
+			*hash = '\0';
+		p += strspn(p, " \t\r\n");
+		p[strcspn(p, "\r\n")] = '\0';
+		if (*p != '\0' && *p != '[' && strchr(p, '=') == NULL) {
+			fou_err_set(err, "%s:%u: '%.*s' is not a NAME = VALUE line", path, lineno,
+				    64, p);
+			ret = -EINVAL;
+		}
+	}
+	if (ret == 0 && ferror(f)) {
+		e = errno;
+		fou_err_set(err, "%s: %s", path, strerror(e));
+		ret = -e;
+	}
+	free(line);
+	fclose(f);
+	return ret;
+}
+
 int
 fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err)
 {
 	struct rte_cfgfile_parameters params = { .comment_character = '#' };
 	struct rte_cfgfile_entry *entries = NULL;
 	struct rte_cfgfile *cfg;
-	FILE *f;
-	int n, i, ret = 0;
+	int n, i, ret;
 
-	/* rte_cfgfile says only "failed"; find the usual reasons first */
-	f = fopen(path, "r");
-	if (f == NULL) {
-		fou_err_set(err, "%s: %s", path, strerror(errno));
-		return -errno;
-	}
-	fclose(f);
+	ret = fou_config_check(path, err);
+	if (ret < 0)
+		return ret;
 
 	cfg = rte_cfgfile_load_with_params(path, CFG_FLAG_GLOBAL_SECTION, &params);
 	if (cfg == NULL) {
