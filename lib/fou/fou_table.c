@@ -62,14 +62,19 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	}
 	gw->params = *p;
 
+	/* rte_errno of the first failure: later calls may change it */
 	fou_obj_name(name, sizeof(name), "lpm4", gw);
 	gw->lpm4 = rte_lpm_create(name, p->socket_id,
 				  &(struct rte_lpm_config){ .max_rules = p->max_routes4,
 							    .number_tbl8s = 1 << 12 });
+	if (gw->lpm4 == NULL)
+		goto fail;
 	fou_obj_name(name, sizeof(name), "lpm6", gw);
 	gw->lpm6 = rte_lpm6_create(name, p->socket_id,
 				   &(struct rte_lpm6_config){ .max_rules = p->max_routes6,
 							      .number_tbl8s = 1 << 16 });
+	if (gw->lpm6 == NULL)
+		goto fail;
 	fou_obj_name(name, sizeof(name), "neigh", gw);
 	gw->neigh = rte_hash_create(&(struct rte_hash_parameters){
 		.name = name,
@@ -78,6 +83,9 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		.hash_func = rte_hash_crc,
 		.socket_id = p->socket_id,
 	});
+	if (gw->neigh == NULL)
+		goto fail;
+	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
 	gw->neigh_mac = rte_zmalloc_socket("fou_neigh_mac",
 					   sizeof(*gw->neigh_mac) * p->max_neighs,
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
@@ -85,14 +93,14 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 				    RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * RTE_MAX_LCORE,
 				       RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (gw->lpm4 == NULL || gw->lpm6 == NULL || gw->neigh == NULL ||
-	    gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL) {
-		fou_err_set(err, "cannot allocate the gateway tables: %s",
-			    rte_strerror(rte_errno));
-		fou_gw_free(gw);
-		return NULL;
-	}
+	if (gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL)
+		goto fail;
 	return gw;
+
+fail:
+	fou_err_set(err, "cannot allocate the gateway tables: %s", rte_strerror(rte_errno));
+	fou_gw_free(gw);
+	return NULL;
 }
 
 void
