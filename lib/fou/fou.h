@@ -37,8 +37,9 @@
 	X(HDR_SPLIT, hdr_split, "headers not contiguous in the first mbuf segment") \
 	X(IP_TRUNCATED, ip_truncated, "frame ends inside the outer IPv4 header") \
 	X(IP_HDR_BAD, ip_hdr_bad, "outer IPv4 version is not 4, or IHL < 5") \
-	X(IP_LEN_BAD, ip_len_bad, "outer IPv4 total length below the header or beyond the frame") \
 	X(IP_CKSUM_BAD, ip_cksum_bad, "outer IPv4 header checksum wrong") \
+	X(IP_LEN_BAD, ip_len_bad, "outer IPv4 total length below the header or beyond the frame") \
+	X(OUTER_MARTIAN, outer_martian, "outer source is loopback, multicast, 0/8, broadcast or ours") \
 	X(NOT_LOCAL, not_local, "outer destination is not a local address") \
 	X(IP_FRAGMENT, ip_fragment, "outer IPv4 fragment (not reassembled)") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP (no local stack)") \

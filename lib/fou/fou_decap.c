@@ -84,14 +84,23 @@ fou_forward_check(const struct fou_gw *gw, const struct fou_nexthop *nh, uint8_t
 	return *neigh < 0 ? FOU_DROP_NO_NEIGH : FOU_FWD;
 }
 
-/* Linux' martian rules (ip_route_input_slow): never forwarded. */
+/* Linux' martian rules (ip_route_input_slow): a source that never sends, */
+static inline bool
+fou_martian4_src(rte_be32_t src_be)
+{
+	uint32_t src = rte_be_to_cpu_32(src_be);
+
+	return (src >> 28) == 0xe || src == 0xffffffff || (src >> 24) == 0 ||
+	       (src >> 24) == 127;
+}
+
+/* ... and a packet never forwarded. */
 static inline bool
 fou_martian4(rte_be32_t src_be, rte_be32_t dst_be)
 {
-	uint32_t src = rte_be_to_cpu_32(src_be), dst = rte_be_to_cpu_32(dst_be);
+	uint32_t dst = rte_be_to_cpu_32(dst_be);
 
-	return (src >> 28) == 0xe || src == 0xffffffff || (src >> 24) == 0 ||
-	       (src >> 24) == 127 || (dst >> 28) == 0xe || dst == 0xffffffff ||
+	return fou_martian4_src(src_be) || (dst >> 28) == 0xe || dst == 0xffffffff ||
 	       (dst >> 24) == 0 || (dst >> 24) == 127;
 }
 
@@ -348,9 +357,6 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 		return FOU_DROP_IP_TRUNCATED;
 	if (seg_len < off + hl)
 		return FOU_DROP_HDR_SPLIT;
-	tot = rte_be_to_cpu_16(ip->total_length);
-	if (tot < hl || tot > pkt_len - off)
-		return FOU_DROP_IP_LEN_BAD;
 	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return FOU_DROP_IP_CKSUM_BAD;
@@ -361,11 +367,21 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 		if (rte_raw_cksum(ip, hl) != 0xffff)
 			return FOU_DROP_IP_CKSUM_BAD;
 	}
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot < hl || tot > pkt_len - off)
+		return FOU_DROP_IP_LEN_BAD;
+	/* ip_route_input_slow: martian source first, then the destination;
+	 * for a local one, fib_validate_source refuses our own addresses */
+	if (fou_martian4_src(ip->src_addr))
+		return FOU_DROP_OUTER_MARTIAN;
 	{
 		const struct fou_nexthop *nh = fou_route4(gw, ip->dst_addr);
 
 		if (nh == NULL || nh->type != FOU_NH_LOCAL)
 			return FOU_DROP_NOT_LOCAL;
+		nh = fou_route4(gw, ip->src_addr);
+		if (nh != NULL && nh->type == FOU_NH_LOCAL)
+			return FOU_DROP_OUTER_MARTIAN;
 	}
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
