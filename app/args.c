@@ -174,9 +174,18 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 			fou_app_stmts_free(&stmts);
 			return 1;
 		case '?':
-			if (optopt != 0)
+			/* optopt: the long option's value when its argument is
+			 * missing (or given to --help), the character of an
+			 * unknown short option, 0 for an unknown long option */
+			if (optopt == OPT_HELP)
+				fprintf(stderr, "dpdk-fou: option takes no argument: %s\n",
+					argv[optind - 1]);
+			else if (optopt >= OPT_CONFIG)
 				fprintf(stderr, "dpdk-fou: option needs an argument: %s\n",
 					argv[optind - 1]);
+			else if (optopt != 0)
+				fprintf(stderr, "dpdk-fou: unknown option: -%c (see --help)\n",
+					optopt);
 			else
 				fprintf(stderr, "dpdk-fou: unknown option: %s (see --help)\n",
 					argv[optind - 1]);
