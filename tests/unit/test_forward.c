@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * After decapsulation: ECN (RFC 6040), TTL / hop limit, martians, routes,
+ * neighbours, local destinations and the egress MTU; before it, the
+ * Ethernet classification of the received frame.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include "unit.h"
+#include "fou_hdr.h"
+
+static struct fou_gw *gw;
+static uint8_t out[UNIT_PKT_MAX];
+
+/* The inner packet of an ipip frame (v4) or a sit frame (v6). */
+static void
+spec_v4(struct unit_spec *s, uint32_t dst)
+{
+	unit_spec_ipip(s);
+	s->in_dst4 = dst;
+}
+
+static void
+spec_v6(struct unit_spec *s, const char *dst)
+{
+	unit_spec_sit(s);
+	assert_int_equal(inet_pton(AF_INET6, dst, s->in_dst6), 1);
+}
+
+static void
+expect_fwd_to(const struct unit_pkt *p, const struct rte_ether_addr *mac, const char *file,
+	      int line)
+{
+	uint32_t olen = unit_expect_out_same(p, mac, out);
+	bool v4 = p->kind == UNIT_IN_V4;
+
+	unit_run(gw, unit_mbuf(p->b, p->len),
+		 &(struct unit_exp){ .verdict = UNIT_FWD, .decap_port = v4 ? PORT_IPIP : PORT_SIT,
+				     .decap_inner = v4 ? FOU_INNER_IPV4 : FOU_INNER_IPV6,
+				     .out = out, .out_len = olen, .out_port = EG_PORT },
+		 file, line);
+}
+#define EXPECT_FWD_TO(p, mac) expect_fwd_to((p), (mac), __FILE__, __LINE__)
+
+/* Dropped after decapsulation (counted as decapsulated). */
+#define EXPECT_LATE_DROP(p, reason) \
+	PKT_DROP_DECAP(gw, (p), (reason), (p)->kind == UNIT_IN_V4 ? PORT_IPIP : PORT_SIT, \
+		       (p)->kind == UNIT_IN_V4 ? FOU_INNER_IPV4 : FOU_INNER_IPV6)
+
+/* --- ECN ------------------------------------------------------------------- */
+
+#define DROP 0xff
+/* RFC 6040 figure 4: [outer][inner] -> inner after decapsulation. */
+static const uint8_t ecn_table[4][4] = {
+	/* inner:  Not-ECT  ECT(1)  ECT(0)  CE */
+	/* Not-ECT */ { 0, 1, 2, 3 },
+	/* ECT(1)  */ { 0, 1, 1, 3 },
+	/* ECT(0)  */ { 0, 1, 2, 3 },
+	/* CE      */ { DROP, 3, 3, 3 },
+};
+
+static void
+ecn_matrix(void (*spec)(struct unit_spec *s), uint16_t port, int inner)
+{
+	unsigned int o, i;
+
+	for (o = 0; o < 4; o++) {
+		for (i = 0; i < 4; i++) {
+			struct unit_spec s;
+			struct unit_pkt p;
+			uint32_t olen;
+
+			spec(&s);
+			s.tos = (uint8_t)(0xb8 | o);		/* EF on the outside */
+			s.in_tos = (uint8_t)(0x28 | i);		/* AF11 inside, kept */
+			unit_build(&s, &p);
+			unit_ctx("%s: outer ECN %u, inner ECN %u", inner == FOU_INNER_IPV4 ?
+				 "IPv4" : "IPv6", o, i);
+			if (ecn_table[o][i] == DROP) {
+				PKT_DROP(gw, &p, FOU_DROP_ECN_DROP);
+				continue;
+			}
+			/* expected output: checksum recomputed from scratch */
+			olen = unit_expect_out(&p, inner == FOU_INNER_IPV4 ? &mac_nb4 : &mac_nb6,
+					       ecn_table[o][i], out);
+			if (inner == FOU_INNER_IPV4)
+				assert_int_equal(out[15], 0x28 | ecn_table[o][i]);
+			else
+				assert_int_equal((out[14] << 4 | out[15] >> 4) & 0xff,
+						 0x28 | ecn_table[o][i]);
+			UNIT_RUN(gw, unit_mbuf(p.b, p.len), .verdict = UNIT_FWD,
+				 .decap_port = port, .decap_inner = inner, .out = out,
+				 .out_len = olen, .out_port = EG_PORT);
+		}
+	}
+}
+
+static void
+spec_ipip(struct unit_spec *s)
+{
+	unit_spec_ipip(s);
+}
+
+static void
+spec_sit(struct unit_spec *s)
+{
+	unit_spec_sit(s);
+}
+
+static void
+spec_gre4(struct unit_spec *s)
+{
+	unit_spec_gre4(s, FOU_GRE_C);
+}
+
+static void
+test_ecn_ipv4(void **state)
+{
+	(void)state;
+	ecn_matrix(spec_ipip, PORT_IPIP, FOU_INNER_IPV4);
+	ecn_matrix(spec_gre4, PORT_GRE, FOU_INNER_IPV4);
+}
+
+static void
+test_ecn_ipv6(void **state)
+{
+	(void)state;
+	ecn_matrix(spec_sit, PORT_SIT, FOU_INNER_IPV6);
+}
+
+/* The inner checksum after an ECN change and the TTL decrement, for many headers. */
+static void
+test_ecn_cksum_sweep(void **state)
+{
+	unsigned int k;
+
+	(void)state;
+	for (k = 0; k < 512; k++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+		uint32_t olen;
+
+		unit_spec_ipip(&s);
+		s.tos = FOU_ECN_CE;
+		s.in_tos = (uint8_t)(k & 0xfc) | FOU_ECN_ECT1;
+		s.in_ttl = (uint8_t)(2 + (k * 37) % 254);
+		s.in_src4 = IP4(10, 30, k >> 8, k & 0xff);
+		unit_build(&s, &p);
+		olen = unit_expect_out(&p, &mac_nb4, FOU_ECN_CE, out);
+		assert_true(unit_cksum_ok(out + 14, 20));
+		unit_ctx("inner TOS 0x%02x TTL %u", s.in_tos, s.in_ttl);
+		EXPECT_FWD(gw, p.b, p.len, PORT_IPIP, FOU_INNER_IPV4, out, olen);
+	}
+}
+
+static uint16_t
+oc_add(uint32_t a, uint32_t b)
+{
+	return unit_fold(a + b);
+}
+
+/*
+ * Header checksums where an incremental update (RFC 1624) needs its second
+ * carry fold: with the words summed as stored, an ECN increase of n needs a
+ * checksum of 0xff00 + n - 1 on a little-endian host, n - 1 on a big-endian
+ * one. 0xffff is the other spelling of 0x0000 and must be accepted and
+ * updated as well.
+ */
+static void
+test_ecn_cksum_edges(void **state)
+{
+	static const uint16_t targets[] = { 0x0000, 0x0001, 0x0002, 0x0003, 0x0100, 0xfeff,
+					    0xff00, 0xff01, 0xff02, 0xff03, 0xfffc, 0xfffd,
+					    0xfffe, 0xffff };
+	static const uint8_t ecn[][2] = {	/* outer, inner */
+		{ FOU_ECN_CE, FOU_ECN_ECT1 }, { FOU_ECN_CE, FOU_ECN_ECT0 },
+		{ FOU_ECN_ECT1, FOU_ECN_ECT0 }, { FOU_ECN_NOT_ECT, FOU_ECN_ECT0 },
+	};
+	unsigned int t, e;
+
+	(void)state;
+	for (t = 0; t < RTE_DIM(targets); t++) {
+		for (e = 0; e < RTE_DIM(ecn); e++) {
+			/* the sum the header needs for a checksum of 0 when 0xffff is asked */
+			uint16_t want = targets[t] == 0xffff ? 0 : targets[t];
+			struct unit_spec s;
+			struct unit_pkt p;
+			uint8_t *ip;
+			uint32_t olen;
+			uint16_t sum, id;
+
+			unit_spec_ipip(&s);
+			s.tos = ecn[e][0];
+			s.in_tos = ecn[e][1];
+			unit_build(&s, &p);
+			ip = p.b + p.inner;
+			/* pick the IP ID that gives the wanted checksum */
+			unit_put16(ip + 10, 0);
+			sum = unit_fold(unit_sum(ip, 20, 0));
+			id = oc_add(unit_get16(ip + 4), oc_add((uint16_t)~want, (uint16_t)~sum));
+			unit_put16(ip + 4, id);
+			unit_fix(&p);
+			assert_int_equal(unit_get16(ip + 10), want);
+			if (targets[t] == 0xffff)
+				unit_put16(ip + 10, 0xffff);
+			assert_true(unit_cksum_ok(ip, 20));
+			olen = unit_expect_out(&p, &mac_nb4, ecn_table[ecn[e][0]][ecn[e][1]], out);
+			unit_ctx("inner checksum 0x%04x, outer ECN %u, inner ECN %u", targets[t],
+				 ecn[e][0], ecn[e][1]);
+			EXPECT_FWD(gw, p.b, p.len, PORT_IPIP, FOU_INNER_IPV4, out, olen);
+		}
+	}
+}
+
+/* --- TTL / hop limit ------------------------------------------------------- */
+
+static void
+test_ttl(void **state)
+{
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	unit_spec_ipip(&s);
+	s.in_ttl = 0;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
+	s.in_ttl = 2;
+	unit_build(&s, &p);
+	unit_expect_out_same(&p, &mac_nb4, out);
+	assert_int_equal(out[14 + 8], 1);
+	EXPECT_FWD_TO(&p, &mac_nb4);
+	s.in_ttl = 255;
+	unit_build(&s, &p);
+	EXPECT_FWD_TO(&p, &mac_nb4);
+}
+
+static void
+test_hop_limit(void **state)
+{
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	unit_spec_sit(&s);
+	s.in_ttl = 0;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
+	s.in_ttl = 2;
+	unit_build(&s, &p);
+	unit_expect_out_same(&p, &mac_nb6, out);
+	assert_int_equal(out[14 + 7], 1);
+	EXPECT_FWD_TO(&p, &mac_nb6);
+}
+
+/* --- martians -------------------------------------------------------------- */
+
+static void
+test_martian4(void **state)
+{
+	static const struct {
+		uint32_t src, dst;
+		unsigned int verdict;
+	} cases[] = {
+		{ IP4(10, 30, 0, 5), IP4(127, 0, 0, 1), FOU_DROP_INNER_MARTIAN },
+		{ IP4(10, 30, 0, 5), IP4(127, 255, 255, 254), FOU_DROP_INNER_MARTIAN },
+		{ IP4(10, 30, 0, 5), IP4(0, 0, 0, 0), FOU_DROP_INNER_MARTIAN },
+		{ IP4(10, 30, 0, 5), IP4(0, 1, 2, 3), FOU_DROP_INNER_MARTIAN },
+		{ IP4(10, 30, 0, 5), IP4(224, 0, 0, 1), FOU_DROP_INNER_MARTIAN },
+		{ IP4(10, 30, 0, 5), IP4(239, 255, 255, 255), FOU_DROP_INNER_MARTIAN },
+		{ IP4(10, 30, 0, 5), IP4(255, 255, 255, 255), FOU_DROP_INNER_MARTIAN },
+		{ IP4(224, 0, 0, 5), IP4(10, 20, 0, 7), FOU_DROP_INNER_MARTIAN },
+		{ IP4(239, 1, 1, 1), IP4(10, 20, 0, 7), FOU_DROP_INNER_MARTIAN },
+		{ IP4(255, 255, 255, 255), IP4(10, 20, 0, 7), FOU_DROP_INNER_MARTIAN },
+		{ IP4(0, 0, 0, 0), IP4(10, 20, 0, 7), FOU_DROP_INNER_MARTIAN },
+		{ IP4(0, 255, 0, 1), IP4(10, 20, 0, 7), FOU_DROP_INNER_MARTIAN },
+		{ IP4(127, 0, 0, 1), IP4(10, 20, 0, 7), FOU_DROP_INNER_MARTIAN },
+		/* just outside the ranges: routed as usual */
+		{ IP4(10, 30, 0, 5), IP4(128, 0, 0, 1), FOU_DROP_NO_ROUTE },
+		{ IP4(10, 30, 0, 5), IP4(126, 255, 255, 255), FOU_DROP_NO_ROUTE },
+		{ IP4(10, 30, 0, 5), IP4(1, 0, 0, 0), FOU_DROP_NO_ROUTE },
+		{ IP4(10, 30, 0, 5), IP4(223, 255, 255, 255), FOU_DROP_NO_ROUTE },
+		{ IP4(10, 30, 0, 5), IP4(240, 0, 0, 1), FOU_DROP_NO_ROUTE },
+		{ IP4(223, 255, 255, 255), IP4(10, 20, 0, 7), UNIT_FWD },
+		{ IP4(128, 0, 0, 0), IP4(10, 20, 0, 7), UNIT_FWD },
+		{ IP4(1, 0, 0, 0), IP4(10, 20, 0, 7), UNIT_FWD },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+
+		spec_v4(&s, cases[i].dst);
+		s.in_src4 = cases[i].src;
+		unit_build(&s, &p);
+		unit_ctx("inner 0x%08x -> 0x%08x", cases[i].src, cases[i].dst);
+		if (cases[i].verdict == UNIT_FWD)
+			EXPECT_FWD_TO(&p, &mac_nb4);
+		else
+			EXPECT_LATE_DROP(&p, cases[i].verdict);
+	}
+}
+
+static void
+test_martian6(void **state)
+{
+	static const struct {
+		const char *src, *dst;
+		unsigned int verdict;
+	} cases[] = {
+		{ "fd00:30::5", "fe80::1", FOU_DROP_INNER_MARTIAN },
+		{ "fd00:30::5", "febf:ffff::1", FOU_DROP_INNER_MARTIAN },
+		{ "fe80::1", "fd00:20::7", FOU_DROP_INNER_MARTIAN },
+		{ "fd00:30::5", "ff02::1", FOU_DROP_INNER_MARTIAN },
+		{ "fd00:30::5", "ff0e::1", FOU_DROP_INNER_MARTIAN },
+		{ "ff02::1", "fd00:20::7", FOU_DROP_INNER_MARTIAN },
+		{ "fd00:30::5", "::1", FOU_DROP_INNER_MARTIAN },
+		{ "::1", "fd00:20::7", FOU_DROP_INNER_MARTIAN },
+		{ "fd00:30::5", "::", FOU_DROP_INNER_MARTIAN },
+		{ "::", "fd00:20::7", FOU_DROP_INNER_MARTIAN },
+		/* next to the ranges */
+		{ "fd00:30::5", "fec0::1", FOU_DROP_NO_ROUTE },
+		{ "fd00:30::5", "fe7f::1", FOU_DROP_NO_ROUTE },
+		{ "fd00:30::5", "::2", FOU_DROP_NO_ROUTE },
+		{ "fd00:30::5", "1::1", FOU_DROP_NO_ROUTE },
+		{ "::2", "fd00:20::7", UNIT_FWD },
+		{ "fec0::1", "fd00:20::7", UNIT_FWD },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+
+		spec_v6(&s, cases[i].dst);
+		assert_int_equal(inet_pton(AF_INET6, cases[i].src, s.in_src6), 1);
+		unit_build(&s, &p);
+		unit_ctx("inner %s -> %s", cases[i].src, cases[i].dst);
+		if (cases[i].verdict == UNIT_FWD)
+			EXPECT_FWD_TO(&p, &mac_nb6);
+		else
+			EXPECT_LATE_DROP(&p, cases[i].verdict);
+	}
+}
+
+/* --- routes and neighbours ------------------------------------------------- */
+
+static void
+test_routes4(void **state)
+{
+	static const struct {
+		uint32_t dst;
+		unsigned int verdict;
+		const struct rte_ether_addr *mac;
+	} cases[] = {
+		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 255, 255), UNIT_FWD, &mac_nb4 },
+		/* the longer prefix 10.20.5.0/24 goes via .7 */
+		{ IP4(10, 20, 5, 9), UNIT_FWD, &mac_nb4_7 },
+		{ IP4(10, 20, 4, 255), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 6, 0), UNIT_FWD, &mac_nb4 },
+		/* on link: the destination is the neighbour */
+		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7 },
+		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4 },
+		{ IP4(192, 168, 1, 8), FOU_DROP_NO_NEIGH, NULL },
+		/* via 192.168.1.3, which has no neighbour entry */
+		{ IP4(10, 21, 0, 5), FOU_DROP_NO_NEIGH, NULL },
+		{ IP4(10, 19, 255, 255), FOU_DROP_NO_ROUTE, NULL },
+		{ IP4(10, 22, 0, 0), FOU_DROP_NO_ROUTE, NULL },
+		{ IP4(10, 0, 0, 1), FOU_DROP_INNER_LOCAL, NULL },
+		{ IP4(192, 168, 1, 1), FOU_DROP_INNER_LOCAL, NULL },
+		/* back out of the receiving port: no neighbour there */
+		{ IP4(10, 0, 0, 2), FOU_DROP_NO_NEIGH, NULL },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+
+		spec_v4(&s, cases[i].dst);
+		unit_build(&s, &p);
+		unit_ctx("inner destination 0x%08x", cases[i].dst);
+		if (cases[i].verdict == UNIT_FWD)
+			EXPECT_FWD_TO(&p, cases[i].mac);
+		else
+			EXPECT_LATE_DROP(&p, cases[i].verdict);
+	}
+}
+
+static void
+test_routes6(void **state)
+{
+	static const struct {
+		const char *dst;
+		unsigned int verdict;
+		const struct rte_ether_addr *mac;
+	} cases[] = {
+		{ "fd00:20::7", UNIT_FWD, &mac_nb6 },
+		{ "fd00:20:ffff:ffff:ffff:ffff:ffff:ffff", UNIT_FWD, &mac_nb6 },
+		{ "fd00:20:5::9", UNIT_FWD, &mac_nb6_7 },
+		{ "fd00:20:4:ffff::1", UNIT_FWD, &mac_nb6 },
+		{ "fd00:1::7", UNIT_FWD, &mac_nb6_7 },
+		{ "fd00:1::8", FOU_DROP_NO_NEIGH, NULL },
+		{ "fd00:21::5", FOU_DROP_NO_NEIGH, NULL },
+		{ "fd00:1f:ffff::1", FOU_DROP_NO_ROUTE, NULL },
+		{ "fd00:22::", FOU_DROP_NO_ROUTE, NULL },
+		{ "fd00:1::1", FOU_DROP_INNER_LOCAL, NULL },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+
+		spec_v6(&s, cases[i].dst);
+		unit_build(&s, &p);
+		unit_ctx("inner destination %s", cases[i].dst);
+		if (cases[i].verdict == UNIT_FWD)
+			EXPECT_FWD_TO(&p, cases[i].mac);
+		else
+			EXPECT_LATE_DROP(&p, cases[i].verdict);
+	}
+}
+
+/* TTL is judged after the route: a local or unroutable packet says so. */
+static void
+test_check_order(void **state)
+{
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	spec_v4(&s, IP4(10, 99, 0, 1));
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_NO_ROUTE);
+	spec_v4(&s, IP4(192, 168, 1, 1));
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_INNER_LOCAL);
+	spec_v4(&s, IP4(10, 21, 0, 1));
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
+	/* ECN is part of decapsulation, before any routing decision */
+	spec_v4(&s, IP4(127, 0, 0, 1));
+	s.tos = FOU_ECN_CE;
+	unit_build(&s, &p);
+	PKT_DROP(gw, &p, FOU_DROP_ECN_DROP);
+}
+
+/* --- Ethernet classification ----------------------------------------------- */
+
+/* Insert a 4-byte tag (tpid, vid) after the MAC addresses. */
+static void
+push_tag(struct unit_pkt *p, uint16_t tpid, uint16_t vid)
+{
+	memmove(p->b + 16, p->b + 12, p->len - 12);
+	unit_put16(p->b + 12, tpid);
+	unit_put16(p->b + 14, vid);
+	p->len += 4;
+	p->l3 += 4;
+	p->l4 += 4;
+	p->inner += 4;
+}
+
+static void
+test_eth_other_host(void **state)
+{
+	static const struct rte_ether_addr other = { { 0x02, 0, 0, 0, 0, 0x99 } };
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	unit_spec_ipip(&s);
+	s.eth_dst = other;
+	unit_build(&s, &p);
+	PKT_DROP(gw, &p, FOU_DROP_ETH_OTHER_HOST);
+	/* the MAC of the other port is not ours on this one */
+	s.eth_dst = mac_eg;
+	unit_build(&s, &p);
+	PKT_DROP(gw, &p, FOU_DROP_ETH_OTHER_HOST);
+	/* checked before the ethertype */
+	s.eth_dst = other;
+	unit_build(&s, &p);
+	unit_put16(p.b + 12, RTE_ETHER_TYPE_ARP);
+	PKT_DROP(gw, &p, FOU_DROP_ETH_OTHER_HOST);
+}
+
+/* Broadcast and multicast frames are for everyone, us included. */
+static void
+test_eth_group_addresses(void **state)
+{
+	static const struct rte_ether_addr group[] = {
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+		{ { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } },
+		{ { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(group); i++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+
+		unit_spec_ipip(&s);
+		s.eth_dst = group[i];
+		unit_build(&s, &p);
+		unit_ctx("group address %u", i);
+		EXPECT_FWD_TO(&p, &mac_nb4);
+	}
+}
+
+static void
+test_eth_types(void **state)
+{
+	static const struct {
+		uint16_t type;
+		unsigned int verdict;
+	} cases[] = {
+		{ RTE_ETHER_TYPE_ARP, FOU_DROP_ARP },
+		{ RTE_ETHER_TYPE_IPV6, FOU_DROP_OUTER_IPV6 },
+		{ RTE_ETHER_TYPE_LLDP, FOU_DROP_NOT_IP },
+		{ 0x0801, FOU_DROP_NOT_IP },
+		{ RTE_ETHER_TYPE_MPLS, FOU_DROP_NOT_IP },
+		{ 0x0000, FOU_DROP_NOT_IP },
+		{ RTE_ETHER_TYPE_RARP, FOU_DROP_NOT_IP },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_pkt p;
+		struct unit_spec s;
+
+		unit_spec_ipip(&s);
+		unit_build(&s, &p);
+		unit_put16(p.b + 12, cases[i].type);
+		unit_ctx("ethertype 0x%04x", cases[i].type);
+		PKT_DROP(gw, &p, cases[i].verdict);
+		/* the same behind an 802.1Q tag */
+		unit_build(&s, &p);
+		push_tag(&p, RTE_ETHER_TYPE_VLAN, 7);
+		unit_put16(p.b + 16, cases[i].type);
+		unit_ctx("802.1Q, ethertype 0x%04x", cases[i].type);
+		PKT_DROP(gw, &p, cases[i].verdict);
+	}
+	/* ARP frame of minimum size */
+	{
+		uint8_t arp[60] = { 0 };
+
+		memcpy(arp, "\xff\xff\xff\xff\xff\xff\x02\x00\x00\x00\x00\x02\x08\x06", 14);
+		unit_ctx("ARP request");
+		EXPECT_DROP(gw, arp, sizeof(arp), FOU_DROP_ARP);
+		/* ARP is classified on its ethertype alone */
+		EXPECT_DROP(gw, arp, 14, FOU_DROP_ARP);
+	}
+}
+
+/* Up to two tags (802.1ad outside 802.1Q) are skipped; a third is not. */
+static void
+test_eth_tags(void **state)
+{
+	struct unit_spec s;
+	struct unit_pkt p, ref;
+
+	(void)state;
+	unit_spec_ipip(&s);
+	unit_build(&s, &ref);
+
+	p = ref;
+	push_tag(&p, RTE_ETHER_TYPE_VLAN, 100);
+	push_tag(&p, RTE_ETHER_TYPE_QINQ, 200);
+	unit_ctx("802.1ad + 802.1Q");
+	EXPECT_FWD(gw, p.b, p.len, PORT_IPIP, FOU_INNER_IPV4, out,
+		   unit_expect_out_same(&ref, &mac_nb4, out));
+	p = ref;
+	push_tag(&p, RTE_ETHER_TYPE_QINQ, 200);
+	unit_ctx("802.1ad alone");
+	EXPECT_FWD(gw, p.b, p.len, PORT_IPIP, FOU_INNER_IPV4, out,
+		   unit_expect_out_same(&ref, &mac_nb4, out));
+	p = ref;
+	push_tag(&p, RTE_ETHER_TYPE_VLAN, 1);
+	push_tag(&p, RTE_ETHER_TYPE_VLAN, 2);
+	push_tag(&p, RTE_ETHER_TYPE_VLAN, 3);
+	unit_ctx("three tags");
+	PKT_DROP(gw, &p, FOU_DROP_NOT_IP);
+	/* a second tag cut short */
+	p = ref;
+	push_tag(&p, RTE_ETHER_TYPE_VLAN, 100);
+	push_tag(&p, RTE_ETHER_TYPE_QINQ, 200);
+	p.len = 20;
+	unit_ctx("second tag cut");
+	PKT_DROP(gw, &p, FOU_DROP_ETH_TRUNCATED);
+	p.len = 22;
+	unit_ctx("two tags, no IPv4");
+	PKT_DROP(gw, &p, FOU_DROP_IP_TRUNCATED);
+}
+
+static int
+setup(void **state)
+{
+	(void)state;
+	gw = unit_gw_std();
+	UNIT_APPLY(gw, "route", "10.20.5.0/24,dev=1,via=192.168.1.7");
+	UNIT_APPLY(gw, "route", "fd00:20:5::/48,dev=1,via=fd00:1::7");
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	fou_gw_free(gw);
+	gw = NULL;
+	return 0;
+}
+
+/* --- default routes (a gateway of their own) ------------------------------- */
+
+static int
+setup_default(void **state)
+{
+	(void)state;
+	gw = unit_gw_std();
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.7");
+	UNIT_APPLY(gw, "route", "::/0,dev=1,via=fd00:1::7");
+	return 0;
+}
+
+static void
+test_default_route(void **state)
+{
+	static const uint32_t dst4[] = { IP4(8, 8, 8, 8), IP4(10, 99, 0, 1), IP4(1, 0, 0, 0),
+					 IP4(223, 255, 255, 254) };
+	static const char *const dst6[] = { "2001:db8::1", "fd00:99::1", "8000::" };
+	struct unit_spec s;
+	struct unit_pkt p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(dst4); i++) {
+		spec_v4(&s, dst4[i]);
+		unit_build(&s, &p);
+		unit_ctx("0x%08x by the default route", dst4[i]);
+		EXPECT_FWD_TO(&p, &mac_nb4_7);
+	}
+	for (i = 0; i < RTE_DIM(dst6); i++) {
+		spec_v6(&s, dst6[i]);
+		unit_build(&s, &p);
+		unit_ctx("%s by the default route", dst6[i]);
+		EXPECT_FWD_TO(&p, &mac_nb6_7);
+	}
+	/* more specific routes still win */
+	spec_v4(&s, IP4(10, 20, 0, 7));
+	unit_build(&s, &p);
+	unit_ctx("10.20.0.7");
+	EXPECT_FWD_TO(&p, &mac_nb4);
+	spec_v6(&s, "fd00:20::7");
+	unit_build(&s, &p);
+	unit_ctx("fd00:20::7");
+	EXPECT_FWD_TO(&p, &mac_nb6);
+	/* martians are not routed by it, local stays local */
+	spec_v4(&s, IP4(127, 0, 0, 1));
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_INNER_MARTIAN);
+	spec_v4(&s, IP4(10, 0, 0, 1));
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_INNER_LOCAL);
+}
+
+/* The default route does not make other outer destinations ours. */
+static void
+test_default_route_not_local(void **state)
+{
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	unit_spec_ipip(&s);
+	s.dst = IP4(8, 8, 8, 8);
+	unit_build(&s, &p);
+	PKT_DROP(gw, &p, FOU_DROP_NOT_LOCAL);
+}
+
+/* --- MTU (a gateway of its own) --------------------------------------------- */
+
+static int
+setup_mtu(void **state)
+{
+	(void)state;
+	gw = unit_gw_std();
+	UNIT_APPLY(gw, "link", "1,mtu=100");
+	UNIT_APPLY(gw, "link", "0,mtu=68");	/* the receiving port's MTU plays no part */
+	return 0;
+}
+
+static void
+test_mtu(void **state)
+{
+	struct rte_ether_addr mac;
+	struct unit_spec s;
+	struct unit_pkt p;
+	uint16_t mtu;
+
+	(void)state;
+	assert_int_equal(fou_iface_get(gw, EG_PORT, &mac, &mtu), 0);
+	assert_int_equal(mtu, 100);
+	assert_true(rte_is_same_ether_addr(&mac, &mac_eg));
+
+	unit_spec_ipip(&s);
+	s.payload = 72;		/* 20 + 8 + 72 = the MTU */
+	unit_build(&s, &p);
+	assert_int_equal(p.inner_tot, 100);
+	EXPECT_FWD_TO(&p, &mac_nb4);
+	s.payload = 73;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_MTU_EXCEEDED);
+	/* judged on the inner packet, not on the padded tunnel payload */
+	s.payload = 72;
+	s.trailer = 40;
+	unit_build(&s, &p);
+	EXPECT_FWD_TO(&p, &mac_nb4);
+
+	unit_spec_sit(&s);
+	s.payload = 52;		/* 40 + 8 + 52 */
+	unit_build(&s, &p);
+	assert_int_equal(p.inner_tot, 100);
+	EXPECT_FWD_TO(&p, &mac_nb6);
+	s.payload = 53;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_MTU_EXCEEDED);
+
+	/* too big and TTL 1: the TTL is reported */
+	unit_spec_ipip(&s);
+	s.payload = 500;
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
+}
+
+#define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_ecn_ipv4),
+		T(test_ecn_ipv6),
+		T(test_ecn_cksum_sweep),
+		T(test_ecn_cksum_edges),
+		T(test_ttl),
+		T(test_hop_limit),
+		T(test_martian4),
+		T(test_martian6),
+		T(test_routes4),
+		T(test_routes6),
+		T(test_check_order),
+		T(test_eth_other_host),
+		T(test_eth_group_addresses),
+		T(test_eth_types),
+		T(test_eth_tags),
+	};
+	const struct CMUnitTest tests_default[] = {
+		T(test_default_route),
+		T(test_default_route_not_local),
+	};
+	const struct CMUnitTest tests_mtu[] = {
+		T(test_mtu),
+	};
+	int failures = 0;
+
+	(void)argc;
+	unit_eal_init(argv[0]);
+	failures += cmocka_run_group_tests_name("forward", tests, setup, teardown);
+	failures += cmocka_run_group_tests_name("default_route", tests_default, setup_default,
+						teardown);
+	failures += cmocka_run_group_tests_name("mtu", tests_mtu, setup_mtu, teardown);
+	return unit_eal_fini(failures);
+}

@@ -1,0 +1,990 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Statements and control operations: valid and invalid forms of port,
+ * addr, route, neigh and link. A failed statement returns the right
+ * -errno, names the problem in its message and changes nothing: neither the
+ * gateway's tables (compared byte for byte) nor what the data path does.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include <rte_hash.h>
+
+#include "unit.h"
+#include "fou_private.h"
+
+/* --- snapshots of the control state ------------------------------------------ */
+
+struct snap {
+	struct fou_gw gw;
+	struct fou_nexthop *nh;
+	struct rte_ether_addr *neigh_mac;
+	int32_t nb_neigh;
+};
+
+static void
+snap_take(const struct fou_gw *gw, struct snap *s)
+{
+	memcpy(&s->gw, gw, sizeof(*gw));
+	s->nh = malloc(sizeof(*s->nh) * gw->params.max_nexthops);
+	s->neigh_mac = malloc(sizeof(*s->neigh_mac) * gw->params.max_neighs);
+	assert_non_null(s->nh);
+	assert_non_null(s->neigh_mac);
+	memcpy(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops);
+	memcpy(s->neigh_mac, gw->neigh_mac, sizeof(*s->neigh_mac) * gw->params.max_neighs);
+	s->nb_neigh = rte_hash_count(gw->neigh);
+}
+
+/* Same as when taken? Frees the snapshot either way. */
+static bool
+snap_same(const struct fou_gw *gw, struct snap *s)
+{
+	bool same = memcmp(&s->gw, gw, sizeof(*gw)) == 0 &&
+		    memcmp(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops) == 0 &&
+		    memcmp(s->neigh_mac, gw->neigh_mac,
+			   sizeof(*s->neigh_mac) * gw->params.max_neighs) == 0 &&
+		    s->nb_neigh == rte_hash_count(gw->neigh);
+
+	free(s->nh);
+	free(s->neigh_mac);
+	return same;
+}
+
+/*
+ * fou_stmt_apply(name, arg) fails with ret, its message contains every
+ * string of want, and the gateway is unchanged.
+ */
+static void
+stmt_err(struct fou_gw *gw, const char *name, const char *arg, int ret, const char *const *want,
+	 const char *file, int line)
+{
+	struct fou_err err;
+	struct snap s;
+	bool same;
+	int r;
+
+	strcpy(err.msg, "(no message)");
+	snap_take(gw, &s);
+	r = fou_stmt_apply(gw, name, arg, &err);
+	same = snap_same(gw, &s);
+	if (r != ret) {
+		print_error("%s '%s': returned %d (%s), expected %d\n", name, arg, r, err.msg, ret);
+		_fail(file, line);
+	}
+	for (; *want != NULL; want++) {
+		if (strstr(err.msg, *want) == NULL) {
+			print_error("%s '%s': message \"%s\" lacks \"%s\"\n", name, arg, err.msg,
+				    *want);
+			_fail(file, line);
+		}
+	}
+	if (!same) {
+		print_error("%s '%s' failed but changed the gateway\n", name, arg);
+		_fail(file, line);
+	}
+}
+#define EXPECT_STMT_ERR(gw, name, arg, ret, ...) \
+	stmt_err((gw), (name), (arg), (ret), (const char *const[]){ __VA_ARGS__, NULL }, \
+		 __FILE__, __LINE__)
+
+/* A table of failing arguments for one statement. */
+struct bad_arg {
+	const char *arg;
+	int ret;
+	const char *want1, *want2;
+};
+
+static void
+bad_args(struct fou_gw *gw, const char *name, const struct bad_arg *t, unsigned int n,
+	 const char *file, int line)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		stmt_err(gw, name, t[i].arg, t[i].ret,
+			 (const char *const[]){ t[i].want1, t[i].want2, NULL }, file, line);
+}
+#define BAD_ARGS(gw, name, t) bad_args((gw), (name), (t), RTE_DIM(t), __FILE__, __LINE__)
+
+/* --- fixtures -------------------------------------------------------------- */
+
+/* Ports 0 and 1 with their MACs, nothing else. */
+static int
+setup_bare(void **state)
+{
+	struct fou_err err;
+	struct fou_gw *gw = unit_gw_new(NULL);
+
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	*state = gw;
+	return 0;
+}
+
+/* Ports and addresses as in the standard topology, no routes or neighbours. */
+static int
+setup_addrs(void **state)
+{
+	setup_bare(state);
+	UNIT_APPLY(*state, "addr", "0,10.0.0.1/24");
+	UNIT_APPLY(*state, "addr", "1,192.168.1.1/24");
+	UNIT_APPLY(*state, "addr", "1,fd00:1::1/64");
+	return 0;
+}
+
+static int
+setup_std(void **state)
+{
+	*state = unit_gw_std();
+	return 0;
+}
+
+static int
+teardown_gw(void **state)
+{
+	fou_gw_free(*state);
+	return unit_test_teardown_pool(state);
+}
+
+/* An ipip frame to outer dst, inner to inner_dst. */
+static void
+frame_to(struct unit_pkt *p, uint32_t dst, uint32_t inner_dst)
+{
+	struct unit_spec s;
+
+	unit_spec_ipip(&s);
+	s.dst = dst;
+	s.in_dst4 = inner_dst;
+	unit_build(&s, p);
+}
+
+static void
+expect_golden_fwd(const struct fou_gw *gw, const struct rte_ether_addr *mac, const char *file,
+		  int line)
+{
+	static uint8_t out[UNIT_PKT_MAX];
+	struct unit_pkt p;
+	uint32_t olen;
+
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	olen = unit_expect_out_same(&p, mac, out);
+	unit_run(gw, unit_mbuf(p.b, p.len),
+		 &(struct unit_exp){ .verdict = UNIT_FWD, .decap_port = PORT_IPIP,
+				     .decap_inner = FOU_INNER_IPV4, .out = out, .out_len = olen,
+				     .out_port = EG_PORT },
+		 file, line);
+}
+/* The standard ipip frame is forwarded to mac. */
+#define EXPECT_GOLDEN_FWD(gw, mac) expect_golden_fwd((gw), (mac), __FILE__, __LINE__)
+
+/* --- generic ------------------------------------------------------------------- */
+
+static void
+test_stmt_unknown(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	EXPECT_STMT_ERR(gw, "tunnel", "1", -EINVAL, "unknown statement 'tunnel'");
+	EXPECT_STMT_ERR(gw, "Port", "5555:ipip", -EINVAL, "unknown statement 'Port'");
+	EXPECT_STMT_ERR(gw, "", "5555:ipip", -EINVAL, "unknown statement ''");
+}
+
+static void
+test_stmt_too_long(void **state)
+{
+	struct fou_gw *gw = *state;
+	char arg[400];
+
+	memset(arg, '1', sizeof(arg) - 1);
+	arg[sizeof(arg) - 1] = '\0';
+	EXPECT_STMT_ERR(gw, "port", arg, -E2BIG, "longer than 255 characters");
+	/* 255 characters still parse (and fail on content) */
+	arg[1] = ':';
+	arg[255] = '\0';
+	EXPECT_STMT_ERR(gw, "port", arg, -EINVAL, "unknown protocol '1111");
+}
+
+static void
+test_stmt_rank_usage(void **state)
+{
+	(void)state;
+	assert_int_equal(fou_stmt_rank("link"), 0);
+	assert_true(fou_stmt_rank("link") < fou_stmt_rank("addr"));
+	assert_true(fou_stmt_rank("addr") < fou_stmt_rank("neigh"));
+	assert_true(fou_stmt_rank("addr") < fou_stmt_rank("route"));
+	assert_true(fou_stmt_rank("port") >= 0);
+	assert_int_equal(fou_stmt_rank("tunnel"), -1);
+	assert_int_equal(fou_stmt_rank(""), -1);
+	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID[,via=IP]");
+	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO");
+	assert_null(fou_stmt_usage("tunnel"));
+}
+
+/* Empty fields and stray separators, for every statement. */
+static void
+test_stmt_empty_fields(void **state)
+{
+	static const char *const names[] = { "port", "addr", "route", "neigh", "link" };
+	static const char *const args[] = { "", ",", ",,", "1,", ",1", "1,,mtu=1" };
+	struct fou_gw *gw = *state;
+	unsigned int i, k;
+
+	for (i = 0; i < RTE_DIM(names); i++) {
+		for (k = 0; k < RTE_DIM(args); k++) {
+			const char *want = args[k][0] == '\0' ? "missing fields" : "empty field";
+
+			unit_ctx("%s '%s'", names[i], args[k]);
+			EXPECT_STMT_ERR(gw, names[i], args[k], -EINVAL, want);
+		}
+	}
+}
+
+/* --- number and address parsers ---------------------------------------------- */
+
+static void
+test_parse_u32(void **state)
+{
+	uint32_t v = 12345;
+
+	(void)state;
+	assert_int_equal(fou_parse_u32("0", 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(fou_parse_u32("007", 10, &v), 0);
+	assert_int_equal(v, 7);
+	assert_int_equal(fou_parse_u32("100", 100, &v), 0);
+	assert_int_equal(v, 100);
+	v = 5;
+	assert_int_equal(fou_parse_u32("101", 100, &v), -ERANGE);
+	assert_int_equal(fou_parse_u32("4294967295", UINT32_MAX, &v), 0);
+	assert_int_equal(v, UINT32_MAX);
+	v = 5;
+	assert_int_equal(fou_parse_u32("4294967296", UINT32_MAX, &v), -ERANGE);
+	assert_int_equal(fou_parse_u32("99999999999999999999999", UINT32_MAX, &v), -ERANGE);
+	assert_int_equal(fou_parse_u32("", 10, &v), -EINVAL);
+	assert_int_equal(fou_parse_u32("1a", 10, &v), -EINVAL);
+	assert_int_equal(fou_parse_u32("+1", 10, &v), -EINVAL);
+	assert_int_equal(fou_parse_u32("-1", 10, &v), -EINVAL);
+	assert_int_equal(fou_parse_u32(" 1", 10, &v), -EINVAL);
+	assert_int_equal(fou_parse_u32("1 ", 10, &v), -EINVAL);
+	assert_int_equal(v, 5);		/* untouched on failure */
+}
+
+static void
+test_parse_ip(void **state)
+{
+	struct fou_err err;
+	struct fou_ip ip;
+	uint8_t v6[16];
+	char longest[80];
+
+	(void)state;
+	assert_int_equal(fou_parse_ip("10.1.2.3", false, &ip, &err), 0);
+	assert_int_equal(ip.family, AF_INET);
+	assert_int_equal(ip.plen, 32);
+	assert_int_equal(ip.v4, htonl(0x0a010203));
+	assert_int_equal(fou_parse_ip("10.0.0.0/8", true, &ip, &err), 0);
+	assert_int_equal(ip.plen, 8);
+	assert_int_equal(fou_parse_ip("0.0.0.0/0", true, &ip, &err), 0);
+	assert_int_equal(ip.plen, 0);
+	assert_int_equal(fou_parse_ip("fd00:1::7/64", true, &ip, &err), 0);
+	assert_int_equal(ip.family, AF_INET6);
+	assert_int_equal(ip.plen, 64);
+	inet_pton(AF_INET6, "fd00:1::7", v6);
+	assert_memory_equal(ip.v6, v6, 16);
+	assert_int_equal(fou_parse_ip("::", false, &ip, &err), 0);
+	assert_int_equal(ip.plen, 128);
+
+	assert_int_equal(fou_parse_ip("10.0.0.0/8", false, &ip, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "a prefix length is not allowed here"));
+	assert_int_equal(fou_parse_ip("10.0.0.0/33", true, &ip, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "prefix length must be 0-32"));
+	assert_int_equal(fou_parse_ip("::/129", true, &ip, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "prefix length must be 0-128"));
+	assert_int_equal(fou_parse_ip("10.0.0.0/8/8", true, &ip, &err), -EINVAL);
+	assert_int_equal(fou_parse_ip("10.0.0", false, &ip, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'10.0.0' is not an IPv4 or IPv6 address"));
+	assert_int_equal(fou_parse_ip("", false, &ip, &err), -EINVAL);
+	assert_int_equal(fou_parse_ip("10.0.0.1 ", false, &ip, &err), -EINVAL);
+	memset(longest, 'a', sizeof(longest) - 1);
+	longest[sizeof(longest) - 1] = '\0';
+	assert_int_equal(fou_parse_ip(longest, false, &ip, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "is not an IP address"));
+}
+
+static void
+test_parse_proto(void **state)
+{
+	static const struct {
+		const char *s;
+		int ret;
+		uint8_t proto;
+	} cases[] = {
+		{ "ipip", 0, 4 }, { "sit", 0, 41 }, { "ipv6", 0, 41 }, { "gre", 0, 47 },
+		{ "17", 0, 17 }, { "255", 0, 255 }, { "4", 0, 4 },
+		{ "256", -EINVAL, 0 }, { "GRE", -EINVAL, 0 }, { "", -EINVAL, 0 },
+		{ "ipip ", -EINVAL, 0 }, { "udp", -EINVAL, 0 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct fou_err err = { "" };
+		uint8_t proto = 0;
+
+		unit_ctx("'%s'", cases[i].s);
+		assert_int_equal(fou_parse_proto(cases[i].s, &proto, &err), cases[i].ret);
+		if (cases[i].ret == 0)
+			assert_int_equal(proto, cases[i].proto);
+		else
+			assert_non_null(strstr(err.msg, "unknown protocol"));
+	}
+}
+
+/* --- port ------------------------------------------------------------------- */
+
+static void
+test_port_valid(void **state)
+{
+	static const struct {
+		const char *arg;
+		uint16_t udp;
+		uint8_t proto;
+	} cases[] = {
+		{ "5557:sit", 5557, 41 }, { "5555:ipip", 5555, 4 }, { "5558:ipv6", 5558, 41 },
+		{ "5556:gre", 5556, 47 }, { "6000:17", 6000, 17 }, { "1:255", 1, 255 },
+		{ "65535:gre", 65535, 47 }, { "00080:4", 80, 4 },
+	};
+	struct fou_gw *gw = *state;
+	struct fou_port_info info[16];
+	unsigned int i, n;
+
+	for (i = 0; i < RTE_DIM(cases); i++)
+		UNIT_APPLY(gw, "port", cases[i].arg);
+	n = fou_port_list(gw, info, RTE_DIM(info));
+	assert_int_equal(n, RTE_DIM(cases));
+	/* sorted by port; slots in the order of adding */
+	for (i = 0; i < n; i++) {
+		unsigned int k;
+
+		for (k = 0; cases[k].udp != info[i].udp_port; k++)
+			assert_true(k + 1 < RTE_DIM(cases));
+		assert_int_equal(info[i].ipproto, cases[k].proto);
+		assert_int_equal(info[i].slot, k + 1);
+		if (i > 0)
+			assert_true(info[i - 1].udp_port < info[i].udp_port);
+	}
+	/* asking for fewer entries still counts all */
+	assert_int_equal(fou_port_list(gw, info, 2), RTE_DIM(cases));
+	assert_int_equal(info[0].udp_port, 1);
+	assert_int_equal(info[1].udp_port, 80);
+}
+
+static void
+test_port_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "0:ipip", -EINVAL, "UDP port '0' is not in 1-65535", NULL },
+		{ "65536:ipip", -EINVAL, "UDP port '65536' is not in 1-65535", NULL },
+		{ "99999999999:ipip", -EINVAL, "'99999999999'", NULL },
+		{ "-1:ipip", -EINVAL, "UDP port '-1'", NULL },
+		{ ":ipip", -EINVAL, "UDP port ''", NULL },
+		{ " 5555:ipip", -EINVAL, "UDP port ' 5555'", NULL },
+		{ "5555", -EINVAL, "'5555' is not UDPPORT:PROTO", NULL },
+		{ "5555:", -EINVAL, "unknown protocol ''", NULL },
+		{ "5555:foo", -EINVAL, "unknown protocol 'foo'", NULL },
+		{ "5555:256", -EINVAL, "unknown protocol '256'", NULL },
+		{ "5555:IPIP", -EINVAL, "unknown protocol 'IPIP'", NULL },
+		{ "5555:ipip:gre", -EINVAL, "unknown protocol 'ipip:gre'", NULL },
+		{ "5555:0", -EINVAL, "IP protocol 0", NULL },
+		{ "5555:ipip,4", -EINVAL, "unexpected '4'", "usage: UDPPORT:PROTO" },
+		{ "5555:ipip,proto=4", -EINVAL, "unknown parameter 'proto'", NULL },
+	};
+
+	BAD_ARGS(*state, "port", t);
+}
+
+static void
+test_port_duplicate(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct fou_port_info info[8];
+
+	EXPECT_STMT_ERR(gw, "port", "5555:gre", -EEXIST, "UDP port 5555 is already a FOU port");
+	EXPECT_STMT_ERR(gw, "port", "5555:ipip", -EEXIST, "UDP port 5555 is already a FOU port");
+	EXPECT_STMT_ERR(gw, "port", "05555:ipip", -EEXIST, "5555");
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 4);
+	assert_int_equal(info[0].udp_port, 5555);
+	assert_int_equal(info[0].ipproto, 4);
+	/* port 5555 still carries ipip */
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+}
+
+static void
+test_port_table_full(void **state)
+{
+	struct fou_gw *gw = *state;
+	char arg[32];
+	unsigned int i;
+
+	for (i = 0; i < FOU_MAX_UDP_PORTS; i++) {
+		snprintf(arg, sizeof(arg), "%u:gre", 10000 + i);
+		UNIT_APPLY(gw, "port", arg);
+	}
+	EXPECT_STMT_ERR(gw, "port", "5555:ipip", -ENOSPC, "too many FOU ports (at most 255)");
+	assert_int_equal(fou_port_list(gw, NULL, 0), FOU_MAX_UDP_PORTS);
+}
+
+/* --- addr ------------------------------------------------------------------- */
+
+/* Is outer destination dst local? (A FOU frame to an unknown port says.) */
+static bool
+is_local(const struct fou_gw *gw, uint32_t dst)
+{
+	struct unit_spec s;
+	struct unit_pkt p;
+	struct rte_mbuf *m;
+	uint16_t port;
+
+	unit_spec_ipip(&s);
+	s.dst = dst;
+	s.src = IP4(198, 51, 100, 7);	/* never local here: a local source is a martian */
+	s.dport = 9;
+	unit_build(&s, &p);
+	m = unit_mbuf(p.b, p.len);
+	memset(&unit_stats, 0, sizeof(unit_stats));
+	assert_int_equal(fou_rx_burst(gw, &unit_stats, RX_PORT, &m, 1, &port), 0);
+	UNIT_POOL_FULL();
+	if (unit_stats.drop[FOU_DROP_FOU_PORT_UNKNOWN] == 1)
+		return true;
+	assert_int_equal(unit_stats.drop[FOU_DROP_NOT_LOCAL], 1);
+	return false;
+}
+
+static void
+test_addr_valid(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	assert_false(is_local(gw, IP4(10, 0, 0, 1)));
+	UNIT_APPLY(gw, "addr", "0,10.0.0.1/24");
+	UNIT_APPLY(gw, "addr", "0,10.0.0.5/24");	/* a second one, same network */
+	UNIT_APPLY(gw, "addr", "1,192.168.1.1");		/* host address, /32 */
+	UNIT_APPLY(gw, "addr", "1,fd00:1::1/64");
+	UNIT_APPLY(gw, "addr", "1,2001:db8::1/128");
+	UNIT_APPLY(gw, "addr", "0,10.255.255.255/8");
+	assert_true(is_local(gw, IP4(10, 0, 0, 1)));
+	assert_true(is_local(gw, IP4(10, 0, 0, 5)));
+	assert_true(is_local(gw, IP4(192, 168, 1, 1)));
+	assert_true(is_local(gw, IP4(10, 255, 255, 255)));
+	assert_false(is_local(gw, IP4(10, 0, 0, 2)));
+	assert_false(is_local(gw, IP4(10, 0, 0, 0)));
+	assert_false(is_local(gw, IP4(192, 168, 1, 2)));
+}
+
+static void
+test_addr_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "0,10.0.0.1/33", -EINVAL, "'10.0.0.1/33': prefix length must be 0-32", NULL },
+		{ "0,10.0.0.1/", -EINVAL, "prefix length must be 0-32", NULL },
+		{ "0,10.0.0.1/-1", -EINVAL, "prefix length must be 0-32", NULL },
+		{ "0,fd00::1/129", -EINVAL, "prefix length must be 0-128", NULL },
+		{ "0,10.0.0.1/0", -EINVAL, "prefix length of 1 or more", NULL },
+		{ "0,224.0.0.1/4", -EINVAL, "224.0.0.1 is not a unicast address", NULL },
+		{ "0,239.1.1.1/24", -EINVAL, "not a unicast address", NULL },
+		{ "0,127.0.0.1/8", -EINVAL, "127.0.0.1 is not a unicast address", NULL },
+		{ "0,0.0.0.0/8", -EINVAL, "0.0.0.0 is not a unicast address", NULL },
+		{ "0,0.1.2.3/8", -EINVAL, "not a unicast address", NULL },
+		{ "0,255.255.255.255/32", -EINVAL, "not a unicast address", NULL },
+		{ "0,ff02::1/64", -EINVAL, "ff02::1 is not a unicast address", NULL },
+		{ "0,::1/128", -EINVAL, "::1 is not a unicast address", NULL },
+		{ "0,::/64", -EINVAL, ":: is not a unicast address", NULL },
+		{ "0,10.0.0.256/24", -EINVAL, "'10.0.0.256' is not an IPv4 or IPv6 address", NULL },
+		{ "0,hello", -EINVAL, "'hello' is not an IPv4 or IPv6 address", NULL },
+		{ "9,10.0.0.1/24", -ENODEV, "no DPDK port 9", NULL },
+		{ "x,10.0.0.1/24", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "65536,10.0.0.1/24", -EINVAL, "'65536' is not a DPDK port number", NULL },
+		{ "0", -EINVAL, "missing fields", "PORTID,IP/PLEN" },
+		{ "0,10.0.0.1/24,1", -EINVAL, "unexpected '1'", NULL },
+		{ "0,10.0.0.1/24,dev=1", -EINVAL, "unknown parameter 'dev'", NULL },
+	};
+
+	BAD_ARGS(*state, "addr", t);
+}
+
+static void
+test_addr_duplicate(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	EXPECT_STMT_ERR(gw, "addr", "0,10.0.0.1/24", -EEXIST,
+			"address 10.0.0.1 is already assigned");
+	EXPECT_STMT_ERR(gw, "addr", "0,10.0.0.1/16", -EEXIST, "10.0.0.1 is already assigned");
+	EXPECT_STMT_ERR(gw, "addr", "1,10.0.0.1/24", -EEXIST, "10.0.0.1 is already assigned");
+	EXPECT_STMT_ERR(gw, "addr", "1,fd00:1::1/64", -EEXIST, "fd00:1::1 is already assigned");
+	/* the network belongs to another port */
+	EXPECT_STMT_ERR(gw, "addr", "1,10.0.0.7/24", -EEXIST,
+			"network 10.0.0.0/24 is already on port 0");
+	assert_false(is_local(gw, IP4(10, 0, 0, 7)));
+}
+
+static void
+test_addr_route_exists(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "route", "10.5.0.0/24,dev=1");
+	EXPECT_STMT_ERR(gw, "addr", "0,10.5.0.1/24", -EEXIST, "a route to 10.5.0.0/24 exists");
+	assert_false(is_local(gw, IP4(10, 5, 0, 1)));
+	UNIT_APPLY(gw, "route", "10.6.0.1/32,dev=1");
+	EXPECT_STMT_ERR(gw, "addr", "0,10.6.0.1/24", -EEXIST, "a route to 10.6.0.1/32 exists");
+	assert_false(is_local(gw, IP4(10, 6, 0, 1)));
+	/* the host route was not left behind: the network is still free */
+	UNIT_APPLY(gw, "addr", "0,10.5.1.1/24");
+	assert_true(is_local(gw, IP4(10, 5, 1, 1)));
+}
+
+/* A second table entry that cannot be added takes the first one back. */
+static void
+test_addr_rollback_nexthops(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	p.max_nexthops = 1;
+	gw = unit_gw_new(&p);
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	EXPECT_STMT_ERR(gw, "addr", "0,10.0.0.1/24", -ENOSPC, "too many next hops (at most 1)");
+	assert_false(is_local(gw, IP4(10, 0, 0, 1)));
+	UNIT_APPLY(gw, "addr", "0,10.0.0.1/32");
+	assert_true(is_local(gw, IP4(10, 0, 0, 1)));
+	/* a second local address shares the next hop */
+	UNIT_APPLY(gw, "addr", "0,10.0.0.2/32");
+	assert_true(is_local(gw, IP4(10, 0, 0, 2)));
+	fou_gw_free(gw);
+}
+
+static void
+test_addr_rollback_routes(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	p.max_routes4 = 1;
+	gw = unit_gw_new(&p);
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	EXPECT_STMT_ERR(gw, "addr", "0,10.0.0.1/24", -ENOSPC,
+			"cannot add route to 10.0.0.0/24: routing table full");
+	assert_false(is_local(gw, IP4(10, 0, 0, 1)));
+	UNIT_APPLY(gw, "addr", "0,10.0.0.1/32");
+	assert_true(is_local(gw, IP4(10, 0, 0, 1)));
+	fou_gw_free(gw);
+}
+
+/* --- route ------------------------------------------------------------------ */
+
+static void
+test_route_valid(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct unit_pkt p;
+
+	UNIT_APPLY(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "10.30.0.7,dev=1");
+	UNIT_APPLY(gw, "route", "10.31.0.0/16,dev=0");
+	UNIT_APPLY(gw, "route", "fd00:20::/32,dev=1,via=fd00:1::2");
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "::/0,dev=1,via=fd00:1::2");
+	UNIT_APPLY(gw, "route", "10.32.0.0/16,via=192.168.1.3,dev=1");	/* keys in any order */
+	/* routes do not make addresses local */
+	assert_false(is_local(gw, IP4(10, 20, 0, 7)));
+	/* the data path needs ports and neighbours: none yet */
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	PKT_DROP(gw, &p, FOU_DROP_FOU_PORT_UNKNOWN);
+}
+
+static void
+test_route_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "10.20.0.1/16,dev=1", -EINVAL,
+		  "10.20.0.1/16 has host bits set (the prefix is 10.20.0.0/16)", NULL },
+		{ "10.21.0.0/15,dev=1", -EINVAL, "(the prefix is 10.20.0.0/15)", NULL },
+		{ "fd00:20::1/32,dev=1", -EINVAL, "(the prefix is fd00:20::/32)", NULL },
+		{ "0.0.0.1/0,dev=1", -EINVAL, "(the prefix is 0.0.0.0/0)", NULL },
+		{ "10.20.0.0/33,dev=1", -EINVAL, "prefix length must be 0-32", NULL },
+		{ "10.20.0.0/16,dev=5", -ENODEV, "no DPDK port 5", NULL },
+		{ "10.20.0.0/16,dev=x", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "10.20.0.0/16,dev=1,via=10.9.9.9", -ENETUNREACH,
+		  "gateway 10.9.9.9 is not on a network of port 1", NULL },
+		{ "10.20.0.0/16,dev=0,via=192.168.1.2", -ENETUNREACH,
+		  "gateway 192.168.1.2 is not on a network of port 0", NULL },
+		{ "10.20.0.0/16,dev=1,via=fd00:1::2", -EINVAL,
+		  "gateway fd00:1::2 is not of the prefix's address family", NULL },
+		{ "fd00:20::/32,dev=1,via=192.168.1.2", -EINVAL,
+		  "gateway 192.168.1.2 is not of the prefix's address family", NULL },
+		{ "10.20.0.0/16,dev=1,via=192.168.1.1", -EINVAL,
+		  "gateway 192.168.1.1 is a local address", NULL },
+		{ "10.20.0.0/16,dev=1,via=224.0.0.1", -EINVAL,
+		  "gateway 224.0.0.1 is not a unicast address", NULL },
+		{ "10.20.0.0/16,dev=1,via=192.168.1.2/32", -EINVAL,
+		  "a prefix length is not allowed here", NULL },
+		{ "10.20.0.0/16,dev=1,via=gw", -EINVAL, "'gw' is not an IPv4 or IPv6 address", NULL },
+		{ "10.20.0.0/16,dev=1,via=", -EINVAL, "parameter 'via' has no value", NULL },
+		{ "10.20.0.0/16", -EINVAL, "missing dev=PORTID", NULL },
+		{ "10.20.0.0/16,via=192.168.1.2", -EINVAL, "missing dev=PORTID", NULL },
+		{ "10.20.0.0/16,dev=1,dev=1", -EINVAL, "parameter 'dev' given twice", NULL },
+		{ "10.20.0.0/16,dev=1,via=192.168.1.2,via=192.168.1.2", -EINVAL,
+		  "parameter 'via' given twice", NULL },
+		{ "10.20.0.0/16,dev=1,metric=10", -EINVAL, "unknown parameter 'metric'",
+		  "usage: PREFIX,dev=PORTID[,via=IP]" },
+		{ "10.20.0.0/16,=1", -EINVAL, "unknown parameter ''", NULL },
+		{ "10.20.0.0/16,1", -EINVAL, "unexpected '1'", NULL },
+		{ "10.20.0.0/16,dev=1,1", -EINVAL, "unexpected '1'", NULL },
+		{ "dev=1", -EINVAL, "missing fields", NULL },
+		{ "route,dev=1", -EINVAL, "'route' is not an IPv4 or IPv6 address", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_ARGS(gw, "route", t);
+	/* the mask covers the 128 bit of the third byte: a proper prefix */
+	UNIT_APPLY(gw, "route", "10.20.128.0/17,dev=1");
+}
+
+static void
+test_route_duplicate(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	EXPECT_STMT_ERR(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.7", -EEXIST,
+			"a route to 10.20.0.0/16 exists");
+	EXPECT_STMT_ERR(gw, "route", "10.20.0.0/16,dev=1", -EEXIST,
+			"a route to 10.20.0.0/16 exists");
+	EXPECT_STMT_ERR(gw, "route", "fd00:20::/32,dev=1,via=fd00:1::7", -EEXIST,
+			"a route to fd00:20::/32 exists");
+	/* the connected network and the local address are routes too */
+	EXPECT_STMT_ERR(gw, "route", "192.168.1.0/24,dev=1", -EEXIST,
+			"a route to 192.168.1.0/24 exists");
+	EXPECT_STMT_ERR(gw, "route", "10.0.0.1/32,dev=1", -EEXIST, "a route to 10.0.0.1/32 exists");
+	/* the data path still uses the first route */
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2");
+	EXPECT_STMT_ERR(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.7", -EEXIST,
+			"a route to 0.0.0.0/0 exists");
+	UNIT_APPLY(gw, "route", "::/0,dev=1,via=fd00:1::2");
+	EXPECT_STMT_ERR(gw, "route", "::/0,dev=1,via=fd00:1::7", -EEXIST, "a route to ::/0 exists");
+	/* a default route is one per family */
+	UNIT_APPLY(gw, "route", "10.40.0.0/16,dev=1,via=192.168.1.7");
+}
+
+static void
+test_route_nexthops_full(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	p.max_nexthops = 4;
+	gw = unit_gw_new(&p);
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");		/* local + connected */
+	UNIT_APPLY(gw, "route", "10.1.0.0/16,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "10.2.0.0/16,dev=1,via=192.168.1.2");	/* shared */
+	UNIT_APPLY(gw, "route", "10.3.0.0/16,dev=1,via=192.168.1.3");
+	UNIT_APPLY(gw, "route", "10.4.0.0/16,dev=1");		/* connected, shared */
+	EXPECT_STMT_ERR(gw, "route", "10.5.0.0/16,dev=1,via=192.168.1.4", -ENOSPC,
+			"too many next hops (at most 4)");
+	EXPECT_STMT_ERR(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.4", -ENOSPC,
+			"too many next hops");
+	UNIT_APPLY(gw, "route", "10.5.0.0/16,dev=1,via=192.168.1.3");
+	fou_gw_free(gw);
+}
+
+static void
+test_route_table_full(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	p.max_routes4 = 3;
+	p.max_routes6 = 3;
+	gw = unit_gw_new(&p);
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");
+	UNIT_APPLY(gw, "route", "10.1.0.0/16,dev=1,via=192.168.1.2");
+	EXPECT_STMT_ERR(gw, "route", "10.2.0.0/16,dev=1,via=192.168.1.3", -ENOSPC,
+			"cannot add route to 10.2.0.0/16: routing table full");
+	/* the default route is not in the table */
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.3");
+	UNIT_APPLY(gw, "addr", "1,fd00:1::1/64");
+	UNIT_APPLY(gw, "route", "fd00:2::/32,dev=1");
+	EXPECT_STMT_ERR(gw, "route", "fd00:3::/32,dev=1", -ENOSPC, "routing table full");
+	fou_gw_free(gw);
+}
+
+/* --- neigh ------------------------------------------------------------------ */
+
+static void
+test_neigh_valid(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "port", "5555:ipip");
+	UNIT_APPLY(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:02");
+	UNIT_APPLY(gw, "neigh", "fd00:1::2,dev=1,lladdr=02:00:00:00:01:03");
+	UNIT_APPLY(gw, "neigh", "192.168.1.3,lladdr=02:00:00:00:01:04,dev=1");
+	/* the same address on another port is another neighbour */
+	UNIT_APPLY(gw, "neigh", "192.168.1.2,dev=0,lladdr=02:00:00:00:00:99");
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+}
+
+static void
+test_neigh_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "192.168.1.9,dev=1", -EINVAL, "missing lladdr=MAC", NULL },
+		{ "192.168.1.9,lladdr=02:00:00:00:01:09", -EINVAL, "missing dev=PORTID", NULL },
+		{ "192.168.1.9,dev=1,lladdr=02:00:00:00:01", -EINVAL,
+		  "'02:00:00:00:01' is not a MAC address", NULL },
+		{ "192.168.1.9,dev=1,lladdr=zz:00:00:00:01:09", -EINVAL, "is not a MAC address",
+		  NULL },
+		{ "192.168.1.9,dev=1,lladdr=02:00:00:00:01:09:00", -EINVAL, "is not a MAC address",
+		  NULL },
+		{ "192.168.1.9,dev=1,lladdr=", -EINVAL, "parameter 'lladdr' has no value", NULL },
+		{ "192.168.1.9,dev=1,lladdr=01:00:5e:00:00:01", -EINVAL,
+		  "lladdr must be a unicast, non-zero MAC address", NULL },
+		{ "192.168.1.9,dev=1,lladdr=ff:ff:ff:ff:ff:ff", -EINVAL, "unicast, non-zero", NULL },
+		{ "192.168.1.9,dev=1,lladdr=00:00:00:00:00:00", -EINVAL, "unicast, non-zero", NULL },
+		{ "224.0.0.1,dev=1,lladdr=02:00:00:00:01:09", -EINVAL,
+		  "224.0.0.1 is not a unicast address", NULL },
+		{ "ff02::1,dev=1,lladdr=02:00:00:00:01:09", -EINVAL, "not a unicast address", NULL },
+		{ "192.168.1.9/24,dev=1,lladdr=02:00:00:00:01:09", -EINVAL,
+		  "a prefix length is not allowed here", NULL },
+		{ "192.168.1.9,dev=7,lladdr=02:00:00:00:01:09", -ENODEV, "no DPDK port 7", NULL },
+		{ "192.168.1.9,dev=one,lladdr=02:00:00:00:01:09", -EINVAL,
+		  "'one' is not a DPDK port number", NULL },
+		{ "192.168.1.9,dev=1,lladdr=02:00:00:00:01:09,lladdr=02:00:00:00:01:09", -EINVAL,
+		  "parameter 'lladdr' given twice", NULL },
+		{ "192.168.1.9,dev=1,lladdr=02:00:00:00:01:09,via=1.2.3.4", -EINVAL,
+		  "unknown parameter 'via'", NULL },
+		{ "192.168.1.9,dev=1,lladdr=02:00:00:00:01:09,nud=permanent", -EINVAL,
+		  "unknown parameter 'nud'", NULL },
+	};
+
+	BAD_ARGS(*state, "neigh", t);
+}
+
+static void
+test_neigh_duplicate(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	EXPECT_STMT_ERR(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:99", -EEXIST,
+			"neighbour 192.168.1.2 on port 1 exists");
+	EXPECT_STMT_ERR(gw, "neigh", "fd00:1::2,dev=1,lladdr=02:00:00:00:01:99", -EEXIST,
+			"neighbour fd00:1::2 on port 1 exists");
+	/* the old MAC is still used */
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+}
+
+/* --- link ------------------------------------------------------------------- */
+
+static void
+expect_iface(const struct fou_gw *gw, uint16_t port, const char *mac, uint16_t mtu)
+{
+	struct rte_ether_addr want, got;
+	uint16_t got_mtu;
+
+	assert_int_equal(rte_ether_unformat_addr(mac, &want), 0);
+	assert_int_equal(fou_iface_get(gw, port, &got, &got_mtu), 0);
+	assert_true(rte_is_same_ether_addr(&want, &got));
+	assert_int_equal(got_mtu, mtu);
+}
+
+static void
+test_link_valid(void **state)
+{
+	static const struct rte_ether_addr new_mac = { { 0x02, 0, 0, 0, 0x01, 0x09 } };
+	struct fou_gw *gw = *state;
+	static uint8_t out[UNIT_PKT_MAX];
+	struct unit_pkt p;
+	uint32_t olen;
+
+	UNIT_APPLY(gw, "link", "1,mtu=1400");
+	expect_iface(gw, 1, "02:00:00:00:01:01", 1400);
+	UNIT_APPLY(gw, "link", "1,address=02:00:00:00:01:09");
+	expect_iface(gw, 1, "02:00:00:00:01:09", 1400);
+	UNIT_APPLY(gw, "link", "1,mtu=68");
+	expect_iface(gw, 1, "02:00:00:00:01:09", 68);
+	UNIT_APPLY(gw, "link", "1,address=02:00:00:00:01:0a,mtu=576");
+	expect_iface(gw, 1, "02:00:00:00:01:0a", 576);
+	UNIT_APPLY(gw, "link", "1,mtu=65535,address=02:00:00:00:01:09");
+	expect_iface(gw, 1, "02:00:00:00:01:09", 65535);
+	expect_iface(gw, 0, "02:00:00:00:00:01", 1500);
+
+	/* the new source MAC is used on output */
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	olen = unit_expect_out_same(&p, &mac_nb4, out);
+	memcpy(out + 6, new_mac.addr_bytes, 6);
+	EXPECT_FWD(gw, p.b, p.len, PORT_IPIP, FOU_INNER_IPV4, out, olen);
+	/* and the port's new MAC is the one frames must be sent to */
+	UNIT_APPLY(gw, "link", "0,address=02:00:00:00:00:0a");
+	PKT_DROP(gw, &p, FOU_DROP_ETH_OTHER_HOST);
+}
+
+static void
+test_link_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "1,mtu=67", -EINVAL, "mtu '67' is not in 68-65535", NULL },
+		{ "1,mtu=65536", -EINVAL, "mtu '65536' is not in 68-65535", NULL },
+		{ "1,mtu=0", -EINVAL, "mtu '0'", NULL },
+		{ "1,mtu=abc", -EINVAL, "mtu 'abc'", NULL },
+		{ "1,mtu=-1", -EINVAL, "mtu '-1'", NULL },
+		{ "1,mtu=1500x", -EINVAL, "mtu '1500x'", NULL },
+		{ "1,mtu=", -EINVAL, "parameter 'mtu' has no value", NULL },
+		{ "1,mtu=1400,mtu=1300", -EINVAL, "parameter 'mtu' given twice", NULL },
+		{ "1", -EINVAL, "nothing to set (address=MAC and/or mtu=N)", NULL },
+		{ "7,mtu=1500", -ENODEV, "no DPDK port 7", NULL },
+		{ "x,mtu=1500", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "1,address=01:00:5e:00:00:01", -EINVAL,
+		  "port 1: MAC address must be unicast and non-zero", NULL },
+		{ "1,address=00:00:00:00:00:00", -EINVAL, "must be unicast and non-zero", NULL },
+		{ "1,address=02:00:00:00:01", -EINVAL, "'02:00:00:00:01' is not a MAC address", NULL },
+		{ "1,address=02:00:00:00:01:09,mtu=67", -EINVAL, "mtu '67'", NULL },
+		{ "1,mtu=1400,address=01:00:00:00:00:01", -EINVAL, "must be unicast", NULL },
+		{ "1,speed=1000", -EINVAL, "unknown parameter 'speed'",
+		  "usage: PORTID[,address=MAC][,mtu=N]" },
+		{ "1,2", -EINVAL, "unexpected '2'", NULL },
+		{ "1,mtu=1400,2", -EINVAL, "unexpected '2'", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_ARGS(gw, "link", t);
+	expect_iface(gw, 1, "02:00:00:00:01:01", 1500);
+}
+
+static void
+test_iface_set(void **state)
+{
+	static const struct rte_ether_addr mcast = { { 0x01, 0, 0x5e, 0, 0, 1 } };
+	static const struct rte_ether_addr zero = { { 0 } };
+	struct fou_gw *gw = *state;
+	struct fou_err err = { "" };
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+
+	assert_int_equal(fou_iface_set(gw, RTE_MAX_ETHPORTS, &mac_rx, 1500, &err), -ENODEV);
+	assert_non_null(strstr(err.msg, "beyond RTE_MAX_ETHPORTS"));
+	assert_int_equal(fou_iface_set(gw, 2, &mcast, 1500, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "port 2: MAC address must be unicast and non-zero"));
+	assert_int_equal(fou_iface_set(gw, 2, &zero, 1500, &err), -EINVAL);
+	assert_int_equal(fou_iface_set(gw, 2, &mac_rx, 67, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "port 2: MTU 67 below 68"));
+	assert_false(fou_iface_enabled(gw, 2));
+	assert_int_equal(fou_iface_get(gw, 2, &mac, &mtu), -ENODEV);
+	assert_int_equal(fou_iface_set(gw, 2, &mac_rx, 68, &err), 0);
+	assert_true(fou_iface_enabled(gw, 2));
+	assert_false(fou_iface_enabled(gw, RTE_MAX_ETHPORTS));
+	assert_false(fou_iface_enabled(gw, UINT16_MAX));
+}
+
+/* --- gateway creation ----------------------------------------------------- */
+
+/*
+ * When the EAL memory runs out, fou_gw_create fails cleanly, says why, and
+ * gives back what it took.
+ */
+static void
+test_gw_create_enomem(void **state)
+{
+	struct fou_gw *gws[8];
+	struct fou_gw_params p;
+	struct fou_err err = { "" };
+	unsigned int n, i;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	for (n = 0; n < RTE_DIM(gws); n++) {
+		gws[n] = fou_gw_create(&p, &err);
+		if (gws[n] == NULL)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		fou_gw_free(gws[i]);
+	assert_true(n < RTE_DIM(gws));
+	/* with -m 512 two gateways fit (see unit_eal_init) */
+	if (strstr(err.msg, "cannot allocate the gateway tables") == NULL ||
+	    strstr(err.msg, strerror(ENOMEM)) == NULL)
+		fail_msg("after %u gateways: \"%s\" does not say \"%s\"", n, err.msg,
+			 strerror(ENOMEM));
+	/* and everything came back */
+	gws[0] = unit_gw_new(&p);
+	gws[1] = unit_gw_new(&p);
+	fou_gw_free(gws[0]);
+	fou_gw_free(gws[1]);
+}
+
+#define T_BARE(f) cmocka_unit_test_setup_teardown(f, setup_bare, teardown_gw)
+#define T_ADDRS(f) cmocka_unit_test_setup_teardown(f, setup_addrs, teardown_gw)
+#define T_STD(f) cmocka_unit_test_setup_teardown(f, setup_std, teardown_gw)
+#define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		T_BARE(test_stmt_unknown),
+		T_BARE(test_stmt_too_long),
+		T(test_stmt_rank_usage),
+		T_ADDRS(test_stmt_empty_fields),
+		T(test_parse_u32),
+		T(test_parse_ip),
+		T(test_parse_proto),
+		T_BARE(test_port_valid),
+		T_BARE(test_port_invalid),
+		T_STD(test_port_duplicate),
+		T_BARE(test_port_table_full),
+		T_BARE(test_addr_valid),
+		T_BARE(test_addr_invalid),
+		T_ADDRS(test_addr_duplicate),
+		T_ADDRS(test_addr_route_exists),
+		T(test_addr_rollback_nexthops),
+		T(test_addr_rollback_routes),
+		T_ADDRS(test_route_valid),
+		T_ADDRS(test_route_invalid),
+		T_STD(test_route_duplicate),
+		T(test_route_nexthops_full),
+		T(test_route_table_full),
+		T_ADDRS(test_neigh_valid),
+		T_ADDRS(test_neigh_invalid),
+		T_STD(test_neigh_duplicate),
+		T_STD(test_link_valid),
+		T_BARE(test_link_invalid),
+		T_BARE(test_iface_set),
+		T(test_gw_create_enomem),
+	};
+	int failures;
+
+	(void)argc;
+	unit_eal_init(argv[0]);
+	failures = cmocka_run_group_tests_name("stmt", tests, NULL, NULL);
+	return unit_eal_fini(failures);
+}

@@ -1,0 +1,830 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_mempool.h>
+
+#include "unit.h"
+#include "fou_hdr.h"
+
+struct rte_mempool *unit_pool;
+struct fou_lcore_stats unit_stats;
+
+const struct rte_ether_addr mac_rx = { { 0x02, 0, 0, 0, 0, 0x01 } };
+const struct rte_ether_addr mac_peer = { { 0x02, 0, 0, 0, 0, 0x02 } };
+const struct rte_ether_addr mac_eg = { { 0x02, 0, 0, 0, 0x01, 0x01 } };
+const struct rte_ether_addr mac_nb4 = { { 0x02, 0, 0, 0, 0x01, 0x02 } };
+const struct rte_ether_addr mac_nb6 = { { 0x02, 0, 0, 0, 0x01, 0x03 } };
+const struct rte_ether_addr mac_nb4_7 = { { 0x02, 0, 0, 0, 0x01, 0x07 } };
+const struct rte_ether_addr mac_nb6_7 = { { 0x02, 0, 0, 0, 0x01, 0x08 } };
+
+static char unit_ctx_buf[256];
+
+/* --- EAL ---------------------------------------------------------------- */
+
+void
+unit_eal_init(const char *prog)
+{
+	char lcore[16];
+	cpu_set_t set;
+	int cpu = 0;
+
+	/* one lcore, on a CPU this process may run on */
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set); cpu++)
+			;
+	snprintf(lcore, sizeof(lcore), "%d", cpu);
+
+	/*
+	 * No hugepages, no shared runtime files and no telemetry socket, so
+	 * that test binaries run side by side and without root (--in-memory
+	 * would do the same but EAL refuses it with --no-huge). A gateway
+	 * takes about 200 MB (the rte_lpm and rte_lpm6 tables): 512 MB hold
+	 * two, which test_forward and test_stmt need.
+	 */
+	char *argv[] = {
+		(char *)prog, "-l", lcore, "--no-huge", "-m", "512", "--no-pci",
+		"--no-shconf", "--no-telemetry", "--iova-mode=va", "--log-level=*:error",
+	};
+
+	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0) {
+		fprintf(stderr, "%s: rte_eal_init failed: %s\n", prog, rte_strerror(rte_errno));
+		exit(1);
+	}
+	/* no per-lcore cache: the available count is exact at all times */
+	unit_pool = rte_pktmbuf_pool_create("unit_pool", UNIT_NB_MBUF, 0, 0,
+					    RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	if (unit_pool == NULL) {
+		fprintf(stderr, "%s: cannot create the mbuf pool: %s\n", prog,
+			rte_strerror(rte_errno));
+		exit(1);
+	}
+}
+
+int
+unit_eal_fini(int failures)
+{
+	rte_mempool_free(unit_pool);
+	rte_eal_cleanup();
+	return failures != 0;
+}
+
+/* --- topology ------------------------------------------------------------ */
+
+void
+unit_apply(struct fou_gw *gw, const char *name, const char *arg, const char *file, int line)
+{
+	struct fou_err err = { "" };
+	int ret = fou_stmt_apply(gw, name, arg, &err);
+
+	if (ret != 0) {
+		print_error("%s %s: %d (%s)\n", name, arg, ret, err.msg);
+		_fail(file, line);
+	}
+}
+
+struct fou_gw *
+unit_gw_new(const struct fou_gw_params *p)
+{
+	struct fou_gw_params def;
+	struct fou_err err = { "" };
+	struct fou_gw *gw;
+
+	if (p == NULL) {
+		fou_gw_params_default(&def);
+		p = &def;
+	}
+	gw = fou_gw_create(p, &err);
+	if (gw == NULL) {
+		print_error("fou_gw_create: %s\n", err.msg);
+		fail();
+	}
+	return gw;
+}
+
+struct fou_gw *
+unit_gw_std(void)
+{
+	static const char *const stmts[][2] = {
+		{ "addr", "0,10.0.0.1/24" },
+		{ "addr", "1,192.168.1.1/24" },
+		{ "addr", "1,fd00:1::1/64" },
+		{ "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:02" },
+		{ "neigh", "fd00:1::2,dev=1,lladdr=02:00:00:00:01:03" },
+		{ "neigh", "192.168.1.7,dev=1,lladdr=02:00:00:00:01:07" },
+		{ "neigh", "fd00:1::7,dev=1,lladdr=02:00:00:00:01:08" },
+		{ "route", "10.20.0.0/16,dev=1,via=192.168.1.2" },
+		{ "route", "fd00:20::/32,dev=1,via=fd00:1::2" },
+		{ "route", "10.21.0.0/16,dev=1,via=192.168.1.3" },
+		{ "route", "fd00:21::/32,dev=1,via=fd00:1::3" },
+		{ "port", "5555:ipip" },
+		{ "port", "5556:gre" },
+		{ "port", "5557:sit" },
+		{ "port", "6000:17" },
+	};
+	struct fou_err err = { "" };
+	struct fou_gw *gw = unit_gw_new(NULL);
+	unsigned int i;
+
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	for (i = 0; i < RTE_DIM(stmts); i++)
+		UNIT_APPLY(gw, stmts[i][0], stmts[i][1]);
+	return gw;
+}
+
+int
+unit_test_teardown_pool(void **state)
+{
+	unsigned int avail = rte_mempool_avail_count(unit_pool);
+
+	(void)state;
+	unit_ctx_buf[0] = '\0';
+	if (avail != UNIT_NB_MBUF) {
+		print_error("mbuf leak: %u of %u mbufs in the pool after the test\n", avail,
+			    UNIT_NB_MBUF);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- checksums ----------------------------------------------------------- */
+
+uint32_t
+unit_sum(const uint8_t *b, size_t n, uint32_t sum)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	return sum;
+}
+
+uint16_t
+unit_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+bool
+unit_cksum_ok(const uint8_t *b, size_t n)
+{
+	return unit_fold(unit_sum(b, n, 0)) == 0xffff;
+}
+
+/* Write ~sum of b[0..n) into the 16-bit field at b + at (zeroed first). */
+static void
+unit_cksum_set(uint8_t *b, size_t n, size_t at, uint32_t init)
+{
+	unit_put16(b + at, 0);
+	unit_put16(b + at, (uint16_t)~unit_fold(unit_sum(b, n, init)));
+}
+
+/* --- packet builder ----------------------------------------------------- */
+
+static void
+unit_spec_base(struct unit_spec *s, uint16_t sport, uint16_t dport)
+{
+	memset(s, 0, sizeof(*s));
+	s->eth_dst = mac_rx;
+	s->vlan = -1;
+	s->ttl = 64;
+	s->ip_id = 0x04d2;
+	s->src = IP4(10, 0, 0, 2);
+	s->dst = IP4(10, 0, 0, 1);
+	s->sport = sport;
+	s->dport = dport;
+	s->in_ttl = 64;
+	s->payload = 8;
+}
+
+static void
+unit_spec_in4(struct unit_spec *s)
+{
+	s->inner = UNIT_IN_V4;
+	s->in_src4 = IP4(10, 30, 0, 5);
+	s->in_dst4 = IP4(10, 20, 0, 7);
+}
+
+static void
+unit_spec_in6(struct unit_spec *s)
+{
+	s->inner = UNIT_IN_V6;
+	inet_pton(AF_INET6, "fd00:30::5", s->in_src6);
+	inet_pton(AF_INET6, "fd00:20::7", s->in_dst6);
+}
+
+void
+unit_spec_ipip(struct unit_spec *s)
+{
+	unit_spec_base(s, 51234, PORT_IPIP);
+	unit_spec_in4(s);
+}
+
+void
+unit_spec_sit(struct unit_spec *s)
+{
+	unit_spec_base(s, 51235, PORT_SIT);
+	s->udp_csum = true;
+	unit_spec_in6(s);
+}
+
+void
+unit_spec_gre4(struct unit_spec *s, uint16_t flags)
+{
+	unit_spec_base(s, 51236, PORT_GRE);
+	s->gre = true;
+	s->gre_flags = flags;
+	s->gre_proto = RTE_ETHER_TYPE_IPV4;
+	s->gre_key = 0x01020304;
+	s->gre_seq = 0x0a0b0c0d;
+	unit_spec_in4(s);
+}
+
+void
+unit_spec_gre6(struct unit_spec *s, uint16_t flags)
+{
+	unit_spec_base(s, 51237, PORT_GRE);
+	s->udp_csum = true;
+	s->gre = true;
+	s->gre_flags = flags;
+	s->gre_proto = RTE_ETHER_TYPE_IPV6;
+	s->gre_key = 0x01020304;
+	s->gre_seq = 0x0a0b0c0d;
+	unit_spec_in6(s);
+}
+
+#define C FOU_GRE_C
+#define K FOU_GRE_K
+#define S FOU_GRE_S
+
+static void
+case_ipip(struct unit_spec *s)
+{
+	unit_spec_ipip(s);
+}
+
+static void
+case_ipip_csum(struct unit_spec *s)
+{
+	unit_spec_ipip(s);
+	s->udp_csum = true;
+}
+
+static void
+case_sit(struct unit_spec *s)
+{
+	unit_spec_sit(s);
+}
+
+#define CASE_GRE4(n, f) \
+	static void case_gre4_##n(struct unit_spec *s) { unit_spec_gre4(s, f); }
+CASE_GRE4(none, 0)
+CASE_GRE4(c, C)
+CASE_GRE4(k, K)
+CASE_GRE4(s, S)
+CASE_GRE4(ck, C | K)
+CASE_GRE4(cs, C | S)
+CASE_GRE4(ks, K | S)
+CASE_GRE4(cks, C | K | S)
+
+static void
+case_gre6(struct unit_spec *s)
+{
+	unit_spec_gre6(s, C | K);
+}
+
+static void
+case_vlan(struct unit_spec *s)
+{
+	unit_spec_ipip(s);
+	s->vlan = 100;
+}
+
+static void
+case_ipopt(struct unit_spec *s)
+{
+	unit_spec_ipip(s);
+	s->opt_words = 1;
+}
+
+/* The FOU payload of g_other: a UDP header (1 -> 2) and "fou-test". */
+static const uint8_t other_payload[] = {
+	0x00, 0x01, 0x00, 0x02, 0x00, 0x10, 0x00, 0x00,
+	0x66, 0x6f, 0x75, 0x2d, 0x74, 0x65, 0x73, 0x74,
+};
+
+static void
+case_other(struct unit_spec *s)
+{
+	unit_spec_ipip(s);
+	s->sport = 51238;
+	s->dport = PORT_OTHER;
+	s->inner = UNIT_IN_RAW;
+	s->raw = other_payload;
+	s->raw_len = sizeof(other_payload);
+}
+
+const struct unit_case unit_cases[] = {
+	{ "g_ipip", case_ipip, PORT_IPIP, FOU_INNER_IPV4 },
+	{ "g_ipip_csum", case_ipip_csum, PORT_IPIP, FOU_INNER_IPV4 },
+	{ "g_sit", case_sit, PORT_SIT, FOU_INNER_IPV6 },
+	{ "g_gre4_none", case_gre4_none, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_c", case_gre4_c, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_k", case_gre4_k, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_s", case_gre4_s, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_ck", case_gre4_ck, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_cs", case_gre4_cs, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_ks", case_gre4_ks, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre4_cks", case_gre4_cks, PORT_GRE, FOU_INNER_IPV4 },
+	{ "g_gre6", case_gre6, PORT_GRE, FOU_INNER_IPV6 },
+	{ "g_other", case_other, PORT_OTHER, -1 },
+	{ "g_vlan", case_vlan, PORT_IPIP, FOU_INNER_IPV4 },
+	{ "g_ipopt", case_ipopt, PORT_IPIP, FOU_INNER_IPV4 },
+};
+const unsigned int unit_nb_cases = RTE_DIM(unit_cases);
+
+void
+unit_case_build(const struct unit_case *c, struct unit_pkt *p)
+{
+	struct unit_spec s;
+
+	c->spec(&s);
+	unit_build(&s, p);
+}
+
+static void
+unit_put32(uint8_t *b, uint32_t v)
+{
+	unit_put16(b, (uint16_t)(v >> 16));
+	unit_put16(b + 2, (uint16_t)v);
+}
+
+static void
+unit_fill(uint8_t *b, uint32_t n, uint8_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (uint8_t)(seed + 7 * i);
+}
+
+/* Inner UDP datagram with its checksum; phdr is the pseudo-header sum. */
+static uint32_t
+unit_inner_udp(uint8_t *u, uint16_t payload, uint32_t phdr)
+{
+	static const char pattern[] = "fou-test";
+	uint16_t ulen = (uint16_t)(8 + payload), c;
+	unsigned int i;
+
+	unit_put16(u, 40000);
+	unit_put16(u + 2, 7);
+	unit_put16(u + 4, ulen);
+	unit_put16(u + 6, 0);
+	for (i = 0; i < payload; i++)
+		u[8 + i] = (uint8_t)pattern[i % 8];
+	c = (uint16_t)~unit_fold(unit_sum(u, ulen, phdr + 17 + ulen));
+	unit_put16(u + 6, c == 0 ? 0xffff : c);
+	return ulen;
+}
+
+static uint32_t
+unit_build_in4(const struct unit_spec *s, uint8_t *ip, struct unit_pkt *p)
+{
+	uint32_t hl = 20 + 4u * s->in_opt_words, tot;
+
+	tot = hl + 8 + s->payload;
+	ip[0] = (uint8_t)(0x40 | (hl / 4));
+	ip[1] = s->in_tos;
+	unit_put16(ip + 2, (uint16_t)tot);
+	unit_put16(ip + 4, 0x1234);
+	unit_put16(ip + 6, 0x4000);
+	ip[8] = s->in_ttl;
+	ip[9] = IPPROTO_UDP;
+	unit_put32(ip + 12, s->in_src4);
+	unit_put32(ip + 16, s->in_dst4);
+	memset(ip + 20, 0x01, hl - 20);	/* NOP options */
+	unit_inner_udp(ip + hl, s->payload, unit_sum(ip + 12, 8, 0));
+	p->inner_hl = hl;
+	return tot;
+}
+
+static uint32_t
+unit_build_in6(const struct unit_spec *s, uint8_t *ip, struct unit_pkt *p)
+{
+	uint16_t plen = (uint16_t)(8 + s->payload);
+
+	unit_put32(ip, 6u << 28 | (uint32_t)s->in_tos << 20 | 0x12345);
+	unit_put16(ip + 4, plen);
+	ip[6] = IPPROTO_UDP;
+	ip[7] = s->in_ttl;
+	memcpy(ip + 8, s->in_src6, 16);
+	memcpy(ip + 24, s->in_dst6, 16);
+	unit_inner_udp(ip + 40, s->payload, unit_sum(ip + 8, 32, 0));
+	p->inner_hl = 40;
+	return 40u + plen;
+}
+
+void
+unit_build(const struct unit_spec *s, struct unit_pkt *p)
+{
+	uint8_t *b = p->b;
+	uint32_t o, hl;
+
+	memset(p, 0, sizeof(*p));
+	memcpy(b, s->eth_dst.addr_bytes, 6);
+	memcpy(b + 6, mac_peer.addr_bytes, 6);
+	o = 12;
+	if (s->vlan >= 0) {
+		unit_put16(b + o, RTE_ETHER_TYPE_VLAN);
+		unit_put16(b + o + 2, (uint16_t)s->vlan);
+		o += 4;
+	}
+	unit_put16(b + o, RTE_ETHER_TYPE_IPV4);
+	o += 2;
+
+	p->l3 = o;
+	hl = 20 + 4u * s->opt_words;
+	b[o] = (uint8_t)(0x40 | (hl / 4));
+	b[o + 1] = s->tos;
+	unit_put16(b + o + 4, s->ip_id);
+	unit_put16(b + o + 6, 0x4000);
+	b[o + 8] = s->ttl;
+	b[o + 9] = IPPROTO_UDP;
+	unit_put32(b + o + 12, s->src);
+	unit_put32(b + o + 16, s->dst);
+	if (s->opt_words != 0) {
+		static const uint8_t router_alert[] = { 0x94, 0x04, 0x00, 0x00 };
+
+		memcpy(b + o + 20, router_alert, 4);
+		memset(b + o + 24, 0x01, hl - 24);
+	}
+	o += hl;
+
+	p->l4 = o;
+	unit_put16(b + o, s->sport);
+	unit_put16(b + o + 2, s->dport);
+	o += 8;
+
+	if (s->gre) {
+		p->gre = o;
+		unit_put16(b + o, s->gre_flags);
+		unit_put16(b + o + 2, s->gre_proto);
+		o += 4;
+		if (s->gre_flags & FOU_GRE_C)
+			o += 4;		/* checksum + reserved, set by unit_fix */
+		if (s->gre_flags & FOU_GRE_K) {
+			unit_put32(b + o, s->gre_key);
+			o += 4;
+		}
+		if (s->gre_flags & FOU_GRE_S) {
+			unit_put32(b + o, s->gre_seq);
+			o += 4;
+		}
+		p->gre_len = o - p->gre;
+		p->gre_c = (s->gre_flags & FOU_GRE_C) != 0;
+	}
+
+	p->inner = o;
+	p->kind = s->inner;
+	switch (s->inner) {
+	case UNIT_IN_V4:
+		p->inner_tot = unit_build_in4(s, b + o, p);
+		break;
+	case UNIT_IN_V6:
+		p->inner_tot = unit_build_in6(s, b + o, p);
+		break;
+	case UNIT_IN_RAW:
+		memcpy(b + o, s->raw, s->raw_len);
+		p->inner_tot = s->raw_len;
+		break;
+	}
+	o += p->inner_tot;
+	unit_fill(b + o, s->trailer, 0xa5);
+	o += s->trailer;
+	unit_put16(b + p->l4 + 4, (uint16_t)(o - p->l4));
+	unit_fill(b + o, s->udp_trailer, 0x5a);
+	o += s->udp_trailer;
+	unit_put16(b + p->l3 + 2, (uint16_t)(o - p->l3));
+	unit_fill(b + o, s->pad, 0xc3);
+	o += s->pad;
+	p->len = o;
+	p->udp_csum = s->udp_csum;
+	unit_fix(p);
+}
+
+void
+unit_fix(struct unit_pkt *p)
+{
+	if (p->kind == UNIT_IN_V4 && p->inner + p->inner_hl <= p->len)
+		unit_cksum_set(p->b + p->inner, p->inner_hl, 10, 0);
+	unit_fix_outer(p);
+}
+
+void
+unit_fix_outer(struct unit_pkt *p)
+{
+	uint8_t *b = p->b;
+	uint32_t end = 0, ulen = 0;
+
+	if (p->l4 + 8 <= p->len) {
+		ulen = unit_get16(b + p->l4 + 4);
+		end = RTE_MIN(p->l4 + ulen, p->len);
+	}
+	if (p->gre_c && ulen >= 8 && p->gre + 8 <= end)
+		unit_cksum_set(b + p->gre, end - p->gre, 4, 0);
+	if (p->udp_csum && ulen >= 8) {
+		uint32_t phdr = unit_sum(b + p->l3 + 12, 8, 0) + IPPROTO_UDP + ulen;
+
+		unit_cksum_set(b + p->l4, end - p->l4, 6, phdr);
+		if (unit_get16(b + p->l4 + 6) == 0)
+			unit_put16(b + p->l4 + 6, 0xffff);
+	}
+	if (p->l4 <= p->len)
+		unit_cksum_set(b + p->l3, p->l4 - p->l3, 10, 0);
+}
+
+uint32_t
+unit_expect_out(const struct unit_pkt *p, const struct rte_ether_addr *dst_mac, uint8_t ecn,
+		uint8_t *out)
+{
+	uint8_t *ip = out + RTE_ETHER_HDR_LEN;
+
+	memcpy(out, dst_mac->addr_bytes, 6);
+	memcpy(out + 6, mac_eg.addr_bytes, 6);
+	unit_put16(out + 12, p->kind == UNIT_IN_V4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	memcpy(ip, p->b + p->inner, p->inner_tot);
+	if (p->kind == UNIT_IN_V4) {
+		ip[1] = (uint8_t)((ip[1] & ~3u) | ecn);
+		ip[8]--;
+		unit_cksum_set(ip, p->inner_hl, 10, 0);
+	} else {
+		ip[1] = (uint8_t)((ip[1] & ~0x30u) | (uint8_t)(ecn << 4));
+		ip[7]--;
+	}
+	return RTE_ETHER_HDR_LEN + p->inner_tot;
+}
+
+uint32_t
+unit_expect_out_same(const struct unit_pkt *p, const struct rte_ether_addr *dst_mac,
+		     uint8_t *out)
+{
+	const uint8_t *ip = p->b + p->inner;
+	uint8_t ecn = p->kind == UNIT_IN_V4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
+
+	return unit_expect_out(p, dst_mac, ecn, out);
+}
+
+/* --- mbufs -------------------------------------------------------------- */
+
+static struct rte_mbuf *
+unit_mbuf_one(const uint8_t *b, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(unit_pool);
+	char *d;
+
+	if (m == NULL) {
+		print_error("mbuf pool empty\n");
+		fail();
+	}
+	d = rte_pktmbuf_append(m, (uint16_t)len);
+	if (d == NULL) {
+		rte_pktmbuf_free(m);
+		print_error("%u bytes do not fit an mbuf\n", len);
+		fail();
+	}
+	memcpy(d, b, len);
+	return m;
+}
+
+struct rte_mbuf *
+unit_mbuf(const uint8_t *b, uint32_t len)
+{
+	return unit_mbuf_one(b, len);
+}
+
+struct rte_mbuf *
+unit_mbuf_segs(const uint8_t *b, uint32_t len, const uint32_t *seg_len, unsigned int nb_segs)
+{
+	struct rte_mbuf *head = NULL;
+	uint32_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < nb_segs; i++) {
+		uint32_t n = i + 1 == nb_segs ? len - off : seg_len[i];
+		struct rte_mbuf *m = unit_mbuf_one(b + off, n);
+
+		if (head == NULL)
+			head = m;
+		else if (rte_pktmbuf_chain(head, m) != 0)
+			fail();
+		off += n;
+	}
+	return head;
+}
+
+/* --- running frames ----------------------------------------------------- */
+
+void
+unit_ctx(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(unit_ctx_buf, sizeof(unit_ctx_buf), fmt, ap);
+	va_end(ap);
+}
+
+static void
+unit_hexdump(const char *what, const uint8_t *b, uint32_t len, uint32_t from)
+{
+	uint32_t i;
+
+	print_error("  %s (from byte %u):", what, from);
+	for (i = from; i < len && i < from + 24; i++)
+		print_error(" %02x", b[i]);
+	print_error("\n");
+}
+
+static int
+unit_slot(const struct fou_gw *gw, uint16_t udp_port)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	unsigned int n = fou_port_list(gw, info, RTE_DIM(info)), i;
+
+	for (i = 0; i < n && i < RTE_DIM(info); i++)
+		if (info[i].udp_port == udp_port)
+			return info[i].slot;
+	return -1;
+}
+
+/* Every counter equal to what e says, or the differences printed. */
+static bool
+unit_stats_ok(const struct fou_gw *gw, const struct unit_exp *e)
+{
+	static struct fou_lcore_stats exp;
+	const struct fou_lcore_stats *st = &unit_stats;
+	bool ok = true;
+	unsigned int i;
+
+	memset(&exp, 0, sizeof(exp));
+	exp.rx[RX_PORT] = 1;
+	if (e->verdict != UNIT_FWD)
+		exp.drop[e->verdict] = 1;
+	if (e->decap_port != 0) {
+		int slot = unit_slot(gw, e->decap_port);
+
+		if (slot < 0) {
+			print_error("  UDP port %u is not a FOU port\n", e->decap_port);
+			return false;
+		}
+		exp.decap[slot] = 1;
+	}
+	if (e->decap_inner >= 0)
+		exp.decap_inner[e->decap_inner] = 1;
+
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		if (st->rx[i] != exp.rx[i] || st->tx[i] != exp.tx[i]) {
+			print_error("  port %u: rx %" PRIu64 " tx %" PRIu64 ", expected rx %" PRIu64
+				    " tx 0\n", i, st->rx[i], st->tx[i], exp.rx[i]);
+			ok = false;
+		}
+	}
+	for (i = 0; i < FOU_DROP_MAX; i++) {
+		if (st->drop[i] != exp.drop[i]) {
+			print_error("  drop %s = %" PRIu64 ", expected %" PRIu64 "\n",
+				    fou_drop_name(i), st->drop[i], exp.drop[i]);
+			ok = false;
+		}
+	}
+	for (i = 0; i <= FOU_MAX_UDP_PORTS; i++) {
+		if (st->decap[i] != exp.decap[i]) {
+			print_error("  decap[slot %u] = %" PRIu64 ", expected %" PRIu64 "\n", i,
+				    st->decap[i], exp.decap[i]);
+			ok = false;
+		}
+	}
+	for (i = 0; i < FOU_INNER_MAX; i++) {
+		if (st->decap_inner[i] != exp.decap_inner[i]) {
+			print_error("  decap_inner %s = %" PRIu64 ", expected %" PRIu64 "\n",
+				    fou_inner_name(i), st->decap_inner[i], exp.decap_inner[i]);
+			ok = false;
+		}
+	}
+	return ok;
+}
+
+static const char *
+unit_verdict_name(unsigned int v)
+{
+	return v == UNIT_FWD ? "forwarded" : fou_drop_name(v);
+}
+
+/* The drop reason the counters show, for messages. */
+static unsigned int
+unit_counted_verdict(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FOU_DROP_MAX; i++)
+		if (unit_stats.drop[i] != 0)
+			return i;
+	return UNIT_FWD;
+}
+
+#define UNIT_OFFLOAD_RX_CKSUM \
+	(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK | \
+	 RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK | RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD)
+
+void
+unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
+	 const char *file, int line)
+{
+	static uint8_t got[RTE_MBUF_DEFAULT_BUF_SIZE * 4];
+	struct rte_mbuf *pkts[1] = { m };
+	uint16_t out_port[1] = { UINT16_MAX };
+	uint32_t pkt_len = 0, seg_sum = 0, i;
+	uint16_t nb_segs = 0, n;
+	uint64_t ol_flags = 0;
+	const struct rte_mbuf *seg;
+	bool ok = true;
+
+	memset(&unit_stats, 0, sizeof(unit_stats));
+	n = fou_rx_burst(gw, &unit_stats, RX_PORT, pkts, 1, out_port);
+
+	if (n == 1) {
+		/* take everything out, free, then judge: a failure leaks nothing */
+		pkt_len = rte_pktmbuf_pkt_len(m);
+		nb_segs = m->nb_segs;
+		ol_flags = m->ol_flags;
+		for (seg = m, i = 0; seg != NULL; seg = seg->next, i++)
+			seg_sum += seg->data_len;
+		if (pkt_len <= sizeof(got) && seg_sum == pkt_len) {
+			const void *d = rte_pktmbuf_read(m, 0, pkt_len, got);
+
+			if (d != NULL && d != got)
+				memcpy(got, d, pkt_len);
+		}
+		if (i != nb_segs)
+			seg_sum = UINT32_MAX;
+		rte_pktmbuf_free(m);
+	}
+
+	if ((e->verdict == UNIT_FWD) != (n == 1)) {
+		print_error("%s%sexpected %s, got %s\n", unit_ctx_buf, unit_ctx_buf[0] ? ": " : "",
+			    unit_verdict_name(e->verdict), unit_verdict_name(unit_counted_verdict()));
+		ok = false;
+	}
+	if (ok && !unit_stats_ok(gw, e)) {
+		print_error("%s%scounters differ (verdict %s)\n", unit_ctx_buf,
+			    unit_ctx_buf[0] ? ": " : "", unit_verdict_name(e->verdict));
+		ok = false;
+	}
+	if (ok && n == 1) {
+		if (out_port[0] != e->out_port) {
+			print_error("%s: out_port %u, expected %u\n", unit_ctx_buf, out_port[0],
+				    e->out_port);
+			ok = false;
+		}
+		if (seg_sum != pkt_len) {
+			print_error("%s: segment lengths/count (%u bytes) disagree with pkt_len %u\n",
+				    unit_ctx_buf, seg_sum, pkt_len);
+			ok = false;
+		} else if (pkt_len != e->out_len) {
+			print_error("%s: pkt_len %u, expected %u\n", unit_ctx_buf, pkt_len,
+				    e->out_len);
+			ok = false;
+		} else if (memcmp(got, e->out, pkt_len) != 0) {
+			for (i = 0; got[i] == e->out[i]; i++)
+				;
+			print_error("%s: output differs at byte %u\n", unit_ctx_buf, i);
+			unit_hexdump("got     ", got, pkt_len, i & ~7u);
+			unit_hexdump("expected", e->out, pkt_len, i & ~7u);
+			ok = false;
+		}
+		if (ol_flags & UNIT_OFFLOAD_RX_CKSUM) {
+			print_error("%s: RX checksum flags left on the output: 0x%" PRIx64 "\n",
+				    unit_ctx_buf, (uint64_t)(ol_flags & UNIT_OFFLOAD_RX_CKSUM));
+			ok = false;
+		}
+	}
+	if (rte_mempool_avail_count(unit_pool) != UNIT_NB_MBUF) {
+		print_error("%s%s%u mbufs missing from the pool\n", unit_ctx_buf,
+			    unit_ctx_buf[0] ? ": " : "",
+			    UNIT_NB_MBUF - rte_mempool_avail_count(unit_pool));
+		ok = false;
+	}
+	if (!ok)
+		_fail(file, line);
+}

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared pieces of the unit tests: EAL and mbuf pool setup, the test
+ * topology, a packet builder with its own checksum code (independent of the
+ * library's), and helpers that run one frame through fou_rx_burst() and
+ * check the verdict, the output frame, the counters and the mbuf pool.
+ */
+#ifndef UNIT_H
+#define UNIT_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "fou.h"
+
+/* --- EAL and the mbuf pool -------------------------------------------- */
+
+#define UNIT_NB_MBUF 255
+
+extern struct rte_mempool *unit_pool;
+
+/* rte_eal_init (no hugepages, no PCI, in memory) and the pool; exits on error. */
+void unit_eal_init(const char *prog);
+/* Frees the pool and cleans up the EAL; returns failures for main(). */
+int unit_eal_fini(int failures);
+
+/* Fails the current test unless every mbuf is back in the pool. */
+#define UNIT_POOL_FULL() \
+	_assert_int_equal(rte_mempool_avail_count(unit_pool), UNIT_NB_MBUF, __FILE__, __LINE__)
+
+/* --- topology ----------------------------------------------------------- */
+
+/*
+ * Port 0 receives FOU from the peer 10.0.0.2 at 10.0.0.1/24. Port 1 holds
+ * 192.168.1.1/24 and fd00:1::1/64 with neighbours .2/::2 (gateways for
+ * 10.20.0.0/16 and fd00:20::/32) and .7/::7 (on link, no route of their
+ * own). 10.21.0.0/16 and fd00:21::/32 go via .3/::3, which have no
+ * neighbour entry. FOU ports: 5555 ipip, 5556 gre, 5557 sit, 6000 udp (17).
+ */
+#define RX_PORT 0
+#define EG_PORT 1
+#define PORT_IPIP 5555
+#define PORT_GRE 5556
+#define PORT_SIT 5557
+#define PORT_OTHER 6000
+
+extern const struct rte_ether_addr mac_rx, mac_peer, mac_eg, mac_nb4, mac_nb6, mac_nb4_7,
+	mac_nb6_7;
+
+#define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+
+/* An empty gateway (default sizes) or one with these sizes. */
+struct fou_gw *unit_gw_new(const struct fou_gw_params *p);
+/* The topology above, built with fou_iface_set() and fou_stmt_apply(). */
+struct fou_gw *unit_gw_std(void);
+/* fou_stmt_apply() that must succeed. */
+#define UNIT_APPLY(gw, name, arg) unit_apply((gw), (name), (arg), __FILE__, __LINE__)
+void unit_apply(struct fou_gw *gw, const char *name, const char *arg, const char *file, int line);
+
+/* --- checksums (RFC 1071), big-endian words ------------------------------ */
+
+uint32_t unit_sum(const uint8_t *b, size_t n, uint32_t sum);
+uint16_t unit_fold(uint32_t sum);
+/* Is the internet checksum over b[0..n) (checksum field included) valid? */
+bool unit_cksum_ok(const uint8_t *b, size_t n);
+
+/* --- packet builder ----------------------------------------------------- */
+
+#define UNIT_PKT_MAX 1800
+
+enum unit_inner { UNIT_IN_RAW, UNIT_IN_V4, UNIT_IN_V6 };
+
+struct unit_spec {
+	struct rte_ether_addr eth_dst;
+	int vlan;			/* VID of an 802.1Q tag, -1 for none */
+	uint8_t opt_words;		/* outer IPv4 option words (IHL - 5) */
+	uint8_t tos, ttl;
+	uint16_t ip_id;
+	uint32_t src, dst;		/* outer, host order */
+	uint16_t sport, dport;
+	bool udp_csum;
+	bool gre;
+	uint16_t gre_flags;		/* FOU_GRE_C | FOU_GRE_K | FOU_GRE_S */
+	uint16_t gre_proto;
+	uint32_t gre_key, gre_seq;
+	enum unit_inner inner;
+	uint8_t in_tos;			/* IPv4 TOS or IPv6 traffic class */
+	uint8_t in_ttl;			/* TTL or hop limit */
+	uint8_t in_opt_words;		/* inner IPv4 option words */
+	uint32_t in_src4, in_dst4;	/* host order */
+	uint8_t in_src6[16], in_dst6[16];
+	uint16_t payload;		/* inner UDP payload bytes ("fou-test" repeated) */
+	const uint8_t *raw;		/* UNIT_IN_RAW: the FOU payload */
+	uint16_t raw_len;
+	uint16_t trailer;		/* bytes after the inner packet, inside UDP */
+	uint16_t udp_trailer;		/* bytes after UDP, inside outer IPv4 */
+	uint16_t pad;			/* bytes after outer IPv4 (Ethernet padding) */
+};
+
+struct unit_pkt {
+	uint8_t b[UNIT_PKT_MAX];
+	uint32_t len;
+	uint32_t l3;			/* outer IPv4 */
+	uint32_t l4;			/* UDP */
+	uint32_t gre;			/* GRE header, if any */
+	uint32_t gre_len;
+	uint32_t inner;			/* inner IP header */
+	uint32_t inner_hl;		/* inner IP header length */
+	uint32_t inner_tot;		/* inner IP total length */
+	enum unit_inner kind;
+	bool udp_csum;
+	bool gre_c;
+};
+
+/* Specs of the golden frames (golden.h). */
+void unit_spec_ipip(struct unit_spec *s);
+void unit_spec_sit(struct unit_spec *s);
+void unit_spec_gre4(struct unit_spec *s, uint16_t flags);
+void unit_spec_gre6(struct unit_spec *s, uint16_t flags);
+
+/*
+ * The cases of the golden frames, in golden.h order: name (the array's),
+ * spec, FOU port, inner kind (-1: not forwarded). test_golden checks that
+ * building each spec gives its golden frame byte for byte.
+ */
+struct unit_case {
+	const char *name;
+	void (*spec)(struct unit_spec *s);
+	uint16_t port;
+	int inner;
+};
+extern const struct unit_case unit_cases[];
+extern const unsigned int unit_nb_cases;
+
+void unit_build(const struct unit_spec *s, struct unit_pkt *p);
+void unit_case_build(const struct unit_case *c, struct unit_pkt *p);
+/*
+ * Recompute the checksums that are present (inner IPv4 header, GRE when C,
+ * UDP when non-zero, outer IPv4 header) from the length fields as they are
+ * now, within p->len.
+ */
+void unit_fix(struct unit_pkt *p);
+/* The same but the inner IPv4 header checksum stays as it is. */
+void unit_fix_outer(struct unit_pkt *p);
+
+static inline void
+unit_put16(uint8_t *b, uint16_t v)
+{
+	b[0] = (uint8_t)(v >> 8);
+	b[1] = (uint8_t)v;
+}
+
+static inline uint16_t
+unit_get16(const uint8_t *b)
+{
+	return (uint16_t)(b[0] << 8 | b[1]);
+}
+
+/*
+ * The frame the gateway should send for p: Ethernet to dst_mac from port
+ * 1, the inner packet with TTL / hop limit minus one, ECN field ecn and (for
+ * IPv4) a checksum computed from scratch. Returns its length.
+ */
+uint32_t unit_expect_out(const struct unit_pkt *p, const struct rte_ether_addr *dst_mac,
+			 uint8_t ecn, uint8_t *out);
+/* Same with the ECN field of the inner packet kept. */
+uint32_t unit_expect_out_same(const struct unit_pkt *p, const struct rte_ether_addr *dst_mac,
+			      uint8_t *out);
+
+/* --- mbufs -------------------------------------------------------------- */
+
+struct rte_mbuf *unit_mbuf(const uint8_t *b, uint32_t len);
+/* Segments of the given lengths (the last takes the rest). */
+struct rte_mbuf *unit_mbuf_segs(const uint8_t *b, uint32_t len, const uint32_t *seg_len,
+				unsigned int nb_segs);
+
+/* --- running frames ----------------------------------------------------- */
+
+#define UNIT_FWD FOU_DROP_MAX
+
+struct unit_exp {
+	unsigned int verdict;		/* enum fou_drop, or UNIT_FWD */
+	uint16_t decap_port;		/* FOU port counted as decapsulated, 0 = none */
+	int decap_inner;		/* enum fou_inner counted, -1 = none */
+	const uint8_t *out;		/* UNIT_FWD: the expected frame */
+	uint32_t out_len;
+	uint16_t out_port;
+};
+
+/* Context printed with a failure (e.g. the length in a loop). */
+void unit_ctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Runs m through fou_rx_burst on RX_PORT with zeroed counters and checks all. */
+void unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
+	      const char *file, int line);
+/* The counters of the last unit_run(). */
+extern struct fou_lcore_stats unit_stats;
+
+#define UNIT_RUN(gw, m, ...) \
+	unit_run((gw), (m), &(struct unit_exp){ __VA_ARGS__ }, __FILE__, __LINE__)
+
+/* Dropped before anything was decapsulated. */
+#define EXPECT_DROP(gw, b, len, reason) \
+	UNIT_RUN(gw, unit_mbuf((b), (len)), .verdict = (reason), .decap_inner = -1)
+/* Dropped after decapsulation was counted for port / inner. */
+#define EXPECT_DROP_DECAP(gw, b, len, reason, port, in) \
+	UNIT_RUN(gw, unit_mbuf((b), (len)), .verdict = (reason), .decap_port = (port), \
+		 .decap_inner = (in))
+#define EXPECT_FWD(gw, b, len, port, in, o, olen) \
+	UNIT_RUN(gw, unit_mbuf((b), (len)), .verdict = UNIT_FWD, .decap_port = (port), \
+		 .decap_inner = (in), .out = (o), .out_len = (olen), .out_port = EG_PORT)
+
+/* Shorthands on a built packet. */
+#define PKT_DROP(gw, p, reason) EXPECT_DROP(gw, (p)->b, (p)->len, reason)
+#define PKT_DROP_DECAP(gw, p, reason, port, in) \
+	EXPECT_DROP_DECAP(gw, (p)->b, (p)->len, reason, port, in)
+
+/* Per-test teardown: the pool must be full after every test. */
+int unit_test_teardown_pool(void **state);
+
+#endif /* UNIT_H */
