@@ -1,0 +1,675 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared helpers for the dpdk-fou functional tests.
+
+The gateway runs on pcap vdevs: input captures built with scapy (or the Linux
+captures of tests/data) are read on port 0 (or on several ports), every port
+writes what it sends to its own pcap file, and every DPDK process has its own
+--file-prefix. Outputs are decoded with tshark (the independent decoder),
+never with the project's code. Each test works in its own temporary
+directory.
+
+Run a test script by hand:
+    /usr/bin/python3 tests/functional/test_x.py --gateway build/app/dpdk-fou \
+        --data tests/data [-v] [TestClass.test_name]
+FOU_FUNC_KEEP=1 keeps the temporary directories (inputs, outputs, logs).
+"""
+import argparse
+import collections
+import itertools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.dont_write_bytecode = True
+
+from scapy.packet import Raw  # noqa: E402
+from scapy.layers.l2 import Ether, GRE  # noqa: E402
+from scapy.layers.inet import IP, UDP, ICMP  # noqa: E402
+from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest  # noqa: E402
+from scapy.utils import PcapWriter, rdpcap  # noqa: E402
+
+FOU_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'lib', 'fou',
+                     'fou.h')
+
+
+def _drop_reasons():
+    """The counter names of FOU_DROP_REASONS in lib/fou/fou.h, in order: they
+    are part of the gateway's interface (summary and telemetry)."""
+    with open(FOU_H) as f:
+        text = f.read()
+    macro = re.search(r'#define FOU_DROP_REASONS\(X\)(.*?)\n\n', text, re.S)
+    names = re.findall(r'X\(\w+, (\w+), "', macro.group(1) if macro else '')
+    if len(names) < 10:
+        raise RuntimeError('cannot read FOU_DROP_REASONS from %s' % FOU_H)
+    return tuple(names)
+
+
+DROP_REASONS = _drop_reasons()
+
+# Drops that happen after the inner packet was accepted by its tunnel: those
+# packets count as decapsulated (as Linux counts them on the tunnel device).
+POST_DECAP_DROPS = frozenset(('inner_martian', 'no_route', 'inner_local', 'ttl_exceeded',
+                              'mtu_exceeded', 'no_neigh', 'tx_full'))
+
+PYTHON = '/usr/bin/python3'
+TELEMETRY_SCRIPT = '/usr/bin/dpdk-telemetry.py'
+IDLE_EXIT_MS = 1000
+RUN_TIMEOUT = 60
+
+# The topology most tests use: the FOU peer 10.99.0.2 on port 0, inner
+# networks behind next hops on port 1.
+MAC_PEER = '02:00:0a:63:00:02'
+MAC_P0 = '02:00:0a:63:00:01'
+MAC_P1 = '02:00:c0:a8:01:01'
+IP_PEER = '10.99.0.2'
+IP_P0 = '10.99.0.1'
+MAC_NH_IPIP = '02:00:00:00:01:02'
+MAC_NH_GRE = '02:00:00:00:01:03'
+MAC_NH_SIT = '02:00:00:00:01:06'
+FOU_PORTS = {5555: 'ipip', 5556: 'gre', 5557: 'sit'}
+
+BASE_OPTS = [
+    '--link', '0,address=' + MAC_P0,
+    '--link', '1,address=' + MAC_P1,
+    '--addr', '0,10.99.0.1/24',
+    '--addr', '1,192.168.1.1/24',
+    '--addr', '1,fd00:1::1/64',
+    '--port', '5555:ipip',
+    '--port', '5556:gre',
+    '--port', '5557:sit',
+    '--route', '192.168.4.0/24,dev=1,via=192.168.1.2',
+    '--route', '192.168.47.0/24,dev=1,via=192.168.1.3',
+    '--route', 'fd00:41::/64,dev=1,via=fd00:1::2',
+    '--neigh', '192.168.1.2,dev=1,lladdr=' + MAC_NH_IPIP,
+    '--neigh', '192.168.1.3,dev=1,lladdr=' + MAC_NH_GRE,
+    '--neigh', 'fd00:1::2,dev=1,lladdr=' + MAC_NH_SIT,
+]
+
+# BASE_OPTS and FOU ports for the other protocols: an alias, a number that
+# names a handled protocol, and one that has no handler.
+PROTO_OPTS = BASE_OPTS + ['--port', '5558:ipv6', '--port', '5559:4', '--port', '6000:17']
+PROTO_FOU_PORTS = {**FOU_PORTS, 5558: 'sit', 5559: 'ipip', 6000: 17}
+
+LINUX_CAPTURES = ('ipip-nocsum', 'ipip-csum', 'gre-nocsum', 'gre-csum', 'sit-nocsum',
+                  'sit-csum')
+
+
+class Config:
+    gateway = None
+    data = None
+    tshark = 'tshark'
+    keep = bool(os.environ.get('FOU_FUNC_KEEP'))
+
+
+def main():
+    """Parse our options, hand the rest to unittest."""
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument('--gateway', required=True, help='path of the built dpdk-fou')
+    ap.add_argument('--data', required=True, help='tests/data directory')
+    ap.add_argument('--tshark', default='tshark')
+    args, rest = ap.parse_known_args()
+    Config.gateway = os.path.abspath(args.gateway)
+    Config.data = os.path.abspath(args.data)
+    Config.tshark = args.tshark
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+def data_file(name):
+    return os.path.join(Config.data, name)
+
+
+def linux_capture(name):
+    return data_file('linux-6.1-%s.pcap' % name)
+
+
+# --- the gateway ----------------------------------------------------------
+
+_prefix_seq = itertools.count()
+
+
+def unique_prefix():
+    return 'fou-func-%d-%d' % (os.getpid(), next(_prefix_seq))
+
+
+def runtime_dir(prefix):
+    """The EAL runtime directory of a file prefix (telemetry socket)."""
+    return os.path.join('/var/run/dpdk' if os.getuid() == 0 else
+                        os.environ.get('XDG_RUNTIME_DIR', '/tmp') + '/dpdk', prefix)
+
+
+def gateway_cmd(tmpdir, rx, nb_ports, opts, prefix, idle_exit=IDLE_EXIT_MS):
+    """The command line: nb_ports pcap vdevs, port i reads rx[i] if given and
+    writes tmpdir/out<i>.pcap."""
+    cmd = [Config.gateway, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+           '--file-prefix', prefix, '--log-level=lib.eal:warning']
+    outputs = {}
+    for port in range(nb_ports):
+        outputs[port] = os.path.join(tmpdir, 'out%d.pcap' % port)
+        spec = 'net_pcap%d,' % port
+        if port in rx:
+            spec += 'rx_pcap=%s,' % rx[port]
+        spec += 'tx_pcap=%s' % outputs[port]
+        cmd += ['--vdev', spec]
+    cmd.append('--')
+    cmd += list(opts)
+    if idle_exit is not None:
+        cmd += ['--idle-exit', str(idle_exit)]
+    return cmd, outputs
+
+
+class Run:
+    """A finished gateway process."""
+
+    def __init__(self, cmd, rc, stdout, stderr, outputs, elapsed):
+        self.cmd = cmd
+        self.rc = rc
+        self.stdout = stdout
+        self.stderr = stderr
+        self.outputs = outputs
+        self.elapsed = elapsed
+        self.summary = Summary(stdout)
+
+    def describe(self):
+        return ('command: %s\nexit status: %s\n--- stdout\n%s--- stderr\n%s' %
+                (' '.join(self.cmd), self.rc, self.stdout, self.stderr))
+
+
+class Gateway:
+    """A gateway process; stop() ends it by its PID only."""
+
+    def __init__(self, tmpdir, rx, nb_ports, opts, idle_exit=IDLE_EXIT_MS):
+        self.prefix = unique_prefix()
+        self.cmd, self.outputs = gateway_cmd(tmpdir, rx, nb_ports, opts, self.prefix, idle_exit)
+        self._out = open(os.path.join(tmpdir, '%s.stdout' % self.prefix), 'w+')
+        self._err = open(os.path.join(tmpdir, '%s.stderr' % self.prefix), 'w+')
+        self.t0 = time.monotonic()
+        self.proc = subprocess.Popen(self.cmd, stdout=self._out, stderr=self._err,
+                                     stdin=subprocess.DEVNULL)
+        self.run = None
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def signal(self, sig):
+        if self.running():
+            os.kill(self.proc.pid, sig)
+
+    def wait(self, timeout=RUN_TIMEOUT):
+        """Wait for the exit; a process still there after timeout is killed
+        and reported as exit status None."""
+        if self.run is not None:
+            return self.run
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            rc = None
+        elapsed = time.monotonic() - self.t0
+        self._out.seek(0)
+        self._err.seek(0)
+        stdout, stderr = self._out.read(), self._err.read()
+        self._out.close()
+        self._err.close()
+        shutil.rmtree(runtime_dir(self.prefix), ignore_errors=True)
+        self.run = Run(self.cmd, rc, stdout, stderr, self.outputs, elapsed)
+        return self.run
+
+    def stop(self):
+        """Best effort for cleanup paths: SIGTERM, then SIGKILL."""
+        if self.running():
+            self.proc.terminate()
+        return self.wait(timeout=10)
+
+    def telemetry(self, *commands, timeout=10):
+        """Send commands with dpdk-telemetry.py; a list of decoded replies,
+        or None while the socket is not there yet."""
+        try:
+            p = subprocess.run([PYTHON, TELEMETRY_SCRIPT, '-f', self.prefix],
+                               input=''.join(c + '\n' for c in commands),
+                               capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        replies = []
+        for line in p.stdout.splitlines():
+            line = line.strip()
+            if line.startswith('{') or line == 'null':
+                replies.append(json.loads(line))
+        return replies if len(replies) == len(commands) else None
+
+
+def run_gateway(tmpdir, rx, opts, nb_ports=2, idle_exit=IDLE_EXIT_MS, timeout=RUN_TIMEOUT):
+    """Run the gateway until it stops by itself (idle exit or error)."""
+    return Gateway(tmpdir, rx, nb_ports, opts, idle_exit).wait(timeout)
+
+
+class Summary:
+    """The exit summary of main.c, as printed on stdout."""
+
+    _port = re.compile(r'^port (\d+): rx (\d+) tx (\d+)')
+    _decap = re.compile(r'^decapsulated: (\d+) \(ipv4 (\d+), ipv6 (\d+)\)$')
+    _decap_port = re.compile(r'^decap fou port (\d+): (\d+)$')
+    _dropped = re.compile(r'^dropped: (\d+)$')
+    _drop = re.compile(r'^drop (\w+): (\d+) \(.*\)$')
+    _accounting = re.compile(r'^accounting: rx (\d+) = tx (\d+) \+ dropped (\d+): (\S+)$')
+    _mbufs = re.compile(r'^mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
+
+    def __init__(self, text):
+        self.rx, self.tx = {}, {}
+        self.decap = self.decap_ipv4 = self.decap_ipv6 = None
+        self.decap_port = {}
+        self.dropped = None
+        self.drops = {}
+        self.accounting = None
+        self.mbufs = None
+        for line in text.splitlines():
+            m = self._port.match(line)
+            if m:
+                self.rx[int(m[1])] = int(m[2])
+                self.tx[int(m[1])] = int(m[3])
+                continue
+            m = self._decap.match(line)
+            if m:
+                self.decap, self.decap_ipv4, self.decap_ipv6 = map(int, m.groups())
+                continue
+            m = self._decap_port.match(line)
+            if m:
+                self.decap_port[int(m[1])] = int(m[2])
+                continue
+            m = self._dropped.match(line)
+            if m:
+                self.dropped = int(m[1])
+                continue
+            m = self._drop.match(line)
+            if m:
+                self.drops[m[1]] = int(m[2])
+                continue
+            m = self._accounting.match(line)
+            if m:
+                self.accounting = (int(m[1]), int(m[2]), int(m[3]), m[4])
+                continue
+            m = self._mbufs.match(line)
+            if m:
+                self.mbufs = (int(m[1]), int(m[2]), m[3])
+
+    @property
+    def printed(self):
+        return self.accounting is not None
+
+
+# --- pcap files -------------------------------------------------------------
+
+def write_pcap(path, frames):
+    """Write frames (scapy packets or bytes) as an Ethernet pcap."""
+    w = PcapWriter(path, linktype=1, sync=False)
+    for f in frames:
+        w.write(bytes(f))
+    w.close()
+    return path
+
+
+def read_frames(path):
+    return [bytes(p) for p in rdpcap(path)]
+
+
+def _tshark(args):
+    p = subprocess.run([Config.tshark, '-n'] + args, capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError('tshark %s failed (%d): %s' % (' '.join(args), p.returncode,
+                                                          p.stderr))
+    return p.stdout
+
+
+CHECKSUM_PREFS = ['-o', 'ip.check_checksum:TRUE', '-o', 'udp.check_checksum:TRUE']
+
+
+def tshark_fields(path, fields, checksums=True):
+    """One dict per frame: field -> list of values (one per occurrence)."""
+    args = ['-r', path, '-T', 'fields', '-E', 'separator=/t', '-E', 'occurrence=a',
+            '-E', 'aggregator=|']
+    if checksums:
+        args += CHECKSUM_PREFS
+    for f in fields:
+        args += ['-e', f]
+    rows = []
+    for line in _tshark(args).splitlines():
+        cols = line.split('\t')
+        cols += [''] * (len(fields) - len(cols))
+        rows.append({f: (c.split('|') if c != '' else []) for f, c in zip(fields, cols)})
+    return rows
+
+
+def tshark_raw(path):
+    """The bytes of every frame, as tshark reads them (-T ek -x)."""
+    frames = []
+    for line in _tshark(['-r', path, '-T', 'ek', '-x']).splitlines():
+        doc = json.loads(line)
+        if 'layers' in doc:
+            frames.append(bytes.fromhex(doc['layers']['frame_raw']))
+    return frames
+
+
+PCAP_GLOBAL_HEADER_LEN = 24
+
+
+def tshark_count(path):
+    """Frames in a pcap file (none if it does not exist or is only the
+    pcap global header)."""
+    if not os.path.exists(path) or os.path.getsize(path) == PCAP_GLOBAL_HEADER_LEN:
+        return 0
+    return len(_tshark(['-r', path, '-T', 'fields', '-e', 'frame.number']).splitlines())
+
+
+# --- packets ------------------------------------------------------------------
+
+def ip4_cksum(hdr):
+    """RFC 1071 checksum of an IPv4 header, its checksum field taken as 0."""
+    b = bytearray(hdr)
+    b[10:12] = b'\0\0'
+    s = sum(int.from_bytes(b[i:i + 2], 'big') for i in range(0, len(b), 2))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def ip4_cksum_ok(hdr):
+    s = sum(int.from_bytes(hdr[i:i + 2], 'big') for i in range(0, len(hdr), 2))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s == 0xffff
+
+
+def forwarded_l3(inner, ecn=None):
+    """What the gateway must send for the inner packet: cut to the inner IP
+    length, TTL / hop limit - 1, ECN as given, IPv4 checksum following."""
+    b = bytearray(inner)
+    if b[0] >> 4 == 4:
+        b = b[:int.from_bytes(b[2:4], 'big')]
+        b[8] -= 1
+        if ecn is not None:
+            b[1] = (b[1] & 0xfc) | ecn
+        hl = (b[0] & 0xf) * 4
+        b[10:12] = ip4_cksum(b[:hl]).to_bytes(2, 'big')
+    else:
+        b = b[:40 + int.from_bytes(b[4:6], 'big')]
+        b[7] -= 1
+        if ecn is not None:
+            b[1] = (b[1] & 0xcf) | (ecn << 4)
+    return bytes(b)
+
+
+def tunnel_payload(frame, gre_ports=(5556,)):
+    """The inner IP packet (and anything after it up to the UDP length) of a
+    FOU frame, dissected with scapy: outer Ethernet [802.1Q], IPv4, UDP and,
+    for a GRE port, GRE removed."""
+    pkt = Ether(frame)
+    udp = pkt[UDP]
+    data = bytes(udp.payload)[:udp.len - 8]
+    if udp.dport in gre_ports:
+        g = GRE(data)
+        hl = 4 + 4 * ((g.chksum_present or g.routing_present) + g.key_present +
+                      g.seqnum_present)
+        data = data[hl:]
+    return data
+
+
+def decap_key(frame, gre_ports=(5556,)):
+    """(FOU UDP port, 'ipv4'|'ipv6') a valid FOU frame is counted under."""
+    pkt = Ether(frame)
+    inner = tunnel_payload(frame, gre_ports)
+    return pkt[UDP].dport, 'ipv4' if inner[0] >> 4 == 4 else 'ipv6'
+
+
+# --- scapy builders ------------------------------------------------------------
+
+def v4(dst='192.168.4.1', src='192.168.3.2', ttl=64, tos=0, size=None, seq=1, **kw):
+    """An inner IPv4 ICMP echo request; size: total length."""
+    p = IP(src=src, dst=dst, ttl=ttl, tos=tos, id=0x1000 + seq, **kw) / ICMP(id=0x77, seq=seq)
+    pad = 0 if size is None else size - len(p)
+    return p / Raw(bytes((seq + i) & 0xff for i in range(pad if size else 19 + seq % 7)))
+
+
+def v6(dst='fd00:41::1', src='fd00:40::2', hlim=64, tc=0, size=None, seq=1):
+    """An inner IPv6 ICMPv6 echo request; size: total length."""
+    p = IPv6(src=src, dst=dst, hlim=hlim, tc=tc, fl=0x12345) / ICMPv6EchoRequest(id=0x66, seq=seq)
+    pad = 0 if size is None else size - len(p)
+    return p / Raw(bytes((seq * 3 + i) & 0xff for i in range(pad if size else 13 + seq % 5)))
+
+
+def fou(dport, payload, sport=40000, tos=0, ttl=64, chksum=None, eth_dst=MAC_P0,
+        dst=IP_P0, options=None, flags=0, vlans=None):
+    """Ethernet / [tags] / IPv4 / UDP(dport) / payload from the FOU peer."""
+    l2 = Ether(src=MAC_PEER, dst=eth_dst)
+    if vlans:
+        for tag in vlans:
+            l2 = l2 / tag
+    ip = IP(src=IP_PEER, dst=dst, tos=tos, ttl=ttl, flags=flags, id=4242)
+    if options:
+        ip.options = options
+    return l2 / ip / UDP(sport=sport, dport=dport, chksum=chksum) / payload
+
+
+def gre(inner, c=0, k=0, s=0, seq=1):
+    """GRE with the C, K and S flags as given (scapy computes the checksum)."""
+    proto = 0x0800 if isinstance(inner, IP) else 0x86dd
+    return GRE(chksum_present=c, key_present=k, seqnum_present=s, key=0x0a0b0c0d + seq,
+               sequence_number=seq, proto=proto) / inner
+
+
+class Expected:
+    """One input frame: received on port rx, then either dropped for reason
+    or sent on port to eth_dst with the l3 bytes."""
+
+    def __init__(self, name, frame, reason=None, port=None, eth_dst=None, l3=None,
+                 decap=None, rx=0):
+        self.name = name
+        self.frame = bytes(frame)
+        self.rx = rx
+        self.reason = reason
+        self.port = port
+        self.eth_dst = eth_dst
+        self.l3 = l3
+        self.decap = decap
+
+
+class Traffic:
+    """Input captures (one per receiving port, port 0 unless said) and what
+    the gateway must do with each frame."""
+
+    def __init__(self, gre_ports=(5556,)):
+        self.cases = []
+        self.gre_ports = gre_ports
+
+    def fwd(self, name, frame, port, eth_dst, ecn=None, l3=None, rx=0):
+        """frame must leave on port to eth_dst, carrying its inner packet
+        (or l3) routed."""
+        frame = bytes(frame)
+        inner = tunnel_payload(frame, self.gre_ports)
+        self.cases.append(Expected(name, frame, port=port, eth_dst=eth_dst,
+                                   l3=l3 if l3 is not None else forwarded_l3(inner, ecn),
+                                   decap=decap_key(frame, self.gre_ports), rx=rx))
+
+    def drop(self, name, frame, reason, decap=None, rx=0):
+        assert reason in DROP_REASONS, reason
+        frame = bytes(frame)
+        if decap is None and reason in POST_DECAP_DROPS:
+            decap = decap_key(frame, self.gre_ports)
+        self.cases.append(Expected(name, frame, reason=reason, decap=decap, rx=rx))
+
+    def write(self, path):
+        """The capture of port 0 (all frames must be for port 0)."""
+        assert all(c.rx == 0 for c in self.cases)
+        return write_pcap(path, [c.frame for c in self.cases])
+
+    def write_ports(self, tmpdir):
+        """One capture per receiving port: {port: path}."""
+        return {p: write_pcap(os.path.join(tmpdir, 'in%d.pcap' % p),
+                              [c.frame for c in self.cases if c.rx == p])
+                for p in sorted({c.rx for c in self.cases})}
+
+    def received(self, port):
+        return len([c for c in self.cases if c.rx == port])
+
+    def out(self, port):
+        return [c for c in self.cases if c.reason is None and c.port == port]
+
+    def drops(self):
+        return dict(collections.Counter(c.reason for c in self.cases if c.reason))
+
+    def decap(self):
+        return [c.decap for c in self.cases if c.decap is not None]
+
+
+# --- test case base -----------------------------------------------------------
+
+def hexdiff(a, b):
+    n = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+    return ('lengths %d/%d, first difference at byte %d\n  got      %s\n  expected %s' %
+            (len(a), len(b), n, a[max(0, n - 8):n + 24].hex(), b[max(0, n - 8):n + 24].hex()))
+
+
+class GatewayTestCase(unittest.TestCase):
+    maxDiff = None
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix='fou-func-')
+        self._gateways = []
+
+    def tearDown(self):
+        for gw in self._gateways:
+            gw.stop()
+        if Config.keep:
+            sys.stderr.write('\nkept %s\n' % self.tmp)
+        else:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+    def start(self, rx, opts, nb_ports=2, idle_exit=None):
+        gw = Gateway(self.tmp, rx, nb_ports, opts, idle_exit)
+        self._gateways.append(gw)
+        return gw
+
+    def run_gw(self, rx, opts, nb_ports=2, idle_exit=IDLE_EXIT_MS):
+        run = run_gateway(self.tmp, rx, opts, nb_ports, idle_exit)
+        self.assertIsNotNone(run.rc, 'the gateway did not stop\n' + run.describe())
+        return run
+
+    # -- counters
+
+    def assertHealthy(self, run):
+        """Exit 0, every packet and every mbuf accounted for."""
+        s = run.summary
+        ctx = '\n' + run.describe()
+        self.assertEqual(run.rc, 0, 'exit status' + ctx)
+        self.assertTrue(s.printed, 'no summary' + ctx)
+        rx, tx, dropped, verdict = s.accounting
+        self.assertEqual(verdict, 'ok', ctx)
+        self.assertEqual(rx, sum(s.rx.values()), ctx)
+        self.assertEqual(tx, sum(s.tx.values()), ctx)
+        self.assertEqual(dropped, s.dropped, ctx)
+        self.assertEqual(dropped, sum(s.drops.values()), ctx)
+        self.assertEqual(rx, tx + dropped, ctx)
+        self.assertIsNotNone(s.mbufs, 'no mbuf line' + ctx)
+        self.assertEqual(s.mbufs[0], s.mbufs[1], 'mbufs missing from the pool' + ctx)
+        self.assertEqual(s.mbufs[2], 'ok', ctx)
+        self.assertEqual(s.decap, s.decap_ipv4 + s.decap_ipv6, ctx)
+        self.assertEqual(s.decap, sum(s.decap_port.values()), ctx)
+        for name in s.drops:
+            self.assertIn(name, DROP_REASONS, 'unknown drop reason' + ctx)
+
+    def assertCounters(self, run, rx, tx, drops, decap=None, fou_ports=FOU_PORTS):
+        """rx, tx: {port: n} for every port; drops: {reason: n}, exactly;
+        decap: list of (udp port, 'ipv4'|'ipv6'), one per decapsulated packet."""
+        self.assertHealthy(run)
+        s = run.summary
+        ctx = '\n' + run.describe()
+        self.assertEqual(s.rx, rx, 'rx per port' + ctx)
+        self.assertEqual(s.tx, tx, 'tx per port' + ctx)
+        self.assertEqual(s.drops, {k: v for k, v in drops.items() if v}, 'drops' + ctx)
+        if decap is not None:
+            by_fam = collections.Counter(f for _, f in decap)
+            by_port = collections.Counter(p for p, _ in decap)
+            self.assertEqual((s.decap, s.decap_ipv4, s.decap_ipv6),
+                             (len(decap), by_fam['ipv4'], by_fam['ipv6']), 'decap' + ctx)
+            self.assertEqual(s.decap_port, {p: by_port[p] for p in fou_ports},
+                             'decap per FOU port' + ctx)
+
+    def assertTraffic(self, run, traffic, nb_ports=2, port_macs=None, fou_ports=FOU_PORTS):
+        """Counters and every output frame of a Traffic run."""
+        self.assertCounters(run, rx={p: traffic.received(p) for p in range(nb_ports)},
+                            tx={p: len(traffic.out(p)) for p in range(nb_ports)},
+                            drops=traffic.drops(), decap=traffic.decap(), fou_ports=fou_ports)
+        for port in range(nb_ports):
+            self.assertOutput(run.outputs[port], traffic.out(port), port_macs[port])
+
+    # -- output frames
+
+    def assertOutput(self, pcap, expected, src_mac):
+        """The frames of pcap are exactly expected (list of Expected), in
+        order (the frames of one port's capture keep their order; between
+        two ports' captures it is not defined): Ethernet to eth_dst from
+        src_mac, then the l3 bytes (the IPv4 checksum compared by validity,
+        which fixes its value)."""
+        raw = tshark_raw(pcap)
+        fields = tshark_fields(pcap, ['eth.dst', 'eth.src', 'eth.type', 'vlan.id', 'ip.ttl',
+                                      'ip.checksum.status', 'ip.dsfield.ecn', 'ipv6.hlim',
+                                      'ipv6.tclass.ecn'])
+        names = [e.name for e in expected]
+        self.assertEqual(len(raw), len(expected),
+                         '%s: %d frames, expected %d: %s' % (os.path.basename(pcap), len(raw),
+                                                             len(expected), names))
+        self.assertEqual(len(fields), len(expected))
+        for got, f, exp in zip(raw, fields, expected):
+            what = '%s: frame for %r' % (os.path.basename(pcap), exp.name)
+            self.assertEqual(f['eth.dst'], [exp.eth_dst], what + ': eth dst')
+            self.assertEqual(f['eth.src'], [src_mac.lower()], what + ': eth src')
+            self.assertEqual(f['vlan.id'], [], what + ': VLAN tag left')
+            l3 = exp.l3
+            if l3[0] >> 4 == 4:
+                self.assertEqual(f['eth.type'], ['0x0800'], what)
+                self.assertEqual(f['ip.ttl'], [str(l3[8])], what + ': ttl')
+                self.assertEqual(f['ip.checksum.status'], ['1'],
+                                 what + ': IPv4 checksum (tshark: 0 bad, 1 good)')
+                self.assertEqual(f['ip.dsfield.ecn'], [str(l3[1] & 3)], what + ': ECN')
+            else:
+                self.assertEqual(f['eth.type'], ['0x86dd'], what)
+                self.assertEqual(f['ipv6.hlim'], [str(l3[7])], what + ': hop limit')
+                self.assertEqual(f['ipv6.tclass.ecn'], [str((l3[1] >> 4) & 3)], what + ': ECN')
+            self.assertEqual(got[0:6], bytes.fromhex(exp.eth_dst.replace(':', '')), what)
+            self.assertEqual(got[6:12], bytes.fromhex(src_mac.replace(':', '')), what)
+            body = got[14:]
+            if l3[0] >> 4 == 4:
+                hl = (l3[0] & 0xf) * 4
+                self.assertTrue(ip4_cksum_ok(body[:hl]), what + ': IPv4 header checksum')
+                body = body[:10] + l3[10:12] + body[12:]
+            self.assertTrue(body == l3, what + ': inner packet not bit-exact\n' +
+                            hexdiff(body, l3))
+
+    def assertNoOutput(self, run, nb_ports=2):
+        for port in range(nb_ports):
+            self.assertEqual(tshark_count(run.outputs[port]), 0,
+                             'port %d sent something' % port)
+
+
+def wait_for(predicate, timeout, interval=0.05):
+    """Poll predicate until it returns a true value or timeout seconds pass."""
+    end = time.monotonic() + timeout
+    while True:
+        v = predicate()
+        if v or time.monotonic() > end:
+            return v
+        time.sleep(interval)
+

@@ -1,0 +1,144 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Case 5: command-line and config-file errors. Each run has a valid setup
+and a capture that would be forwarded, plus one bad option: the gateway must
+exit with status 2, say on stderr which option or statement is wrong (one
+message: the first error stops everything), print no summary and send
+nothing."""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fou_testlib as ft  # noqa: E402
+
+# The bad options come after a valid setup (before it for missing arguments,
+# which must be last). '{cfg}' is the path of a config file holding the
+# test's `config` text, '{tmp}' the test's temporary directory.
+IDLE = ['--idle-exit', '500']
+BAD_OPTIONS = {
+    # name: (options, config file text or None, strings stderr must hold)
+    'port_unknown_protocol': (['--port', '5566:foo'], None,
+                              ['--port 5566:foo', "'foo'"]),
+    'port_udp_0': (['--port', '0:ipip'], None, ['--port 0:ipip']),
+    'port_udp_70000': (['--port', '70000:ipip'], None, ['--port 70000:ipip']),
+    'port_protocol_256': (['--port', '5566:256'], None, ['--port 5566:256']),
+    'port_protocol_0': (['--port', '5566:0'], None, ['--port 5566:0']),
+    'port_no_colon': (['--port', '5566'], None, ['--port 5566']),
+    'port_duplicate': (['--port', '5555:gre'], None, ['--port 5555:gre', '5555']),
+    # 255 FOU ports fit (FOU_MAX_UDP_PORTS), the 256th does not
+    'port_too_many': ([x for p in range(6000, 6253) for x in ('--port', '%d:gre' % p)], None,
+                      ['--port 6252:gre']),
+    'route_prefix_length_33': (['--route', '10.1.0.0/33,dev=1,via=192.168.1.2'], None,
+                               ['--route 10.1.0.0/33,dev=1,via=192.168.1.2']),
+    'route_prefix_not_an_address': (['--route', '10.1.0/16,dev=1,via=192.168.1.2'], None,
+                                    ['--route 10.1.0/16,dev=1,via=192.168.1.2']),
+    'route_prefix_host_bits': (['--route', '10.1.0.1/16,dev=1,via=192.168.1.2'], None,
+                               ['--route 10.1.0.1/16,dev=1,via=192.168.1.2']),
+    'route_ipv6_prefix_length_129': (['--route', 'fd00:99::/129,dev=1,via=fd00:1::2'], None,
+                                     ['--route fd00:99::/129,dev=1,via=fd00:1::2']),
+    'addr_bad_prefix_length': (['--addr', '1,192.168.9.1/abc'], None,
+                               ['--addr 1,192.168.9.1/abc']),
+    'neigh_mac_too_short': (['--neigh', '192.168.1.5,dev=1,lladdr=02:00:00:00:01'], None,
+                            ['--neigh 192.168.1.5,dev=1,lladdr=02:00:00:00:01']),
+    'neigh_mac_not_hex': (['--neigh', '192.168.1.5,dev=1,lladdr=02:00:00:00:01:zz'], None,
+                          ['--neigh 192.168.1.5,dev=1,lladdr=02:00:00:00:01:zz']),
+    'neigh_mac_multicast': (['--neigh', '192.168.1.5,dev=1,lladdr=01:00:5e:00:00:01'], None,
+                            ['--neigh 192.168.1.5,dev=1,lladdr=01:00:5e:00:00:01']),
+    'link_mac_malformed': (['--link', '1,address=02:00:c0:a8:01'], None,
+                           ['--link 1,address=02:00:c0:a8:01']),
+    'route_unknown_dpdk_port': (['--route', '10.1.0.0/16,dev=7,via=192.168.1.2'], None,
+                                ['--route 10.1.0.0/16,dev=7,via=192.168.1.2', '7']),
+    'addr_unknown_dpdk_port': (['--addr', '7,10.7.0.1/24'], None, ['--addr 7,10.7.0.1/24']),
+    'neigh_unknown_dpdk_port': (['--neigh', '192.168.1.5,dev=7,lladdr=02:00:00:00:01:05'], None,
+                                ['--neigh 192.168.1.5,dev=7,lladdr=02:00:00:00:01:05']),
+    'link_unknown_dpdk_port': (['--link', '7,mtu=1400'], None, ['--link 7,mtu=1400']),
+    'link_mtu_too_small': (['--link', '1,mtu=67'], None, ['--link 1,mtu=67']),
+    'route_via_not_connected': (['--route', '10.1.0.0/16,dev=1,via=10.2.2.2'], None,
+                                ['--route 10.1.0.0/16,dev=1,via=10.2.2.2', '10.2.2.2']),
+    'route_via_on_another_port': (['--route', '10.1.0.0/16,dev=1,via=10.99.0.7'], None,
+                                  ['--route 10.1.0.0/16,dev=1,via=10.99.0.7']),
+    'route_duplicate': (['--route', '192.168.4.0/24,dev=1,via=192.168.1.3'], None,
+                        ['--route 192.168.4.0/24,dev=1,via=192.168.1.3']),
+    'route_unknown_key': (['--route', '10.1.0.0/16,dev=1,gw=192.168.1.2'], None,
+                          ['--route 10.1.0.0/16,dev=1,gw=192.168.1.2', 'gw']),
+    'route_missing_dev': (['--route', '10.1.0.0/16,via=192.168.1.2'], None,
+                          ['--route 10.1.0.0/16,via=192.168.1.2', 'dev']),
+    'addr_duplicate': (['--addr', '0,10.99.0.1/24'], None, ['--addr 0,10.99.0.1/24']),
+    'neigh_duplicate': (['--neigh', '192.168.1.2,dev=1,lladdr=02:00:00:00:01:09'], None,
+                        ['--neigh 192.168.1.2,dev=1,lladdr=02:00:00:00:01:09']),
+    'unknown_option': (['--bogus', 'x'], None, ['--bogus', 'unknown option']),
+    'unknown_short_option': (['-x'], None, ['-x', 'unknown option']),
+    'unexpected_argument': (['stray'], None, ['stray']),
+    'missing_argument_port': (IDLE + ['--port'], None, ['--port', 'argument']),
+    'missing_argument_config': (IDLE + ['--config'], None, ['--config', 'argument']),
+    'idle_exit_zero': (['--idle-exit', '0'], None, ['--idle-exit 0']),
+    'idle_exit_not_a_number': (['--idle-exit', '1s'], None, ['--idle-exit 1s']),
+    'config_missing_file': (['--config', '{cfg}.missing'], None, ['{cfg}.missing']),
+    'config_unknown_statement': (['--config', '{cfg}'],
+                                 '# FOU ports\nport = 5566:ipip\nporte = 5567:gre\n',
+                                 ['{cfg}', 'porte']),
+    'config_bad_value': (['--config', '{cfg}'],
+                         'port = 5566:ipip\nport = 5567:foo   # typo\n',
+                         ['{cfg}', 'port = 5567:foo', "'foo'"]),
+    'config_bad_route': (['--config', '{cfg}'],
+                         'route = 10.1.0.0/16,dev=1,via=10.2.2.2\n',
+                         ['{cfg}', 'route = 10.1.0.0/16,dev=1,via=10.2.2.2']),
+    'config_line_without_equals': (['--config', '{cfg}'],
+                                   '# command-line syntax by mistake\nport 5567:gre\n',
+                                   ['{cfg}', 'port 5567:gre']),
+    'config_section': (['--config', '{cfg}'], '[main]\nport = 5567:gre\n', ['{cfg}', 'section']),
+    'config_empty_value': (['--config', '{cfg}'], 'port =\n', ['{cfg}']),
+    'config_is_a_directory': (['--config', '{tmp}'], None, ['{tmp}']),
+}
+
+
+class CommandLineErrors(ft.GatewayTestCase):
+    def check_error(self, opts, config, expect):
+        cfg = self.path('gw.conf')
+        if config is not None:
+            with open(cfg, 'w') as f:
+                f.write(config)
+        opts = [o.replace('{cfg}', cfg).replace('{tmp}', self.tmp) for o in opts]
+        expect = [e.replace('{cfg}', cfg).replace('{tmp}', self.tmp) for e in expect]
+        # the valid setup first, the bad option last
+        run = self.run_gw({0: ft.linux_capture('ipip-nocsum')},
+                          ([] if opts[:2] == IDLE else IDLE) + ft.BASE_OPTS + opts,
+                          idle_exit=None)
+        ctx = '\n' + run.describe()
+        self.assertEqual(run.rc, 2, 'exit status' + ctx)
+        msgs = [ln for ln in run.stderr.splitlines() if ln.startswith('dpdk-fou:')]
+        self.assertEqual(len(msgs), 1, 'one error message' + ctx)
+        for e in expect:
+            self.assertIn(e, msgs[0], ctx)
+        self.assertFalse(run.summary.printed, 'summary printed' + ctx)
+        self.assertIsNone(run.summary.mbufs, ctx)
+        self.assertEqual(run.summary.rx, {}, ctx)
+        self.assertNotIn('worker lcore', run.stdout, 'started' + ctx)
+        for port in (0, 1):
+            self.assertEqual(ft.tshark_count(run.outputs[port]), 0, 'port %d sent' % port)
+
+    def test_valid_setup_runs(self):
+        """The setup the error cases start from is valid and forwards."""
+        run = self.run_gw({0: ft.linux_capture('ipip-nocsum')}, IDLE + ft.BASE_OPTS,
+                          idle_exit=None)
+        self.assertCounters(run, rx={0: 11, 1: 0}, tx={0: 0, 1: 9}, drops={'not_local': 2})
+
+    def test_help(self):
+        run = self.run_gw({}, ['--help'], idle_exit=None)
+        self.assertEqual(run.rc, 0, run.describe())
+        for opt in ('--port', '--addr', '--route', '--neigh', '--link', '--config',
+                    '--idle-exit'):
+            self.assertIn(opt, run.stdout)
+        self.assertFalse(run.summary.printed)
+
+
+def _add(name, case):
+    setattr(CommandLineErrors, 'test_' + name, lambda self: self.check_error(*case))
+
+
+for _name, _case in BAD_OPTIONS.items():
+    _add(_name, _case)
+
+if __name__ == '__main__':
+    ft.main()

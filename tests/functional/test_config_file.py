@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Case 6: the setup of case 1 given by --config files (NAME = ARG lines,
+'#' comments) must behave exactly as the same setup on the command line:
+same counters, same bytes out of every port."""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fou_testlib as ft  # noqa: E402
+from test_linux_captures import capture_traffic  # noqa: E402
+
+# ft.BASE_OPTS as a commented config file
+CONFIG = """\
+# dpdk-fou functional test: the FOU peer 10.99.0.2 on port 0, the inner
+# networks behind next hops on port 1.
+
+# ports: MAC addresses
+link = 0,address=%(MAC_P0)s
+link = 1,address=%(MAC_P1)s      # port 1: the inner side
+
+# local addresses
+addr = 0,10.99.0.1/24
+addr = 1,192.168.1.1/24
+   addr   =   1,fd00:1::1/64
+
+# FOU receive ports, as `ip fou add port N ipproto P`
+port = 5555:ipip
+port = 5556:gre
+port = 5557:sit
+
+# inner routes, each through its own next hop
+route = 192.168.4.0/24,dev=1,via=192.168.1.2
+route = 192.168.47.0/24,dev=1,via=192.168.1.3
+route = fd00:41::/64,dev=1,via=fd00:1::2
+neigh = 192.168.1.2,dev=1,lladdr=%(MAC_NH_IPIP)s
+neigh = 192.168.1.3,dev=1,lladdr=%(MAC_NH_GRE)s
+neigh = fd00:1::2,dev=1,lladdr=%(MAC_NH_SIT)s
+""" % vars(ft)
+
+
+def statements(text):
+    """The non-comment lines of a config text."""
+    return [ln.split('#')[0].strip() for ln in text.splitlines() if ln.split('#')[0].strip()]
+
+
+def summary_lines(run):
+    return [ln for ln in run.stdout.splitlines() if not ln.startswith('dpdk-fou: stopped after')]
+
+
+class ConfigFile(ft.GatewayTestCase):
+    @classmethod
+    def setUpClass(cls):
+        """One command-line run over all six captures: the reference."""
+        cls.class_tmp = tempfile.mkdtemp(prefix='fou-func-')
+        cls.traffic = ft.Traffic()
+        for name in ft.LINUX_CAPTURES:
+            cls.traffic.cases += capture_traffic(name).cases
+        cls.input = cls.traffic.write(os.path.join(cls.class_tmp, 'linux-all.pcap'))
+        os.mkdir(os.path.join(cls.class_tmp, 'ref'))
+        cls.ref = ft.run_gateway(os.path.join(cls.class_tmp, 'ref'), {0: cls.input},
+                                 ft.BASE_OPTS)
+        cls.ref_out = {p: ft.tshark_raw(cls.ref.outputs[p]) for p in (0, 1)}
+
+    @classmethod
+    def tearDownClass(cls):
+        if not ft.Config.keep:
+            shutil.rmtree(cls.class_tmp, ignore_errors=True)
+
+    def write(self, name, text):
+        with open(self.path(name), 'w') as f:
+            f.write(text)
+        return self.path(name)
+
+    def check_traffic(self, run):
+        self.assertTraffic(run, self.traffic, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1})
+        self.assertEqual(run.summary.tx, {0: 0, 1: 54})
+        self.assertEqual(run.summary.drops, {'not_local': 12})
+
+    def check_same_as_command_line(self, opts):
+        run = self.run_gw({0: self.input}, opts)
+        self.check_traffic(run)
+        self.assertEqual(summary_lines(run), summary_lines(self.ref))
+        for port in (0, 1):
+            self.assertEqual(ft.tshark_raw(run.outputs[port]), self.ref_out[port],
+                             'port %d output differs from the command-line run' % port)
+
+    def test_command_line(self):
+        """The reference run itself."""
+        self.check_traffic(self.ref)
+
+    def test_config_file(self):
+        self.assertEqual(len(statements(CONFIG)), len(ft.BASE_OPTS) // 2)
+        self.check_same_as_command_line(['--config', self.write('gw.conf', CONFIG)])
+
+    def test_config_file_any_order(self):
+        """Statements refer to others defined later in the file."""
+        text = '\n'.join(reversed(CONFIG.splitlines())) + '\n'
+        self.check_same_as_command_line(['--config', self.write('gw.conf', text)])
+
+    def test_config_files_and_command_line(self):
+        """Two config files and command-line statements make one setup."""
+        lines = statements(CONFIG)
+        ports = [ln for ln in lines if ln.startswith('port')]
+        routes = [ln for ln in lines if ln.startswith(('route', 'neigh'))]
+        rest = [ln for ln in lines if ln not in ports and ln not in routes]
+        opts = ['--config', self.write('routes.conf', '# routes\n' + '\n'.join(routes) + '\n')]
+        for ln in ports:
+            name, arg = (x.strip() for x in ln.split('=', 1))
+            opts += ['--' + name, arg]
+        opts += ['--config', self.write('base.conf', '\r\n'.join(rest) + '\r\n')]
+        self.check_same_as_command_line(opts)
+
+
+if __name__ == '__main__':
+    ft.main()
