@@ -729,7 +729,8 @@ test_inner_ihl_bad(void **state)
 	}
 }
 
-/* IHL beyond the tunnel payload: the header itself is cut short. */
+/* A larger IHL that still fits the payload: the header checksum, now over
+ * 40 bytes, no longer holds. */
 static void
 test_inner_ihl_beyond_payload(void **state)
 {
@@ -737,7 +738,7 @@ test_inner_ihl_beyond_payload(void **state)
 
 	(void)state;
 	build_ipip(&p, true);
-	p.b[p.inner] = 0x4a;	/* 40 bytes of header in a 36-byte payload */
+	p.b[p.inner] = 0x4a;	/* 40 bytes of header */
 	unit_fix(&p);
 	PKT_DROP(gw, &p, FOU_DROP_INNER_TRUNCATED);
 }
