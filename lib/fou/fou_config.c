@@ -18,8 +18,8 @@
 
 /*
  * What rte_cfgfile does not report: a file that cannot be opened (it says
- * only "failed"), a directory (read as an empty file) and a line without
- * '=' (skipped silently). Comments as rte_cfgfile sees them: from the first
+ * only "failed"), a directory (read as an empty file), a line without '='
+ * (skipped silently) and a name or value too long (truncated). Comments as rte_cfgfile sees them: from the first
  * '#' not preceded by a backslash.
  */
 static int
@@ -44,17 +44,26 @@ fou_config_check(const char *path, struct fou_err *err)
 		return -EISDIR;
 	}
 	while (ret == 0 && getline(&line, &cap, f) >= 0) {
-		char *hash = strchr(line, '#'), *p = line;
+		char *hash = strchr(line, '#'), *p = line, *eq;
 
 		lineno++;
 		if (hash != NULL && (hash == line || hash[-1] != '\\'))
 			*hash = '\0';
 		p += strspn(p, " \t\r\n");
 		p[strcspn(p, "\r\n")] = '\0';
-		if (*p != '\0' && *p != '[' && strchr(p, '=') == NULL) {
+		if (*p == '\0' || *p == '[')
+			continue;
+		eq = strchr(p, '=');
+		if (eq == NULL) {
 			fou_err_set(err, "%s:%u: '%.*s' is not a NAME = VALUE line", path, lineno,
 				    64, p);
 			ret = -EINVAL;
+		} else if ((size_t)(eq - p) >= CFG_NAME_LEN ||
+			   strlen(eq + 1 + strspn(eq + 1, " \t")) >= CFG_VALUE_LEN) {
+			/* rte_cfgfile would cut it short without a word */
+			fou_err_set(err, "%s:%u: name longer than %d or value longer than %d characters",
+				    path, lineno, CFG_NAME_LEN - 1, CFG_VALUE_LEN - 1);
+			ret = -E2BIG;
 		}
 	}
 	if (ret == 0 && ferror(f)) {

@@ -150,6 +150,29 @@ test_config_line_without_equals(void **state)
 	assert_non_null(strstr(err.msg, path));
 }
 
+/* rte_cfgfile keeps 255 characters of a value: a longer one is an error,
+ * not a statement that silently lost its end. */
+static void
+test_config_value_too_long(void **state)
+{
+	struct calls c = { 0 };
+	struct fou_err err;
+	char text[400];
+
+	(void)state;
+	/* 255 characters of value are kept whole */
+	snprintf(text, sizeof(text), "route = %0255d\n", 0);
+	assert_int_equal(load(text, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(strlen(c.arg[0]), 255);
+	c.n = 0;
+	snprintf(text, sizeof(text), "port = 5555:ipip\nroute = %0256d\n", 0);
+	assert_int_equal(load(text, &c, &err), -E2BIG);
+	assert_int_equal(c.n, 0);
+	assert_non_null(strstr(err.msg, ":2: "));
+	assert_non_null(strstr(err.msg, "value longer than 255"));
+}
+
 static void
 test_config_empty_value(void **state)
 {
@@ -297,6 +320,7 @@ main(int argc, char **argv)
 		T(test_config_statements),
 		T(test_config_empty),
 		T(test_config_line_without_equals),
+		T(test_config_value_too_long),
 		T(test_config_empty_value),
 		T(test_config_section),
 		T(test_config_unknown_statement),
