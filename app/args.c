@@ -27,29 +27,27 @@ struct fou_app_stmts {
 	const char *cfg_path;	/* while loading a config file */
 };
 
-static const char *const fou_app_stmt_names[] = { "port", "addr", "route", "neigh", "link" };
+/* Statements come from the library's table: the command line, the config
+ * file and telemetry share one vocabulary. */
+#define FOU_APP_MAX_STMTS 16
 
 void
 fou_app_usage(const char *prgname)
 {
+	const char *name;
+	unsigned int i;
+
 	printf("Usage: %s [EAL options] -- [options]\n"
 	       "\n"
-	       "Statements (repeatable; the same NAME = ARG lines in a --config file):\n"
-	       "  --port UDPPORT:PROTO         FOU receive port, as `ip fou add port UDPPORT ipproto N`;\n"
-	       "                               PROTO: ipip, sit (alias ipv6), gre or an IP protocol number\n"
-	       "  --addr PORTID,IP/PLEN        local address on a DPDK port (IPv4 or IPv6)\n"
-	       "  --route PREFIX,dev=PORTID[,via=IP]\n"
-	       "                               route for inner packets (IPv4 or IPv6)\n"
-	       "  --neigh IP,dev=PORTID,lladdr=MAC\n"
-	       "                               static neighbour\n"
-	       "  --link PORTID[,address=MAC][,mtu=N]\n"
-	       "                               set a port's MAC address and L3 MTU (default 1500)\n"
-	       "Other options:\n"
+	       "Statements (repeatable; the same NAME = ARG lines in a --config file):\n",
+	       prgname);
+	for (i = 0; (name = fou_stmt_name(i)) != NULL; i++)
+		printf("  --%s %s\n      %s\n", name, fou_stmt_usage(name), fou_stmt_help(name));
+	printf("Other options:\n"
 	       "  --config FILE                read statements from FILE\n"
 	       "  --idle-exit MS               stop once no packet has arrived for MS milliseconds\n"
 	       "                               (offline runs over pcap files)\n"
-	       "  --help                       this text\n",
-	       prgname);
+	       "  --help                       this text\n");
 }
 
 static int
@@ -104,8 +102,15 @@ fou_app_cfg_stmt(void *ctx, const char *name, const char *arg, struct fou_err *e
 
 	snprintf(origin, sizeof(origin), "%s: %s = %s", s->cfg_path, name, arg);
 	if (fou_stmt_rank(name) < 0) {
-		fou_err_set(err, "%s: unknown statement '%s' (expected one of port, addr, route, neigh, link)",
-			    s->cfg_path, name);
+		char known[128] = "";
+		const char *n;
+		unsigned int i;
+
+		for (i = 0; (n = fou_stmt_name(i)) != NULL; i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", n);
+		fou_err_set(err, "%s: unknown statement '%s' (expected one of %s)", s->cfg_path,
+			    name, known);
 		return -EINVAL;
 	}
 	if (fou_app_stmt_push(s, name, arg, origin) < 0) {
@@ -129,21 +134,21 @@ enum {
 	OPT_CONFIG = 256,
 	OPT_IDLE_EXIT,
 	OPT_HELP,
-	OPT_STMT,	/* + index into fou_app_stmt_names */
+	OPT_STMT,	/* + the statement's rank */
 };
 
 int
 fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts)
 {
-	struct option longopts[RTE_DIM(fou_app_stmt_names) + 4];
+	struct option longopts[FOU_APP_MAX_STMTS + 4];
 	struct fou_app_stmts stmts = { 0 };
 	struct fou_err err = { "" };
 	unsigned int i;
 	int opt, ret = 0;
 	char origin[512];
 
-	for (i = 0; i < RTE_DIM(fou_app_stmt_names); i++)
-		longopts[i] = (struct option){ fou_app_stmt_names[i], required_argument, NULL,
+	for (i = 0; i < FOU_APP_MAX_STMTS && fou_stmt_name(i) != NULL; i++)
+		longopts[i] = (struct option){ fou_stmt_name(i), required_argument, NULL,
 					       OPT_STMT + (int)i };
 	longopts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
 	longopts[i++] = (struct option){ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT };
@@ -192,9 +197,9 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 			ret = -1;
 			break;
 		default:
-			snprintf(origin, sizeof(origin), "--%s %s",
-				 fou_app_stmt_names[opt - OPT_STMT], optarg);
-			ret = fou_app_stmt_push(&stmts, fou_app_stmt_names[opt - OPT_STMT], optarg,
+			snprintf(origin, sizeof(origin), "--%s %s", fou_stmt_name(opt - OPT_STMT),
+				 optarg);
+			ret = fou_app_stmt_push(&stmts, fou_stmt_name(opt - OPT_STMT), optarg,
 						origin);
 			break;
 		}

@@ -175,7 +175,10 @@ int fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct 
 /* Order in which statements must be applied (links before addresses ...);
  * -1 for an unknown name. */
 int fou_stmt_rank(const char *name);
+/* The statement of that rank, NULL past the last: lists the vocabulary. */
+const char *fou_stmt_name(unsigned int rank);
 const char *fou_stmt_usage(const char *name);
+const char *fou_stmt_help(const char *name);
 
 /* Parsers for the pieces of statements, exposed for the app and the tests. */
 int fou_parse_u32(const char *s, uint32_t max, uint32_t *out);

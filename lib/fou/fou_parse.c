@@ -120,6 +120,7 @@ struct fou_fields {
 struct fou_stmt {
 	const char *name;
 	const char *usage;
+	const char *help;
 	unsigned int npos;			/* positional fields, all required */
 	const char *keys[FOU_STMT_MAX_FIELDS];	/* allowed keys, NULL-terminated */
 	int (*apply)(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err);
@@ -353,12 +354,25 @@ fou_stmt_link(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 
 /* In application order: what a statement refers to comes before it. */
 static const struct fou_stmt fou_stmts[] = {
-	{ "link", "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, fou_stmt_link },
-	{ "addr", "PORTID,IP/PLEN", 2, { NULL }, fou_stmt_addr },
-	{ "neigh", "IP,dev=PORTID,lladdr=MAC", 1, { "dev", "lladdr" }, fou_stmt_neigh },
-	{ "port", "UDPPORT:PROTO", 1, { NULL }, fou_stmt_port },
-	{ "route", "PREFIX,dev=PORTID[,via=IP]", 1, { "dev", "via" }, fou_stmt_route },
+	{ "link", "PORTID[,address=MAC][,mtu=N]",
+	  "set a port's MAC address and L3 MTU (default 1500)",
+	  1, { "address", "mtu" }, fou_stmt_link },
+	{ "addr", "PORTID,IP/PLEN", "local address on a DPDK port (IPv4 or IPv6)",
+	  2, { NULL }, fou_stmt_addr },
+	{ "neigh", "IP,dev=PORTID,lladdr=MAC", "static neighbour",
+	  1, { "dev", "lladdr" }, fou_stmt_neigh },
+	{ "port", "UDPPORT:PROTO",
+	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number",
+	  1, { NULL }, fou_stmt_port },
+	{ "route", "PREFIX,dev=PORTID[,via=IP]", "route for inner packets (IPv4 or IPv6)",
+	  1, { "dev", "via" }, fou_stmt_route },
 };
+
+const char *
+fou_stmt_name(unsigned int rank)
+{
+	return rank < RTE_DIM(fou_stmts) ? fou_stmts[rank].name : NULL;
+}
 
 static const struct fou_stmt *
 fou_stmt_find(const char *name)
@@ -369,6 +383,14 @@ fou_stmt_find(const char *name)
 		if (strcmp(fou_stmts[i].name, name) == 0)
 			return &fou_stmts[i];
 	return NULL;
+}
+
+const char *
+fou_stmt_help(const char *name)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	return st == NULL ? NULL : st->help;
 }
 
 int

@@ -222,6 +222,12 @@ test_stmt_rank_usage(void **state)
 	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID[,via=IP]");
 	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO");
 	assert_null(fou_stmt_usage("tunnel"));
+	/* fou_stmt_name() lists every statement once, in rank order */
+	assert_string_equal(fou_stmt_name((unsigned int)fou_stmt_rank("route")), "route");
+	assert_string_equal(fou_stmt_name(0), "link");
+	assert_null(fou_stmt_name(5));
+	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
+	assert_null(fou_stmt_help("tunnel"));
 }
 
 /* Empty fields and stray separators, for every statement. */
