@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
@@ -66,6 +68,42 @@ fou_app_monitor(struct fou_gw *gw, const struct fou_app_opts *opts)
 	}
 }
 
+/* One line per tunnel: its configuration, or what it sent. */
+static void
+fou_app_print_tunnels(struct fou_gw *gw, bool counters)
+{
+	unsigned int n = fou_tunnel_list(gw, NULL, 0), i;
+	struct fou_tunnel_info *ti;
+
+	if (n == 0)
+		return;
+	ti = calloc(n, sizeof(*ti));
+	if (ti == NULL)
+		return;
+	n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
+	for (i = 0; i < n; i++) {
+		const struct fou_tunnel_conf *c = &ti[i].conf;
+		char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN];
+
+		if (counters) {
+			printf("tunnel %s: encapsulated %" PRIu64 " (%" PRIu64 " bytes)\n", c->name,
+			       ti[i].tx_packets, ti[i].tx_bytes);
+			continue;
+		}
+		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));
+		inet_ntop(AF_INET, &c->remote.v4, r, sizeof(r));
+		printf("tunnel %s: %s local %s remote %s encap %s", c->name, fou_proto_name(c->type),
+		       l, r, c->encap_fou ? "fou" : "none");
+		if (c->encap_fou)
+			printf(" dport %u", c->encap_dport);
+		if (ti[i].mtu != 0)
+			printf(" mtu %u\n", ti[i].mtu);
+		else
+			printf(" (no route to remote)\n");
+	}
+	free(ti);
+}
+
 static void
 fou_app_print_config(struct fou_gw *gw, unsigned int nb_workers)
 {
@@ -91,6 +129,7 @@ fou_app_print_config(struct fou_gw *gw, unsigned int nb_workers)
 		printf("fou port %u: ipproto %u (%s)\n", info[i].udp_port, info[i].ipproto,
 		       name != NULL ? name : "no handler");
 	}
+	fou_app_print_tunnels(gw, false);
 	fflush(stdout);
 }
 
@@ -122,6 +161,13 @@ fou_app_print_stats(struct fou_gw *gw)
 	n = fou_port_list(gw, info, RTE_DIM(info));
 	for (i = 0; i < n; i++)
 		printf("decap fou port %u: %" PRIu64 "\n", info[i].udp_port, s.decap[info[i].slot]);
+	if (s.decap[0] != 0)
+		printf("decap plain: %" PRIu64 "\n", s.decap[0]);
+	fou_app_print_tunnels(gw, true);
+	for (i = 0; i < FOU_ICMP_MAX; i++)
+		if (s.icmp_out[i] != 0)
+			printf("sent %s: %" PRIu64 " (%s)\n", fou_icmp_name(i), s.icmp_out[i],
+			       fou_icmp_desc(i));
 	drops = fou_stats_drops(&s);
 	printf("dropped: %" PRIu64 "\n", drops);
 	for (i = 0; i < FOU_DROP_MAX; i++)

@@ -33,17 +33,17 @@
 	X(ETH_OTHER_HOST, eth_other_host, "unicast frame for another MAC address") \
 	X(ARP, arp, "ARP (not answered yet; use static neighbours)") \
 	X(NOT_IP, not_ip, "ethertype that is neither IPv4, IPv6 nor ARP") \
-	X(OUTER_IPV6, outer_ipv6, "IPv6 outer packet (FOU receive is over IPv4)") \
 	X(HDR_SPLIT, hdr_split, "headers not contiguous in the first mbuf segment") \
-	X(IP_TRUNCATED, ip_truncated, "frame ends inside the outer IPv4 header") \
-	X(IP_HDR_BAD, ip_hdr_bad, "outer IPv4 version is not 4, or IHL < 5") \
-	X(IP_CKSUM_BAD, ip_cksum_bad, "outer IPv4 header checksum wrong") \
-	X(IP_LEN_BAD, ip_len_bad, "outer IPv4 total length below the header or beyond the frame") \
-	X(OUTER_MARTIAN, outer_martian, "outer source is loopback, multicast, 0/8, broadcast or ours") \
-	X(NOT_LOCAL, not_local, "outer destination is not a local address") \
-	X(IP_FRAGMENT, ip_fragment, "outer IPv4 fragment (not reassembled)") \
-	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP (no local stack)") \
-	X(UDP_TRUNCATED, udp_truncated, "outer IPv4 payload shorter than a UDP header") \
+	X(IP_TRUNCATED, ip_truncated, "frame ends inside the IPv4 or IPv6 header") \
+	X(IP_HDR_BAD, ip_hdr_bad, "IP version does not match the ethertype, or IPv4 IHL < 5") \
+	X(IP_CKSUM_BAD, ip_cksum_bad, "IPv4 header checksum wrong") \
+	X(IP_LEN_BAD, ip_len_bad, "IP length below the header or beyond the frame") \
+	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
+	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination (no local stack)") \
+	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address (FOU receive is over IPv4; no local stack)") \
+	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
+	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP or a plain tunnel (no local stack)") \
+	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
 	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \
 	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port") \
@@ -59,11 +59,14 @@
 	X(INNER_CKSUM_BAD, inner_cksum_bad, "inner IPv4 header checksum wrong") \
 	X(INNER_MARTIAN, inner_martian, "inner source or destination that is never forwarded") \
 	X(ECN_DROP, ecn_drop, "outer CE on an inner Not-ECT packet (RFC 6040)") \
-	X(NO_ROUTE, no_route, "no route to the inner destination") \
+	X(NO_ROUTE, no_route, "no route to the destination, or to a tunnel's remote") \
 	X(INNER_LOCAL, inner_local, "inner destination is a local address (no local stack)") \
-	X(TTL_EXCEEDED, ttl_exceeded, "inner TTL / hop limit would reach 0") \
-	X(MTU_EXCEEDED, mtu_exceeded, "inner packet larger than the egress MTU") \
+	X(TTL_EXCEEDED, ttl_exceeded, "TTL / hop limit would reach 0, and no ICMP error may be sent about it") \
+	X(MTU_EXCEEDED, mtu_exceeded, "larger than the egress or tunnel MTU: IPv4 without DF, or no ICMP error may be sent about it") \
+	X(ICMP_RATELIMITED, icmp_ratelimited, "TTL expired or too big, and the ICMP error was rate-limited") \
+	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop") \
+	X(NO_HEADROOM, no_headroom, "mbuf headroom too small for the outer headers") \
 	X(TX_FULL, tx_full, "egress queue full")
 
 enum fou_drop {
@@ -81,8 +84,26 @@ enum fou_inner {
 };
 
 /*
+ * ICMP errors the gateway sends: X(ENUM, name, description). The packet
+ * that caused one leaves as the error (same mbuf), so it counts as tx.
+ */
+#define FOU_ICMP_KINDS(X) \
+	X(FRAG_NEEDED, icmp_frag_needed, "ICMP destination unreachable, fragmentation needed") \
+	X(TIME_EXCEEDED, icmp_time_exceeded, "ICMP time exceeded in transit") \
+	X(PKT_TOO_BIG, icmp6_pkt_too_big, "ICMPv6 packet too big") \
+	X(TIME_EXCEEDED6, icmp6_time_exceeded, "ICMPv6 hop limit exceeded in transit")
+
+enum fou_icmp_kind {
+#define FOU_ICMP_ENUM(e, n, d) FOU_ICMP_##e,
+	FOU_ICMP_KINDS(FOU_ICMP_ENUM)
+#undef FOU_ICMP_ENUM
+	FOU_ICMP_MAX
+};
+
+/*
  * Counters of one lcore. Written only by that lcore (FOU_STAT_ADD), read by
  * the main lcore and the telemetry thread, which sum them over lcores.
+ * decap[0] counts plain (encap none) IPIP/SIT/GRE received.
  */
 struct fou_lcore_stats {
 	uint64_t rx[RTE_MAX_ETHPORTS];		/* from rx_burst, per port */
@@ -90,6 +111,13 @@ struct fou_lcore_stats {
 	uint64_t drop[FOU_DROP_MAX];
 	uint64_t decap[FOU_MAX_UDP_PORTS + 1];	/* per FOU port slot */
 	uint64_t decap_inner[FOU_INNER_MAX];
+	uint64_t icmp_out[FOU_ICMP_MAX];
+
+	/* Data-path state of the owning lcore, not counters. Zeroed is a
+	 * valid start. */
+	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
+	uint64_t icmp_tsc;			/* ICMP token bucket: last refill, 0 = full */
+	uint64_t icmp_credit;			/* TSC cycles; an error costs hz / rate */
 } __rte_cache_aligned;
 
 /* Relaxed atomic store: the owner is the only writer, readers never tear. */
@@ -111,6 +139,7 @@ struct fou_gw_params {
 	uint32_t max_routes6;
 	uint32_t max_neighs;
 	uint32_t max_nexthops;
+	uint32_t max_tunnels;
 	int socket_id;
 };
 
@@ -144,6 +173,42 @@ int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 int fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		  const struct rte_ether_addr *mac, struct fou_err *err);
 
+/*
+ * A tunnel, as `ip link add NAME type ipip|sit|gre local L remote R ...
+ * encap fou encap-sport auto encap-dport P`. fou_tunnel_conf_default()
+ * gives iproute2's defaults. The outer header is IPv4.
+ */
+#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
+struct fou_tunnel_conf {
+	char name[FOU_TUNNEL_NAMESIZE];
+	uint8_t type;		/* IPPROTO_IPIP, IPPROTO_IPV6 (sit) or IPPROTO_GRE */
+	struct fou_ip local, remote;
+	uint8_t ttl;		/* 0: inherit from the inner packet */
+	bool tos_inherit;
+	uint8_t tos;		/* when not inherited; ECN bits come from the inner */
+	bool pmtudisc;		/* outer DF always (else copied from an IPv4 inner) */
+	bool encap_fou;		/* false: plain IPIP/SIT/GRE */
+	uint16_t encap_sport;	/* 0: a hash of the inner flow (auto) */
+	uint16_t encap_dport;
+	bool encap_csum;	/* UDP checksum; else 0 */
+	bool key_set;		/* GRE key (okey) */
+	uint32_t key;
+	bool gre_csum;		/* GRE checksum (ocsum) */
+	bool gre_seq;		/* GRE sequence numbers (oseq) */
+};
+
+void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
+int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);
+/* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
+int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
+			 struct fou_err *err);
+/* encap-sport auto picks from [min, max]; default 32768-60999 as Linux'
+ * ip_local_port_range. */
+int fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_err *err);
+/* ICMP errors: at most rate per second per lcore after a burst; rate 0
+ * sends none. Default 1000/s, burst 50 (Linux' icmp_msgs_per_sec/burst). */
+int fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err);
+
 /* Read-only views for the summary and telemetry. */
 struct fou_port_info {
 	uint16_t udp_port;
@@ -153,6 +218,17 @@ struct fou_port_info {
 /* Fills up to n entries sorted by UDP port; returns the total count. */
 unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
 const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
+
+struct fou_tunnel_info {
+	struct fou_tunnel_conf conf;
+	uint16_t mtu;		/* tunnel MTU now: egress MTU - overhead; 0 unresolved */
+	uint16_t overhead;	/* outer IPv4 + UDP + GRE bytes */
+	uint64_t tx_packets;	/* encapsulated, summed over lcores */
+	uint64_t tx_bytes;	/* inner bytes encapsulated */
+};
+/* Fills up to n entries in creation order; returns the total count. */
+unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,
+			     unsigned int n);
 
 bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
@@ -165,6 +241,8 @@ uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
 const char *fou_inner_name(enum fou_inner i);
+const char *fou_icmp_name(enum fou_icmp_kind k);
+const char *fou_icmp_desc(enum fou_icmp_kind k);
 
 /*
  * Statements: the vocabulary shared by the command line (--NAME ARG), the
@@ -193,7 +271,8 @@ typedef int (*fou_stmt_cb)(void *ctx, const char *name, const char *arg, struct 
 int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err);
 
 /*
- * Data path. Classify, decapsulate, route and rewrite n received packets.
+ * Data path. Classify, decapsulate, route, encapsulate and rewrite n
+ * received packets; a packet that needs an ICMP error leaves as the error.
  * Forwarded packets are moved to the front of pkts with their egress port in
  * out_port[]; dropped ones are freed and counted in st. Returns the number
  * forwarded. The caller counts rx before and tx after.

@@ -2,12 +2,13 @@
 /*
  * The statement vocabulary: `port 5555:ipip`, `addr 0,10.0.0.1/24`,
  * `route 10.1.0.0/16,dev=1,via=10.0.1.254`, `neigh 10.0.1.254,dev=1,lladdr=MAC`,
- * `link 1,address=MAC,mtu=1500`. The command line, the config file and
+ * `link 1,address=MAC,mtu=1500`, `tunnel t1,type=ipip,local=..,remote=..,
+ * encap-dport=5555`, `route 10.2.0.0/16,dev=t1`, `sport-range`, `icmp-rate`. The command line, the config file and
  * telemetry hand (name, argument) here; nothing else parses them.
  *
  * An argument is comma-separated: positional fields first, then key=value
- * pairs with iproute2's key names. Unknown, repeated or empty keys are
- * errors.
+ * pairs and bare words (flags such as pmtudisc) with iproute2's names.
+ * Unknown, repeated or empty keys are errors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 
 #include "fou_private.h"
 
-#define FOU_STMT_MAX_FIELDS 8
+#define FOU_STMT_MAX_FIELDS 16
 
 int
 fou_parse_u32(const char *s, uint32_t max, uint32_t *out)
@@ -123,6 +124,7 @@ struct fou_stmt {
 	const char *help;
 	unsigned int npos;			/* positional fields, all required */
 	const char *keys[FOU_STMT_MAX_FIELDS];	/* allowed keys, NULL-terminated */
+	const char *flags[FOU_STMT_MAX_FIELDS];	/* allowed words without a value */
 	int (*apply)(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err);
 };
 
@@ -146,21 +148,34 @@ fou_fields_split(const struct fou_stmt *st, const char *arg, struct fou_fields *
 	for (tok = strtok_r(f->buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 
-		if (eq == NULL) {
-			if (f->nkv != 0 || f->npos == st->npos) {
-				fou_err_set(err, "unexpected '%s' (usage: %s)", tok, st->usage);
-				return -EINVAL;
-			}
+		if (eq == NULL && f->nkv == 0 && f->npos < st->npos) {
 			f->pos[f->npos++] = tok;
 			continue;
 		}
-		*eq = '\0';
-		for (k = 0; st->keys[k] != NULL; k++)
-			if (strcmp(st->keys[k], tok) == 0)
-				break;
-		if (st->keys[k] == NULL) {
-			fou_err_set(err, "unknown parameter '%s' (usage: %s)", tok, st->usage);
-			return -EINVAL;
+		if (eq == NULL) {
+			for (k = 0; st->flags[k] != NULL; k++)
+				if (strcmp(st->flags[k], tok) == 0)
+					break;
+			if (st->flags[k] == NULL) {
+				fou_err_set(err, "unexpected '%s' (usage: %s)", tok, st->usage);
+				return -EINVAL;
+			}
+			eq = tok + strlen(tok);	/* a flag: present, empty value */
+		} else {
+			*eq = '\0';
+			for (k = 0; st->keys[k] != NULL; k++)
+				if (strcmp(st->keys[k], tok) == 0)
+					break;
+			if (st->keys[k] == NULL) {
+				fou_err_set(err, "unknown parameter '%s' (usage: %s)", tok,
+					    st->usage);
+				return -EINVAL;
+			}
+			if (eq[1] == '\0') {
+				fou_err_set(err, "parameter '%s' has no value", tok);
+				return -EINVAL;
+			}
+			eq++;
 		}
 		for (i = 0; i < f->nkv; i++) {
 			if (strcmp(f->key[i], tok) == 0) {
@@ -168,12 +183,12 @@ fou_fields_split(const struct fou_stmt *st, const char *arg, struct fou_fields *
 				return -EINVAL;
 			}
 		}
-		if (eq[1] == '\0') {
-			fou_err_set(err, "parameter '%s' has no value", tok);
+		if (f->nkv == FOU_STMT_MAX_FIELDS) {
+			fou_err_set(err, "too many parameters (usage: %s)", st->usage);
 			return -EINVAL;
 		}
 		f->key[f->nkv] = tok;
-		f->val[f->nkv++] = eq + 1;
+		f->val[f->nkv++] = eq;
 	}
 	if (f->npos < st->npos) {
 		fou_err_set(err, "missing fields (usage: %s)", st->usage);
@@ -269,6 +284,13 @@ fou_stmt_addr(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_addr_add(gw, port, &ip, err);
 }
 
+/* dev=: a DPDK port number, or a tunnel name (never all digits). */
+static bool
+fou_dev_is_port(const char *dev)
+{
+	return strspn(dev, "0123456789") == strlen(dev);
+}
+
 static int
 fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
@@ -280,9 +302,16 @@ fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
 	if (ret < 0)
 		return ret;
-	dev = fou_fields_need(f, "dev", "PORTID", err);
+	dev = fou_fields_need(f, "dev", "PORTID|TUNNEL", err);
 	if (dev == NULL)
 		return -EINVAL;
+	if (!fou_dev_is_port(dev)) {
+		if (via_s != NULL) {
+			fou_err_set(err, "via is not allowed with a tunnel (dev=%s)", dev);
+			return -EINVAL;
+		}
+		return fou_route_add_tunnel(gw, &prefix, dev, err);
+	}
 	ret = fou_field_dev(dev, &port, err);
 	if (ret == 0 && via_s != NULL)
 		ret = fou_parse_ip(via_s, false, &via, err);
@@ -352,20 +381,216 @@ fou_stmt_link(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_iface_set(gw, port, &mac, mtu, err);
 }
 
+/* A number in decimal or 0x hex, at most max. */
+static int
+fou_parse_num(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (s[2] == '\0' || strspn(s + 2, "0123456789abcdefABCDEF") != strlen(s + 2))
+			return -EINVAL;
+		errno = 0;
+		v = strtoul(s + 2, &end, 16);
+		if (errno != 0 || v > max)
+			return -ERANGE;
+		*out = (uint32_t)v;
+		return 0;
+	}
+	return fou_parse_u32(s, max, out);
+}
+
+/* Both words of a pair given: the operator meant two things. */
+static int
+fou_fields_pair(const struct fou_fields *f, const char *yes, const char *no, bool *val,
+		struct fou_err *err)
+{
+	bool y = fou_fields_get(f, yes) != NULL, n = fou_fields_get(f, no) != NULL;
+
+	if (y && n) {
+		fou_err_set(err, "'%s' and '%s' contradict each other", yes, no);
+		return -EINVAL;
+	}
+	if (y || n)
+		*val = y;
+	return 0;
+}
+
+static int
+fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *type, *v;
+	struct fou_tunnel_conf c;
+	uint32_t n;
+	int ret;
+
+	fou_tunnel_conf_default(&c);
+	if (rte_strscpy(c.name, f->pos[0], sizeof(c.name)) < 0) {
+		fou_err_set(err, "tunnel name '%s' longer than %zu characters", f->pos[0],
+			    sizeof(c.name) - 1);
+		return -EINVAL;
+	}
+	type = fou_fields_need(f, "type", "ipip|sit|gre", err);
+	if (type == NULL)
+		return -EINVAL;
+	if (strcmp(type, "ipip") == 0) {
+		c.type = IPPROTO_IPIP;
+	} else if (strcmp(type, "sit") == 0) {
+		c.type = IPPROTO_IPV6;
+	} else if (strcmp(type, "gre") == 0) {
+		c.type = IPPROTO_GRE;
+	} else {
+		fou_err_set(err, "type '%s' is not ipip, sit or gre", type);
+		return -EINVAL;
+	}
+	v = fou_fields_need(f, "local", "IP", err);
+	if (v == NULL)
+		return -EINVAL;
+	ret = fou_parse_ip(v, false, &c.local, err);
+	if (ret < 0)
+		return ret;
+	v = fou_fields_need(f, "remote", "IP", err);
+	if (v == NULL)
+		return -EINVAL;
+	ret = fou_parse_ip(v, false, &c.remote, err);
+	if (ret < 0)
+		return ret;
+	v = fou_fields_get(f, "ttl");
+	if (v != NULL && strcmp(v, "inherit") != 0) {
+		if (fou_parse_u32(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "ttl '%s' is not inherit or 0-255", v);
+			return -EINVAL;
+		}
+		c.ttl = (uint8_t)n;	/* 0 is inherit, as in iproute2 */
+	}
+	v = fou_fields_get(f, "tos");
+	if (v != NULL) {
+		if (strcmp(v, "inherit") == 0) {
+			c.tos_inherit = true;
+		} else if (fou_parse_num(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "tos '%s' is not inherit or 0-255 (0xNN)", v);
+			return -EINVAL;
+		} else {
+			c.tos = (uint8_t)n;
+		}
+	}
+	ret = fou_fields_pair(f, "pmtudisc", "nopmtudisc", &c.pmtudisc, err);
+	if (ret == 0)
+		ret = fou_fields_pair(f, "encap-csum", "noencap-csum", &c.encap_csum, err);
+	if (ret < 0)
+		return ret;
+	v = fou_fields_get(f, "encap");
+	if (v != NULL) {
+		if (strcmp(v, "none") == 0) {
+			c.encap_fou = false;
+		} else if (strcmp(v, "fou") != 0) {
+			fou_err_set(err, "encap '%s' is not fou or none", v);
+			return -EINVAL;
+		}
+	}
+	v = fou_fields_get(f, "encap-sport");
+	if (v != NULL && strcmp(v, "auto") != 0) {
+		if (fou_parse_u32(v, UINT16_MAX, &n) < 0 || n == 0) {
+			fou_err_set(err, "encap-sport '%s' is not auto or 1-65535", v);
+			return -EINVAL;
+		}
+		c.encap_sport = (uint16_t)n;
+	}
+	v = fou_fields_get(f, "encap-dport");
+	if (v != NULL) {
+		if (fou_parse_u32(v, UINT16_MAX, &n) < 0 || n == 0) {
+			fou_err_set(err, "encap-dport '%s' is not 1-65535", v);
+			return -EINVAL;
+		}
+		c.encap_dport = (uint16_t)n;
+	}
+	v = fou_fields_get(f, "key");
+	if (v != NULL) {
+		struct in_addr a;
+
+		/* iproute2 takes a number or a dotted quad */
+		if (fou_parse_num(v, UINT32_MAX, &n) == 0) {
+			c.key = n;
+		} else if (inet_pton(AF_INET, v, &a) == 1) {
+			c.key = rte_be_to_cpu_32(a.s_addr);
+		} else {
+			fou_err_set(err, "key '%s' is not 0-4294967295 or a dotted quad", v);
+			return -EINVAL;
+		}
+		c.key_set = true;
+	}
+	c.gre_csum = fou_fields_get(f, "csum") != NULL;
+	c.gre_seq = fou_fields_get(f, "seq") != NULL;
+	return fou_tunnel_add(gw, &c, err);
+}
+
+static int
+fou_stmt_sport_range(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	char *dash = strchr(f->pos[0], '-');
+	uint32_t lo, hi;
+
+	if (dash == NULL) {
+		fou_err_set(err, "'%s' is not MIN-MAX", f->pos[0]);
+		return -EINVAL;
+	}
+	*dash = '\0';
+	if (fou_parse_u32(f->pos[0], UINT16_MAX, &lo) < 0 ||
+	    fou_parse_u32(dash + 1, UINT16_MAX, &hi) < 0) {
+		fou_err_set(err, "'%s-%s' is not MIN-MAX with ports 1-65535", f->pos[0], dash + 1);
+		return -EINVAL;
+	}
+	return fou_sport_range_set(gw, (uint16_t)lo, (uint16_t)hi, err);
+}
+
+static int
+fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *b = fou_fields_get(f, "burst");
+	uint32_t rate, burst = 50;
+
+	if (fou_parse_u32(f->pos[0], UINT32_MAX, &rate) < 0) {
+		fou_err_set(err, "'%s' is not a number of errors per second", f->pos[0]);
+		return -EINVAL;
+	}
+	if (b != NULL && fou_parse_u32(b, UINT32_MAX, &burst) < 0) {
+		fou_err_set(err, "burst '%s' is not a number", b);
+		return -EINVAL;
+	}
+	return fou_icmp_rate_set(gw, rate, burst, err);
+}
+
 /* In application order: what a statement refers to comes before it. */
 static const struct fou_stmt fou_stmts[] = {
+	{ "sport-range", "MIN-MAX",
+	  "UDP source ports for encap-sport auto (default 32768-60999, Linux' ip_local_port_range)",
+	  1, { NULL }, { NULL }, fou_stmt_sport_range },
+	{ "icmp-rate", "PERSEC[,burst=N]",
+	  "ICMP errors sent per second per lcore after a burst (default 1000, burst 50; 0: none)",
+	  1, { "burst" }, { NULL }, fou_stmt_icmp_rate },
 	{ "link", "PORTID[,address=MAC][,mtu=N]",
 	  "set a port's MAC address and L3 MTU (default 1500)",
-	  1, { "address", "mtu" }, fou_stmt_link },
+	  1, { "address", "mtu" }, { NULL }, fou_stmt_link },
 	{ "addr", "PORTID,IP/PLEN", "local address on a DPDK port (IPv4 or IPv6)",
-	  2, { NULL }, fou_stmt_addr },
+	  2, { NULL }, { NULL }, fou_stmt_addr },
 	{ "neigh", "IP,dev=PORTID,lladdr=MAC", "static neighbour",
-	  1, { "dev", "lladdr" }, fou_stmt_neigh },
+	  1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh },
 	{ "port", "UDPPORT:PROTO",
 	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number",
-	  1, { NULL }, fou_stmt_port },
-	{ "route", "PREFIX,dev=PORTID[,via=IP]", "route for inner packets (IPv4 or IPv6)",
-	  1, { "dev", "via" }, fou_stmt_route },
+	  1, { NULL }, { NULL }, fou_stmt_port },
+	{ "tunnel",
+	  "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
+	  "[,pmtudisc|nopmtudisc][,encap=fou|none][,encap-sport=auto|N][,encap-dport=N]"
+	  "[,encap-csum|noencap-csum][,key=N][,csum][,seq]",
+	  "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou ...`",
+	  1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
+	       "key" },
+	  { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "csum", "seq" },
+	  fou_stmt_tunnel },
+	{ "route", "PREFIX,dev=PORTID|TUNNEL[,via=IP]",
+	  "route (IPv4 or IPv6) out of a port, or into a tunnel",
+	  1, { "dev", "via" }, { NULL }, fou_stmt_route },
 };
 
 const char *

@@ -14,6 +14,7 @@ enum fou_nh_type {
 	FOU_NH_LOCAL = 1,	/* one of our addresses */
 	FOU_NH_CONNECTED,	/* on-link: the destination is the neighbour */
 	FOU_NH_GATEWAY,		/* via a gateway on the port */
+	FOU_NH_TUNNEL,		/* into a tunnel: encapsulate */
 };
 
 /* A next hop; routes sharing one share the entry. Immutable once used. */
@@ -21,6 +22,7 @@ struct fou_nexthop {
 	uint8_t type;		/* enum fou_nh_type; 0 = free slot */
 	uint8_t family;
 	uint16_t port;
+	uint32_t tunnel;	/* FOU_NH_TUNNEL: index into gw->tunnels */
 	uint32_t refcnt;	/* control only */
 	struct fou_ip gw;	/* FOU_NH_GATEWAY */
 };
@@ -39,6 +41,48 @@ struct fou_iface {
 	struct rte_ether_addr mac;
 	uint16_t mtu;		/* L3 MTU */
 	uint8_t enabled;
+	uint8_t has_addr4, has_addr6;
+	rte_be32_t addr4;	/* first address: source of our ICMP errors */
+	uint8_t addr6[16];
+};
+
+/* Tunnel flags read per packet. */
+#define FOU_TUN_TTL_INHERIT 0x01
+#define FOU_TUN_TOS_INHERIT 0x02
+#define FOU_TUN_SPORT_AUTO 0x04
+#define FOU_TUN_UDP_CSUM 0x08
+#define FOU_TUN_GRE_CSUM 0x10
+#define FOU_TUN_GRE_SEQ 0x20
+#define FOU_TUN_FOU 0x40
+
+/* Outer IPv4 (20) + UDP (8) + GRE with checksum, key and sequence (16). */
+#define FOU_TUN_HDR_MAX 44
+
+/*
+ * A tunnel. The first cache line is what the data path reads: a pre-built
+ * outer header patched per packet (lengths, TTL, TOS, ID, checksums).
+ */
+struct fou_tunnel {
+	uint8_t hdr[FOU_TUN_HDR_MAX];	/* IPv4 [+ UDP] [+ GRE] template */
+	uint8_t hdr_len;
+	uint8_t gre_off;		/* offset of the GRE header, 0: none */
+	uint8_t flags;			/* FOU_TUN_* */
+	uint8_t seq_off;		/* offset of the GRE sequence number */
+	rte_be32_t remote;		/* routed per packet to find the egress */
+	uint32_t idx;
+	uint32_t seq;			/* next GRE sequence number (atomic) */
+	/* control only */
+	struct fou_tunnel_conf conf;
+	uint32_t refcnt;		/* routes into it */
+	uint8_t used;
+} __rte_cache_aligned;
+static_assert(offsetof(struct fou_tunnel, conf) <= RTE_CACHE_LINE_SIZE,
+	      "tunnel data-path fields exceed a cache line");
+
+/* Per lcore, per tunnel: written by the lcore, summed by the control side. */
+struct fou_tun_stats {
+	uint64_t packets;
+	uint64_t bytes;
 };
 
 struct fou_udp_port {
@@ -66,10 +110,20 @@ struct fou_gw {
 	struct fou_iface iface[RTE_MAX_ETHPORTS];
 	uint8_t udp_slot[65536];		/* UDP dport -> slot, 0 = not FOU */
 	struct fou_udp_port udp[FOU_MAX_UDP_PORTS + 1];
+	uint8_t plain_rx[256];			/* IP proto -> an encap-none tunnel has it */
+	struct fou_tunnel *tunnels;		/* max_tunnels entries */
+	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
+	uint16_t sport_min, sport_max;
+	uint32_t icmp_rate, icmp_burst;
+	uint8_t has_addr4, has_addr6;		/* fallback ICMP source */
+	rte_be32_t addr4;
+	uint8_t addr6[16];
 
 	/* control only */
 	struct fou_gw_params params;
 	uint32_t nb_nh;
+	uint32_t nb_tunnels;
+	struct rte_hash *tun_names;		/* name -> index */
 	unsigned int nb_addrs;
 	struct fou_addr addrs[FOU_MAX_ADDRS];
 	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */

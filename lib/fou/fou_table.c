@@ -17,7 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 
-#include "fou_private.h"
+#include "fou_fwd.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)
@@ -38,6 +38,7 @@ fou_gw_params_default(struct fou_gw_params *p)
 	p->max_routes6 = 65536;
 	p->max_neighs = 4096;
 	p->max_nexthops = 4096;
+	p->max_tunnels = 1024;
 	p->socket_id = SOCKET_ID_ANY;
 }
 
@@ -85,6 +86,16 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	});
 	if (gw->neigh == NULL)
 		goto fail;
+	fou_obj_name(name, sizeof(name), "tun", gw);
+	gw->tun_names = rte_hash_create(&(struct rte_hash_parameters){
+		.name = name,
+		.entries = RTE_MAX(p->max_tunnels, 8u),
+		.key_len = FOU_TUNNEL_NAMESIZE,
+		.hash_func = rte_hash_crc,
+		.socket_id = p->socket_id,
+	});
+	if (gw->tun_names == NULL)
+		goto fail;
 	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
 	gw->neigh_mac = rte_zmalloc_socket("fou_neigh_mac",
 					   sizeof(*gw->neigh_mac) * p->max_neighs,
@@ -93,8 +104,18 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 				    RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * RTE_MAX_LCORE,
 				       RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL)
+	gw->tunnels = rte_zmalloc_socket("fou_tunnels", sizeof(*gw->tunnels) * p->max_tunnels,
+					 RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->tun_stats = rte_zmalloc_socket("fou_tun_stats", sizeof(*gw->tun_stats) *
+					   (size_t)p->max_tunnels * RTE_MAX_LCORE,
+					   RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL ||
+	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
 		goto fail;
+	gw->sport_min = 32768;
+	gw->sport_max = 60999;
+	gw->icmp_rate = 1000;
+	gw->icmp_burst = 50;
 	return gw;
 
 fail:
@@ -112,6 +133,9 @@ fou_gw_free(struct fou_gw *gw)
 	rte_lpm_free(gw->lpm4);
 	rte_lpm6_free(gw->lpm6);
 	rte_hash_free(gw->neigh);
+	rte_hash_free(gw->tun_names);
+	rte_free(gw->tunnels);
+	rte_free(gw->tun_stats);
 	rte_free(gw->neigh_mac);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
@@ -323,7 +347,7 @@ fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n
 /* Find or allocate a next hop; returns its index, or -ENOSPC. */
 static int
 fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
-	   const struct fou_ip *via)
+	   const struct fou_ip *via, uint32_t tunnel)
 {
 	uint32_t i, free_slot = UINT32_MAX;
 
@@ -336,7 +360,8 @@ fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
 			continue;
 		}
 		if (nh->type == type && nh->family == family && nh->port == port &&
-		    (type != FOU_NH_GATEWAY || fou_ip_equal(&nh->gw, via))) {
+		    (type != FOU_NH_GATEWAY || fou_ip_equal(&nh->gw, via)) &&
+		    (type != FOU_NH_TUNNEL || nh->tunnel == tunnel)) {
 			nh->refcnt++;
 			return (int)i;
 		}
@@ -347,6 +372,7 @@ fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
 		.type = type,
 		.family = family,
 		.port = port,
+		.tunnel = tunnel,
 		.refcnt = 1,
 	};
 	if (type == FOU_NH_GATEWAY)
@@ -413,7 +439,7 @@ fou_route_uninstall(struct fou_gw *gw, const struct fou_ip *prefix)
  * Returns the next hop index. */
 static int
 fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
-		 const struct fou_ip *via, struct fou_err *err)
+		 const struct fou_ip *via, uint32_t tunnel, struct fou_err *err)
 {
 	int nh, ret;
 
@@ -421,7 +447,7 @@ fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, u
 		fou_err_set(err, "a route to %s/%u exists", IPSTR(prefix), prefix->plen);
 		return -EEXIST;
 	}
-	nh = fou_nh_get(gw, type, prefix->family, port, via);
+	nh = fou_nh_get(gw, type, prefix->family, port, via, tunnel);
 	if (nh < 0) {
 		fou_err_set(err, "too many next hops (at most %u)", gw->params.max_nexthops);
 		return nh;
@@ -447,25 +473,34 @@ fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip)
 	return NULL;
 }
 
-int
-fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
-	      const struct fou_ip *via, struct fou_err *err)
+static int
+fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err)
 {
 	struct fou_ip masked = *prefix;
-	unsigned int i;
-	int ret;
 
-	ret = fou_iface_check(gw, port, err);
-	if (ret < 0)
-		return ret;
 	fou_ip_mask(&masked, prefix->plen);
 	if (!fou_ip_equal(&masked, prefix)) {
 		fou_err_set(err, "%s/%u has host bits set (the prefix is %s/%u)", IPSTR(prefix),
 			    prefix->plen, IPSTR(&masked), prefix->plen);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int
+fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
+	      const struct fou_ip *via, struct fou_err *err)
+{
+	unsigned int i;
+	int ret;
+
+	ret = fou_iface_check(gw, port, err);
+	if (ret == 0)
+		ret = fou_prefix_check(prefix, err);
+	if (ret < 0)
+		return ret;
 	if (via == NULL) {
-		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, err);
+		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, 0, err);
 		return ret < 0 ? ret : 0;
 	}
 
@@ -490,7 +525,7 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 			    IPSTR(via), port);
 		return -ENETUNREACH;
 	}
-	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, err);
+	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, 0, err);
 	return ret < 0 ? ret : 0;
 }
 
@@ -547,11 +582,11 @@ fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 		fou_err_set(err, "a route to %s/%u exists", IPSTR(&net), net.plen);
 		return -EEXIST;
 	}
-	local_nh = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, err);
+	local_nh = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, err);
 	if (local_nh < 0)
 		return local_nh;
 	if (add_net) {
-		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, err);
+		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, err);
 		if (ret < 0) {
 			fou_route_uninstall(gw, &host);
 			fou_nh_put(gw, (uint32_t)local_nh);
@@ -559,6 +594,26 @@ fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 		}
 	}
 	gw->addrs[gw->nb_addrs++] = (struct fou_addr){ .port = port, .ip = *addr };
+	/* the first address of a family is the source of ICMP errors */
+	if (addr->family == AF_INET) {
+		if (!gw->iface[port].has_addr4) {
+			gw->iface[port].addr4 = addr->v4;
+			gw->iface[port].has_addr4 = 1;
+		}
+		if (!gw->has_addr4) {
+			gw->addr4 = addr->v4;
+			gw->has_addr4 = 1;
+		}
+	} else {
+		if (!gw->iface[port].has_addr6) {
+			memcpy(gw->iface[port].addr6, addr->v6, 16);
+			gw->iface[port].has_addr6 = 1;
+		}
+		if (!gw->has_addr6) {
+			memcpy(gw->addr6, addr->v6, 16);
+			gw->has_addr6 = 1;
+		}
+	}
 	return 0;
 }
 
@@ -605,6 +660,348 @@ fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 	}
 	gw->neigh_mac[pos] = *mac;
 	return 0;
+}
+
+/* --- tunnels --------------------------------------------------------- */
+
+void
+fou_tunnel_conf_default(struct fou_tunnel_conf *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->tos_inherit = false;	/* iproute2: tos 0 unless "tos inherit" */
+	c->pmtudisc = true;
+	c->encap_fou = true;
+}
+
+/* Tunnel names as Linux interface names; never all digits, so that
+ * dev=N stays a DPDK port number. */
+static int
+fou_tunnel_name_check(const char *name, struct fou_err *err)
+{
+	size_t i, len = strnlen(name, FOU_TUNNEL_NAMESIZE);
+	bool digits = true;
+
+	if (len == 0 || len == FOU_TUNNEL_NAMESIZE) {
+		fou_err_set(err, "tunnel name must be 1-%u characters", FOU_TUNNEL_NAMESIZE - 1);
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' || ch == '.')) {
+			fou_err_set(err, "tunnel name '%s': only letters, digits, '_', '-', '.'",
+				    name);
+			return -EINVAL;
+		}
+		digits = digits && ch >= '0' && ch <= '9';
+	}
+	if (digits) {
+		fou_err_set(err, "tunnel name '%s' is all digits (that names a DPDK port)", name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+fou_tunnel_find(const struct fou_gw *gw, const char *name)
+{
+	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
+	void *data;
+
+	if (strnlen(name, FOU_TUNNEL_NAMESIZE) == FOU_TUNNEL_NAMESIZE)
+		return -ENOENT;
+	strcpy(key, name);
+	if (rte_hash_lookup_data(gw->tun_names, key, &data) < 0)
+		return -ENOENT;
+	return (int)(uintptr_t)data;
+}
+
+static int
+fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
+		      struct fou_err *err)
+{
+	const char *type = fou_proto_name(c->type);
+	uint32_t i;
+	int ret;
+
+	ret = fou_tunnel_name_check(c->name, err);
+	if (ret < 0)
+		return ret;
+	if (fou_tunnel_find(gw, c->name) >= 0) {
+		fou_err_set(err, "tunnel %s exists", c->name);
+		return -EEXIST;
+	}
+	if (type == NULL) {
+		fou_err_set(err, "tunnel type must be ipip, sit or gre");
+		return -EINVAL;
+	}
+	if (c->local.family != AF_INET || c->remote.family != AF_INET) {
+		fou_err_set(err, "local and remote must be IPv4 addresses (the outer header is IPv4)");
+		return -EINVAL;
+	}
+	if (!fou_ip_is_unicast(&c->remote)) {
+		fou_err_set(err, "remote %s is not a unicast address", IPSTR(&c->remote));
+		return -EINVAL;
+	}
+	if (fou_addr_find(gw, &c->local) == NULL) {
+		fou_err_set(err, "local %s is not an address of the gateway (add it first)",
+			    IPSTR(&c->local));
+		return -EADDRNOTAVAIL;
+	}
+	if (fou_addr_find(gw, &c->remote) != NULL) {
+		fou_err_set(err, "remote %s is an address of the gateway", IPSTR(&c->remote));
+		return -EINVAL;
+	}
+	if (c->ttl != 0 && !c->pmtudisc) {
+		/* iproute2: a fixed TTL forces path MTU discovery */
+		fou_err_set(err, "nopmtudisc needs ttl=inherit");
+		return -EINVAL;
+	}
+	if (c->encap_fou && c->encap_dport == 0) {
+		fou_err_set(err, "encap=fou needs encap-dport");
+		return -EINVAL;
+	}
+	if (!c->encap_fou && (c->encap_dport != 0 || c->encap_sport != 0 || c->encap_csum)) {
+		fou_err_set(err, "encap-sport, encap-dport and encap-csum need encap=fou");
+		return -EINVAL;
+	}
+	if (c->type != IPPROTO_GRE && (c->key_set || c->gre_csum || c->gre_seq)) {
+		fou_err_set(err, "key, csum and seq are GRE options; tunnel %s is %s", c->name,
+			    type);
+		return -EINVAL;
+	}
+	/* ip_tunnel_find: one tunnel per type, endpoints and key */
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		const struct fou_tunnel_conf *o = &gw->tunnels[i].conf;
+
+		if (gw->tunnels[i].used && o->type == c->type &&
+		    o->local.v4 == c->local.v4 && o->remote.v4 == c->remote.v4 &&
+		    o->key_set == c->key_set && (!c->key_set || o->key == c->key)) {
+			fou_err_set(err, "tunnel %s has the same type, endpoints%s", o->name,
+				    c->type == IPPROTO_GRE ? " and key" : "");
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/* The outer header every packet of the tunnel starts from. */
+static void
+fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)t->hdr;
+	uint8_t *p = t->hdr + sizeof(*ip);
+	uint16_t gflags = 0;
+
+	memset(t->hdr, 0, sizeof(t->hdr));
+	t->flags = 0;
+	*ip = (struct rte_ipv4_hdr){
+		.version_ihl = RTE_IPV4_VHL_DEF,
+		.type_of_service = c->tos_inherit ? 0 : (uint8_t)(c->tos & ~3u),
+		.fragment_offset = c->pmtudisc ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0,
+		.time_to_live = c->ttl,
+		.next_proto_id = c->encap_fou ? IPPROTO_UDP : c->type,
+		.src_addr = c->local.v4,
+		.dst_addr = c->remote.v4,
+	};
+	if (c->ttl == 0)
+		t->flags |= FOU_TUN_TTL_INHERIT;
+	if (c->tos_inherit)
+		t->flags |= FOU_TUN_TOS_INHERIT;
+	if (c->encap_fou) {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)p;
+
+		udp->src_port = rte_cpu_to_be_16(c->encap_sport);
+		udp->dst_port = rte_cpu_to_be_16(c->encap_dport);
+		t->flags |= FOU_TUN_FOU;
+		if (c->encap_sport == 0)
+			t->flags |= FOU_TUN_SPORT_AUTO;
+		if (c->encap_csum)
+			t->flags |= FOU_TUN_UDP_CSUM;
+		p += sizeof(*udp);
+	}
+	t->gre_off = 0;
+	t->seq_off = 0;
+	if (c->type == IPPROTO_GRE) {
+		t->gre_off = (uint8_t)(p - t->hdr);
+		p += 4;
+		if (c->gre_csum) {
+			gflags |= FOU_GRE_C;
+			t->flags |= FOU_TUN_GRE_CSUM;
+			p += 4;
+		}
+		if (c->key_set) {
+			rte_be32_t key = rte_cpu_to_be_32(c->key);
+
+			gflags |= FOU_GRE_K;
+			memcpy(p, &key, 4);
+			p += 4;
+		}
+		if (c->gre_seq) {
+			gflags |= FOU_GRE_S;
+			t->flags |= FOU_TUN_GRE_SEQ;
+			t->seq_off = (uint8_t)(p - t->hdr);
+			p += 4;
+		}
+		t->hdr[t->gre_off] = (uint8_t)(gflags >> 8);
+		t->hdr[t->gre_off + 1] = (uint8_t)gflags;
+	}
+	t->hdr_len = (uint8_t)(p - t->hdr);
+	t->remote = c->remote.v4;
+}
+
+int
+fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err)
+{
+	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
+	struct fou_tunnel *t;
+	uint32_t idx;
+	int ret;
+
+	ret = fou_tunnel_conf_check(gw, c, err);
+	if (ret < 0)
+		return ret;
+	for (idx = 0; idx < gw->params.max_tunnels; idx++)
+		if (!gw->tunnels[idx].used)
+			break;
+	if (idx == gw->params.max_tunnels) {
+		fou_err_set(err, "too many tunnels (at most %u)", gw->params.max_tunnels);
+		return -ENOSPC;
+	}
+	strcpy(key, c->name);
+	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
+	if (ret < 0) {
+		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
+		return ret;
+	}
+	t = &gw->tunnels[idx];
+	memset(t, 0, sizeof(*t));
+	fou_tunnel_template(t, c);
+	t->idx = idx;
+	t->conf = *c;
+	t->used = 1;
+	gw->nb_tunnels++;
+	if (!c->encap_fou)
+		__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
+		     struct fou_err *err)
+{
+	const struct fou_tunnel_conf *c;
+	int idx, ret;
+
+	idx = fou_tunnel_find(gw, dev);
+	if (idx < 0) {
+		fou_err_set(err, "no tunnel '%s'", dev);
+		return -ENODEV;
+	}
+	c = &gw->tunnels[idx].conf;
+	ret = fou_prefix_check(prefix, err);
+	if (ret < 0)
+		return ret;
+	if ((c->type == IPPROTO_IPIP && prefix->family != AF_INET) ||
+	    (c->type == IPPROTO_IPV6 && prefix->family != AF_INET6)) {
+		fou_err_set(err, "tunnel %s is %s: it carries %s only", c->name,
+			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
+		return -EINVAL;
+	}
+	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, err);
+	if (ret < 0)
+		return ret;
+	gw->tunnels[idx].refcnt++;
+	return 0;
+}
+
+unsigned int
+fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned int n)
+{
+	unsigned int count = 0, lc;
+	uint32_t i;
+
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		const struct fou_tunnel *t = &gw->tunnels[i];
+		struct fou_tunnel_info *ti;
+		const struct fou_nexthop *onh;
+
+		if (!t->used)
+			continue;
+		if (count >= n) {
+			count++;
+			continue;
+		}
+		ti = &out[count++];
+		memset(ti, 0, sizeof(*ti));
+		ti->conf = t->conf;
+		ti->overhead = t->hdr_len;
+		onh = fou_route4(gw, t->remote);
+		if (onh != NULL && onh->type != FOU_NH_LOCAL && onh->type != FOU_NH_TUNNEL)
+			ti->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
+		for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
+			const struct fou_tun_stats *ts =
+				&gw->tun_stats[(size_t)lc * gw->params.max_tunnels + i];
+
+			ti->tx_packets += FOU_STAT_READ(ts->packets);
+			ti->tx_bytes += FOU_STAT_READ(ts->bytes);
+		}
+	}
+	return count;
+}
+
+int
+fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_err *err)
+{
+	if (min == 0 || min > max) {
+		fou_err_set(err, "source port range %u-%u: need 1 <= MIN <= MAX <= 65535", min,
+			    max);
+		return -EINVAL;
+	}
+	gw->sport_min = min;
+	gw->sport_max = max;
+	return 0;
+}
+
+int
+fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err)
+{
+	if (rate > 1000000) {
+		fou_err_set(err, "ICMP rate %u above 1000000 per second", rate);
+		return -EINVAL;
+	}
+	if (rate != 0 && burst == 0) {
+		fou_err_set(err, "ICMP burst must be 1 or more");
+		return -EINVAL;
+	}
+	gw->icmp_rate = rate;
+	gw->icmp_burst = burst;
+	return 0;
+}
+
+static const char *const fou_icmp_names[] = {
+#define FOU_ICMP_NAME(e, n, d) [FOU_ICMP_##e] = #n,
+	FOU_ICMP_KINDS(FOU_ICMP_NAME)
+#undef FOU_ICMP_NAME
+};
+
+static const char *const fou_icmp_descs[] = {
+#define FOU_ICMP_DESC(e, n, d) [FOU_ICMP_##e] = d,
+	FOU_ICMP_KINDS(FOU_ICMP_DESC)
+#undef FOU_ICMP_DESC
+};
+
+const char *
+fou_icmp_name(enum fou_icmp_kind k)
+{
+	return k < FOU_ICMP_MAX ? fou_icmp_names[k] : NULL;
+}
+
+const char *
+fou_icmp_desc(enum fou_icmp_kind k)
+{
+	return k < FOU_ICMP_MAX ? fou_icmp_descs[k] : NULL;
 }
 
 /* --- statistics ------------------------------------------------------- */
@@ -664,6 +1061,8 @@ fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out)
 			out->decap[i] += FOU_STAT_READ(s->decap[i]);
 		for (i = 0; i < FOU_INNER_MAX; i++)
 			out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]);
+		for (i = 0; i < FOU_ICMP_MAX; i++)
+			out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]);
 	}
 }
 

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
 
 #include <rte_pause.h>
 #include <rte_telemetry.h>
@@ -117,6 +119,16 @@ fou_tel_stats_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(drops, fou_drop_name(i), s->drop[i]);
 	}
 	ret = fou_tel_add_container(d, "drops", drops);
+	if (ret == 0) {
+		struct rte_tel_data *icmp = rte_tel_data_alloc();
+
+		if (icmp != NULL) {
+			rte_tel_data_start_dict(icmp);
+			for (i = 0; i < FOU_ICMP_MAX; i++)
+				rte_tel_data_add_dict_u64(icmp, fou_icmp_name(i), s->icmp_out[i]);
+		}
+		ret = fou_tel_add_container(d, "icmp_sent", icmp);
+	}
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "rx_by_port", fou_tel_per_port(gw, s->rx));
 	if (ret == 0)
@@ -157,6 +169,45 @@ fou_tel_ports_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	return ret;
 }
 
+static int
+fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
+{
+	unsigned int n = fou_tunnel_list(gw, NULL, 0), i;
+	struct fou_tunnel_info *ti;
+	int ret = 0;
+
+	rte_tel_data_start_dict(d);
+	if (n == 0)
+		return 0;
+	ti = calloc(n, sizeof(*ti));
+	if (ti == NULL)
+		return -ENOMEM;
+	n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
+	for (i = 0; i < n && ret == 0; i++) {
+		const struct fou_tunnel_conf *c = &ti[i].conf;
+		struct rte_tel_data *e = rte_tel_data_alloc();
+		char a[INET_ADDRSTRLEN];
+
+		if (e != NULL) {
+			rte_tel_data_start_dict(e);
+			rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
+			inet_ntop(AF_INET, &c->local.v4, a, sizeof(a));
+			rte_tel_data_add_dict_string(e, "local", a);
+			inet_ntop(AF_INET, &c->remote.v4, a, sizeof(a));
+			rte_tel_data_add_dict_string(e, "remote", a);
+			rte_tel_data_add_dict_string(e, "encap", c->encap_fou ? "fou" : "none");
+			if (c->encap_fou)
+				rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
+			rte_tel_data_add_dict_u64(e, "mtu", ti[i].mtu);
+			rte_tel_data_add_dict_u64(e, "tx_packets", ti[i].tx_packets);
+			rte_tel_data_add_dict_u64(e, "tx_bytes", ti[i].tx_bytes);
+		}
+		ret = fou_tel_add_container(d, c->name, e);
+	}
+	free(ti);
+	return ret;
+}
+
 /* Run a read-only command that takes no parameters. */
 static int
 fou_tel_run(int (*fill)(const struct fou_gw *, struct rte_tel_data *), const char *params,
@@ -187,6 +238,12 @@ fou_tel_ports(const char *cmd __rte_unused, const char *params, struct rte_tel_d
 	return fou_tel_run(fou_tel_ports_fill, params, d);
 }
 
+static int
+fou_tel_tunnels(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return fou_tel_run(fou_tel_tunnels_fill, params, d);
+}
+
 int
 fou_telemetry_register(struct fou_gw *gw)
 {
@@ -194,9 +251,12 @@ fou_telemetry_register(struct fou_gw *gw)
 
 	__atomic_store_n(&fou_tel_gw, gw, __ATOMIC_RELEASE);
 	ret = rte_telemetry_register_cmd("/fou/stats", fou_tel_stats,
-		"Gateway counters: rx, tx, dropped, decapsulated; drops by reason; rx/tx by port. No parameters");
+		"Gateway counters: rx, tx, dropped, decapsulated; drops by reason; ICMP errors sent; rx/tx by port. No parameters");
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/fou/ports", fou_tel_ports,
 			"FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters");
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/fou/tunnels", fou_tel_tunnels,
+			"Tunnels: name -> type, endpoints, encap, MTU, packets and bytes encapsulated. No parameters");
 	return ret;
 }

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Encapsulation into a tunnel, as Linux' ip_tunnel_xmit / ip_tunnel_encap
+ * (fou_build_udp, gre_build_header) build it: the tunnel's pre-built outer
+ * header is copied in front of the inner packet and patched for this
+ * packet (lengths, TOS/ECN, TTL, DF, ID, source port, GRE sequence, the
+ * checksums). Data path: no locks, no logs, no allocation.
+ */
+#include <rte_hash_crc.h>
+#include <rte_lcore.h>
+
+#include "fou_fwd.h"
+
+/*
+ * encap-sport auto (udp_flow_src_port): a hash of the inner flow, the
+ * addresses, the protocol and, for a first fragment or an unfragmented
+ * packet, the ports; mapped onto [sport_min, sport_max].
+ */
+static inline uint16_t
+fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint32_t h, l4, range = (uint32_t)gw->sport_max - gw->sport_min + 1;
+	uint8_t proto;
+
+	if (!inner_v6) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+
+		h = rte_hash_crc_4byte(ip->src_addr, 0);
+		h = rte_hash_crc_4byte(ip->dst_addr, h);
+		proto = ip->next_proto_id;
+		l4 = (ip->version_ihl & 0xfu) * 4;
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+							   RTE_IPV4_HDR_OFFSET_MASK))
+			proto = 0;
+	} else {
+		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
+
+		h = rte_hash_crc(ip6->src_addr, 32, 0);
+		proto = ip6->proto;
+		l4 = sizeof(*ip6);
+	}
+	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
+	     proto == IPPROTO_UDPLITE) && l4 + 4 <= rte_pktmbuf_data_len(m))
+		h = rte_hash_crc_4byte(*(const unaligned_uint32_t *)(p + l4), h);
+	h = rte_hash_crc_4byte(proto, h);
+	return (uint16_t)(gw->sport_min + (((uint64_t)h * range) >> 32));
+}
+
+unsigned int
+fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
+		 const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6)
+{
+	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
+	struct rte_ipv4_hdr *ip;
+	uint8_t *h, ttl, ds, ecn;
+	uint16_t sport = 0;
+	bool df = false;
+	unsigned int lcore;
+
+	if (!inner_v6) {
+		const struct rte_ipv4_hdr *iip = (const struct rte_ipv4_hdr *)inner;
+
+		ttl = iip->time_to_live;
+		ds = iip->type_of_service;
+		df = (iip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
+	} else {
+		uint32_t vtc = rte_be_to_cpu_32(((const struct rte_ipv6_hdr *)inner)->vtc_flow);
+
+		ttl = ((const struct rte_ipv6_hdr *)inner)->hop_limits;
+		ds = (uint8_t)(vtc >> 20);
+	}
+	if (t->flags & FOU_TUN_SPORT_AUTO)
+		sport = fou_flow_sport(gw, m, inner_v6);
+
+	h = (uint8_t *)rte_pktmbuf_prepend(m, t->hdr_len);
+	if (unlikely(h == NULL))
+		return FOU_DROP_NO_HEADROOM;
+	memcpy(h, t->hdr, t->hdr_len);
+	ip = (struct rte_ipv4_hdr *)h;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(t->hdr_len + inner_len));
+	/* INET_ECN_encapsulate: the inner ECN, but CE becomes ECT(0) */
+	ecn = ds & 3;
+	if (ecn == FOU_ECN_CE)
+		ecn = FOU_ECN_ECT0;
+	ip->type_of_service = (uint8_t)((((t->flags & FOU_TUN_TOS_INHERIT) ?
+					   ds : ip->type_of_service) & ~3u) | ecn);
+	if (t->flags & FOU_TUN_TTL_INHERIT)
+		ip->time_to_live = ttl;
+	if (df)
+		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->packet_id = rte_cpu_to_be_16(st->ip_id);
+	st->ip_id++;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+
+	if (t->flags & FOU_TUN_FOU) {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+		udp->dgram_len = rte_cpu_to_be_16((uint16_t)(t->hdr_len - sizeof(*ip) +
+							     inner_len));
+		if (t->flags & FOU_TUN_SPORT_AUTO)
+			udp->src_port = rte_cpu_to_be_16(sport);
+	}
+	if (t->gre_off != 0) {
+		uint8_t *g = h + t->gre_off;
+		uint16_t proto = inner_v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+
+		g[2] = (uint8_t)(proto >> 8);
+		g[3] = (uint8_t)proto;
+		if (t->flags & FOU_TUN_GRE_SEQ) {
+			uint32_t seq = __atomic_fetch_add((uint32_t *)(uintptr_t)&t->seq, 1,
+							  __ATOMIC_RELAXED);
+			rte_be32_t be = rte_cpu_to_be_32(seq);
+
+			memcpy(h + t->seq_off, &be, 4);
+		}
+		if (t->flags & FOU_TUN_GRE_CSUM) {
+			uint16_t c = (uint16_t)~fou_cksum_fold(m, t->gre_off,
+							       t->hdr_len - t->gre_off + inner_len,
+							       0);
+
+			memcpy(g + 4, &c, 2);
+		}
+	}
+	if (t->flags & FOU_TUN_UDP_CSUM) {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+		uint16_t ulen = rte_be_to_cpu_16(udp->dgram_len);
+		uint16_t c = (uint16_t)~fou_cksum_fold(m, sizeof(*ip), ulen,
+						       fou_udp4_phdr_sum(ip, ulen));
+
+		/* RFC 768: a computed zero is sent as all ones */
+		udp->dgram_cksum = c == 0 ? 0xffff : c;
+	}
+	m->l3_len = sizeof(*ip);
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
+			 ((t->flags & FOU_TUN_FOU) ? RTE_PTYPE_L4_UDP : 0);
+
+	lcore = rte_lcore_id();
+	if (lcore < RTE_MAX_LCORE) {
+		struct fou_tun_stats *ts =
+			&gw->tun_stats[(size_t)lcore * gw->params.max_tunnels + t->idx];
+
+		FOU_STAT_ADD(ts->packets, 1);
+		FOU_STAT_ADD(ts->bytes, inner_len);
+	}
+	return FOU_FWD;
+}

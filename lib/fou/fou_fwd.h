@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forwarding helpers shared by the receive path (fou_rx.c), encapsulation
+ * (fou_encap.c) and ICMP errors (fou_icmp.c): route lookups, next-hop
+ * resolution to a port, MTU and neighbour, and the last steps of output.
+ * Data path: no locks, no logs, no allocation.
+ */
+#ifndef FOU_FWD_H
+#define FOU_FWD_H
+
+#include <sys/socket.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_ether.h>
+
+#include "fou_hdr.h"
+#include "fou_private.h"
+
+/* Verdict of one packet: a drop reason, or forward. */
+#define FOU_FWD FOU_DROP_MAX
+
+static inline const struct fou_nexthop *
+fou_route4(const struct fou_gw *gw, rte_be32_t dst)
+{
+	uint32_t nh;
+
+	if (rte_lpm_lookup(gw->lpm4, rte_be_to_cpu_32(dst), &nh) == 0)
+		return &gw->nh[nh];
+	nh = __atomic_load_n(&gw->default_nh4, __ATOMIC_ACQUIRE);
+	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+}
+
+static inline const struct fou_nexthop *
+fou_route6(const struct fou_gw *gw, const uint8_t *dst)
+{
+	uint32_t nh;
+
+	if (rte_lpm6_lookup(gw->lpm6, dst, &nh) == 0)
+		return &gw->nh[nh];
+	nh = __atomic_load_n(&gw->default_nh6, __ATOMIC_ACQUIRE);
+	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+}
+
+/* Where a routed packet leaves: a port and a neighbour on it, maybe after
+ * encapsulation into a tunnel. */
+struct fou_adj {
+	const struct fou_tunnel *tun;	/* NULL: no encapsulation */
+	const struct fou_nexthop *nh;	/* the port-level next hop */
+	const void *dst;		/* the address the neighbour is looked up for */
+	uint16_t port;
+	uint16_t mtu;			/* largest packet that may enter here */
+};
+
+/*
+ * Resolve a next hop that is not local: for a tunnel, route its remote to
+ * find the port; the tunnel's MTU is the port's minus the outer headers.
+ */
+static inline unsigned int
+fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
+		struct fou_adj *a)
+{
+	if (nh->type == FOU_NH_TUNNEL) {
+		const struct fou_tunnel *t = &gw->tunnels[nh->tunnel];
+		const struct fou_nexthop *onh = fou_route4(gw, t->remote);
+
+		if (onh == NULL)
+			return FOU_DROP_NO_ROUTE;
+		if (onh->type == FOU_NH_TUNNEL || onh->type == FOU_NH_LOCAL)
+			return FOU_DROP_TUNNEL_LOOP;
+		a->tun = t;
+		a->nh = onh;
+		a->dst = &t->remote;
+		a->port = onh->port;
+		a->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
+		return FOU_FWD;
+	}
+	a->tun = NULL;
+	a->nh = nh;
+	a->dst = dst;
+	a->port = nh->port;
+	a->mtu = gw->iface[nh->port].mtu;
+	return FOU_FWD;
+}
+
+/* rte_hash position of the adjacency's neighbour MAC, or < 0. */
+static inline int32_t
+fou_adj_neigh(const struct fou_gw *gw, const struct fou_adj *a)
+{
+	const struct fou_nexthop *nh = a->nh;
+	struct fou_neigh_key key;
+
+	fou_neigh_key_make(&key, nh->port, nh->family,
+			   nh->type == FOU_NH_GATEWAY ?
+			   (nh->family == AF_INET ? (const void *)&nh->gw.v4 :
+			    (const void *)nh->gw.v6) : a->dst);
+	return rte_hash_lookup(gw->neigh, &key);
+}
+
+/* Linux' martian rules (ip_route_input_slow): a source that never sends, */
+static inline bool
+fou_martian4_src(rte_be32_t src_be)
+{
+	uint32_t src = rte_be_to_cpu_32(src_be);
+
+	return (src >> 28) == 0xe || src == 0xffffffff || (src >> 24) == 0 ||
+	       (src >> 24) == 127;
+}
+
+/* ... a destination that is never routed, */
+static inline bool
+fou_martian4_dst(rte_be32_t dst_be)
+{
+	uint32_t dst = rte_be_to_cpu_32(dst_be);
+
+	return (dst >> 24) == 0 || (dst >> 24) == 127;
+}
+
+/* ... and one that is for every host on the link. */
+static inline bool
+fou_bcast4(rte_be32_t dst_be)
+{
+	uint32_t dst = rte_be_to_cpu_32(dst_be);
+
+	return (dst >> 28) == 0xe || dst == 0xffffffff;
+}
+
+/* ip6_forward: loopback, unspecified and link-local stay put. */
+static inline bool
+fou_martian6_addr(const uint8_t *a)
+{
+	static const uint8_t zero[15];
+
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return true;
+	return memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1);
+}
+
+/* Cut the packet to len bytes, freeing segments past the end. */
+static inline void
+fou_mbuf_cut(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *seg = m;
+	uint32_t left = len;
+	uint16_t nb_segs = 1;
+
+	if (likely(m->pkt_len == len))
+		return;
+	while (left > seg->data_len) {
+		left -= seg->data_len;
+		seg = seg->next;
+		nb_segs++;
+	}
+	seg->data_len = (uint16_t)left;
+	if (seg->next != NULL) {
+		rte_pktmbuf_free(seg->next);
+		seg->next = NULL;
+	}
+	m->nb_segs = nb_segs;
+	m->pkt_len = len;
+}
+
+/* Make the packet start at its IP header at off and be len bytes long. */
+static inline void
+fou_l3_isolate(struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	rte_pktmbuf_adj(m, (uint16_t)off);
+	fou_mbuf_cut(m, len);
+}
+
+/* Put the Ethernet header for the neighbour in front of the IP packet. */
+static inline unsigned int
+fou_eth_push(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t port, int32_t neigh,
+	     uint16_t ether_type)
+{
+	struct rte_ether_hdr *eth;
+
+	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
+	if (unlikely(eth == NULL))
+		return FOU_DROP_NO_HEADROOM;
+	rte_ether_addr_copy(&gw->neigh_mac[neigh], &eth->dst_addr);
+	rte_ether_addr_copy(&gw->iface[port].mac, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(ether_type);
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	/* the port's checksum verdicts were about what was received */
+	m->ol_flags &= ~(RTE_MBUF_F_RX_IP_CKSUM_MASK | RTE_MBUF_F_RX_L4_CKSUM_MASK |
+			 RTE_MBUF_F_RX_OUTER_L4_CKSUM_MASK | RTE_MBUF_F_RX_OUTER_IP_CKSUM_BAD |
+			 RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
+			 RTE_MBUF_F_RX_QINQ | RTE_MBUF_F_RX_QINQ_STRIPPED);
+	return FOU_FWD;
+}
+
+/*
+ * Encapsulate the IP packet m (starting at its header, cut to its length)
+ * into tunnel t: prepends the outer IPv4 [+ UDP] [+ GRE] header. inner_v6
+ * says the family; the inner TTL/ECN are final. Returns FOU_FWD or a drop.
+ */
+unsigned int fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
+			      const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6);
+
+/*
+ * Turn m, which holds an IPv4 / IPv6 packet at off of tot bytes that cannot
+ * be forwarded, into an ICMP error to its source, routed like any packet.
+ * Returns FOU_FWD with *out_port set, or the drop reason (fallback when the
+ * rules forbid an error about this packet).
+ */
+unsigned int fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st,
+			     struct rte_mbuf *m, uint32_t off, uint32_t tot, uint16_t rx_port,
+			     enum fou_icmp_kind kind, uint16_t mtu, unsigned int fallback,
+			     uint16_t *out_port);
+unsigned int fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st,
+			     struct rte_mbuf *m, uint32_t off, uint32_t tot, uint16_t rx_port,
+			     enum fou_icmp_kind kind, uint32_t mtu, unsigned int fallback,
+			     uint16_t *out_port);
+
+#endif /* FOU_FWD_H */

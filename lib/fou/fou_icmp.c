@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ICMP errors for packets the gateway cannot forward (TTL expired, too big
+ * for the egress or tunnel MTU), as icmp_send / icmp6_send build them. The
+ * packet's own mbuf becomes the error: cut to the quote, headers put in
+ * front, routed back to the source like any packet (through a tunnel if
+ * that is the way back). Rate-limited per lcore by a token bucket. Runs
+ * on worker lcores: no locks, no logs, no allocation.
+ */
+#include <rte_cycles.h>
+#include <rte_icmp.h>
+
+#include "fou_fwd.h"
+
+#define FOU_ICMP_TTL 64			/* Linux' ip_default_ttl / hop_limit */
+#define FOU_ICMP4_MAX 576		/* RFC 1812 4.3.2.3: at most 576 bytes */
+#define FOU_ICMP_HDR 8
+#define FOU_ICMP_DEST_UNREACH 3
+
+/* Token bucket: credit in TSC cycles, each error costs hz / rate. */
+static bool
+fou_icmp_allow(const struct fou_gw *gw, struct fou_lcore_stats *st)
+{
+	uint64_t now = rte_rdtsc();
+	uint64_t cost = rte_get_tsc_hz() / gw->icmp_rate;
+	uint64_t cap = cost * gw->icmp_burst;
+
+	if (st->icmp_tsc == 0) {
+		st->icmp_credit = cap;
+	} else {
+		st->icmp_credit += now - st->icmp_tsc;
+		if (st->icmp_credit > cap)
+			st->icmp_credit = cap;
+	}
+	st->icmp_tsc = now;
+	if (st->icmp_credit < cost)
+		return false;
+	st->icmp_credit -= cost;
+	return true;
+}
+
+/* Route the error back to dst; false when there is no way back. */
+static bool
+fou_icmp_route(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
+	       struct fou_adj *a, int32_t *neigh)
+{
+	if (nh == NULL || nh->type == FOU_NH_LOCAL)
+		return false;
+	if (fou_adj_resolve(gw, nh, dst, a) != FOU_FWD)
+		return false;
+	*neigh = fou_adj_neigh(gw, a);
+	return *neigh >= 0;
+}
+
+/* ICMP types that are errors themselves: never answered with an error. */
+static bool
+fou_icmp4_is_error(uint8_t type)
+{
+	return type == FOU_ICMP_DEST_UNREACH || type == 4 /* source quench */ ||
+	       type == 5 /* redirect */ || type == 11 /* time exceeded */ ||
+	       type == 12 /* parameter problem */;
+}
+
+unsigned int
+fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+		uint32_t off, uint32_t tot, uint16_t rx_port, enum fou_icmp_kind kind,
+		uint16_t mtu, unsigned int fallback, uint16_t *out_port)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								 off);
+	const uint32_t hl = (ip->version_ihl & 0xfu) * 4;
+	struct rte_ipv4_hdr *nip;
+	struct rte_icmp_hdr *icmp;
+	rte_be32_t saddr, daddr = ip->src_addr;
+	uint32_t quote;
+	uint16_t c;
+	uint8_t tos = (uint8_t)((ip->type_of_service & 0x1e) | 0xc0);
+	struct fou_adj a;
+	int32_t neigh;
+	unsigned int r;
+
+	if (gw->icmp_rate == 0)
+		return fallback;
+	/* icmp_send: only about a first fragment, never about an error */
+	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
+		return fallback;
+	if (ip->next_proto_id == IPPROTO_ICMP) {
+		if (tot < hl + 1 || off + hl + 1 > rte_pktmbuf_data_len(m))
+			return fallback;
+		if (fou_icmp4_is_error(*((const uint8_t *)ip + hl)))
+			return fallback;
+	}
+	if (gw->iface[rx_port].has_addr4)
+		saddr = gw->iface[rx_port].addr4;
+	else if (gw->has_addr4)
+		saddr = gw->addr4;
+	else
+		return fallback;
+	if (!fou_icmp_route(gw, fou_route4(gw, daddr), &daddr, &a, &neigh))
+		return fallback;
+	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
+		return fallback;
+	if (!fou_icmp_allow(gw, st))
+		return FOU_DROP_ICMP_RATELIMITED;
+
+	quote = RTE_MIN(tot, (uint32_t)RTE_MIN(a.mtu, FOU_ICMP4_MAX) -
+			     (uint32_t)(sizeof(*nip) + FOU_ICMP_HDR));
+	fou_l3_isolate(m, off, quote);
+	nip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*nip) + FOU_ICMP_HDR);
+	if (nip == NULL)
+		return FOU_DROP_NO_HEADROOM;
+	icmp = (struct rte_icmp_hdr *)(nip + 1);
+	memset(icmp, 0, FOU_ICMP_HDR);
+	if (kind == FOU_ICMP_FRAG_NEEDED) {
+		icmp->icmp_type = FOU_ICMP_DEST_UNREACH;
+		icmp->icmp_code = 4;	/* fragmentation needed and DF set */
+		icmp->icmp_seq_nb = rte_cpu_to_be_16(mtu);
+	} else {
+		icmp->icmp_type = 11;	/* time exceeded in transit */
+	}
+	c = (uint16_t)~fou_cksum_fold(m, sizeof(*nip), FOU_ICMP_HDR + quote, 0);
+	icmp->icmp_cksum = c;
+	*nip = (struct rte_ipv4_hdr){
+		.version_ihl = RTE_IPV4_VHL_DEF,
+		.type_of_service = tos,
+		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*nip) + FOU_ICMP_HDR + quote)),
+		.packet_id = rte_cpu_to_be_16(st->ip_id),
+		.time_to_live = FOU_ICMP_TTL,
+		.next_proto_id = IPPROTO_ICMP,
+		.src_addr = saddr,
+		.dst_addr = daddr,
+	};
+	st->ip_id++;
+	nip->hdr_checksum = rte_ipv4_cksum(nip);
+	m->l3_len = sizeof(*nip);
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP;
+	if (a.tun != NULL) {
+		r = fou_tunnel_encap(gw, st, a.tun, m, false);
+		if (r != FOU_FWD)
+			return r;
+	}
+	r = fou_eth_push(gw, m, a.port, neigh, RTE_ETHER_TYPE_IPV4);
+	if (r != FOU_FWD)
+		return r;
+	FOU_STAT_ADD(st->icmp_out[kind], 1);
+	*out_port = a.port;
+	return FOU_FWD;
+}
+
+unsigned int
+fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+		uint32_t off, uint32_t tot, uint16_t rx_port, enum fou_icmp_kind kind,
+		uint32_t mtu, unsigned int fallback, uint16_t *out_port)
+{
+	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+								  off);
+	struct rte_ipv6_hdr *nip6;
+	uint8_t *icmp, saddr[16], daddr[16];
+	uint32_t quote, len;
+	rte_be32_t be;
+	uint16_t c;
+	struct fou_adj a;
+	int32_t neigh;
+	unsigned int r;
+
+	if (gw->icmp_rate == 0)
+		return fallback;
+	/* icmp6_send: never about an ICMPv6 error (types below 128) */
+	if (ip6->proto == IPPROTO_ICMPV6) {
+		if (tot < sizeof(*ip6) + 1 || off + sizeof(*ip6) + 1 > rte_pktmbuf_data_len(m))
+			return fallback;
+		if (*((const uint8_t *)(ip6 + 1)) < 128)
+			return fallback;
+	}
+	if (gw->iface[rx_port].has_addr6)
+		memcpy(saddr, gw->iface[rx_port].addr6, 16);
+	else if (gw->has_addr6)
+		memcpy(saddr, gw->addr6, 16);
+	else
+		return fallback;
+	memcpy(daddr, ip6->src_addr, 16);
+	if (!fou_icmp_route(gw, fou_route6(gw, daddr), daddr, &a, &neigh))
+		return fallback;
+	if (a.mtu < RTE_IPV6_MIN_MTU)
+		return fallback;
+	if (!fou_icmp_allow(gw, st))
+		return FOU_DROP_ICMP_RATELIMITED;
+
+	/* RFC 4443 2.4(c): as much as fits in the minimum MTU */
+	quote = RTE_MIN(tot, (uint32_t)(RTE_IPV6_MIN_MTU - sizeof(*nip6) - FOU_ICMP_HDR));
+	fou_l3_isolate(m, off, quote);
+	nip6 = (struct rte_ipv6_hdr *)rte_pktmbuf_prepend(m, sizeof(*nip6) + FOU_ICMP_HDR);
+	if (nip6 == NULL)
+		return FOU_DROP_NO_HEADROOM;
+	len = FOU_ICMP_HDR + quote;
+	*nip6 = (struct rte_ipv6_hdr){
+		.vtc_flow = rte_cpu_to_be_32(6u << 28),
+		.payload_len = rte_cpu_to_be_16((uint16_t)len),
+		.proto = IPPROTO_ICMPV6,
+		.hop_limits = FOU_ICMP_TTL,
+	};
+	memcpy(nip6->src_addr, saddr, 16);
+	memcpy(nip6->dst_addr, daddr, 16);
+	icmp = (uint8_t *)(nip6 + 1);
+	memset(icmp, 0, FOU_ICMP_HDR);
+	icmp[0] = kind == FOU_ICMP_PKT_TOO_BIG ? 2 : 3;	/* packet too big : time exceeded */
+	be = rte_cpu_to_be_32(kind == FOU_ICMP_PKT_TOO_BIG ? mtu : 0);
+	memcpy(icmp + 4, &be, 4);
+	c = (uint16_t)~fou_cksum_fold(m, sizeof(*nip6), len, rte_ipv6_phdr_cksum(nip6, 0));
+	memcpy(icmp + 2, &c, 2);
+	m->l3_len = sizeof(*nip6);
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_ICMP;
+	if (a.tun != NULL) {
+		r = fou_tunnel_encap(gw, st, a.tun, m, true);
+		if (r != FOU_FWD)
+			return r;
+	}
+	r = fou_eth_push(gw, m, a.port, neigh,
+			 a.tun != NULL ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	if (r != FOU_FWD)
+		return r;
+	FOU_STAT_ADD(st->icmp_out[kind], 1);
+	*out_port = a.port;
+	return FOU_FWD;
+}

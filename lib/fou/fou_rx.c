@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The receive path: classify a frame; to a local address, remove outer
+ * IPv4 + UDP (+ GRE) and check the inner packet; route the inner packet,
+ * or a received IP packet for somewhere else, to a port or into a tunnel;
+ * rewrite Ethernet for the next hop. Runs on worker lcores: no locks, no
+ * logs, no allocation. Every check reads only bytes it has proven to be
+ * inside the frame.
+ *
+ * The order of the checks follows Linux (ip_rcv, udp_rcv, fou_udp_recv,
+ * gre_parse_header, ip_tunnel_rcv, ip_forward / ip6_forward), so a packet
+ * with several faults is counted where Linux would have dropped it.
+ */
+#include <rte_prefetch.h>
+
+#include "fou_fwd.h"
+
+/* What the outer layers leave for the inner packet handler. */
+struct fou_inner_ctx {
+	uint32_t off;		/* offset of the inner IP header in the frame */
+	uint32_t len;		/* bytes of tunnel payload from off */
+	uint8_t outer_ecn;
+	uint8_t slot;		/* FOU port slot, 0 for a plain tunnel; for counting */
+};
+
+/*
+ * Forward the IPv4 packet at off (its header checked) along nh, as
+ * ip_forward does: local, TTL, MTU, neighbour; then TTL and ECN are
+ * rewritten, and the packet is encapsulated if nh is a tunnel.
+ */
+static inline unsigned int
+fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m, uint32_t off,
+	 struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, uint8_t ecn,
+	 const struct fou_nexthop *nh, uint16_t rx_port, uint16_t *out_port)
+{
+	struct fou_adj a;
+	uint16_t old_w0, old_w4, cksum;
+	int32_t neigh;
+	unsigned int r;
+
+	if (nh == NULL)
+		return FOU_DROP_NO_ROUTE;
+	if (nh->type == FOU_NH_LOCAL)
+		return FOU_DROP_INNER_LOCAL;
+	if (ip->time_to_live <= 1)
+		return fou_icmp4_error(gw, st, m, off, tot, rx_port, FOU_ICMP_TIME_EXCEEDED, 0,
+				       FOU_DROP_TTL_EXCEEDED, out_port);
+	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
+	if (r != FOU_FWD)
+		return r;
+	if (tot > a.mtu) {
+		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+			return fou_icmp4_error(gw, st, m, off, tot, rx_port,
+					       FOU_ICMP_FRAG_NEEDED, a.mtu,
+					       FOU_DROP_MTU_EXCEEDED, out_port);
+		return FOU_DROP_MTU_EXCEEDED;
+	}
+	neigh = fou_adj_neigh(gw, &a);
+	if (neigh < 0)
+		return FOU_DROP_NO_NEIGH;
+
+	/* TTL and ECN change; patch the checksum for both words (RFC 1624) */
+	memcpy(&old_w0, ip, 2);
+	memcpy(&old_w4, &ip->time_to_live, 2);
+	ip->type_of_service = (uint8_t)((ip->type_of_service & ~3u) | ecn);
+	ip->time_to_live--;
+	cksum = fou_cksum_update16(ip->hdr_checksum, old_w0, *(const unaligned_uint16_t *)ip);
+	ip->hdr_checksum = fou_cksum_update16(cksum, old_w4,
+					      *(const unaligned_uint16_t *)&ip->time_to_live);
+
+	fou_l3_isolate(m, off, tot);
+	m->l3_len = hl;
+	m->packet_type = RTE_PTYPE_L2_ETHER |
+			 (hl == sizeof(*ip) ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT);
+	if (a.tun != NULL) {
+		r = fou_tunnel_encap(gw, st, a.tun, m, false);
+		if (r != FOU_FWD)
+			return r;
+	}
+	r = fou_eth_push(gw, m, a.port, neigh, RTE_ETHER_TYPE_IPV4);
+	if (r != FOU_FWD)
+		return r;
+	*out_port = a.port;
+	return FOU_FWD;
+}
+
+/* The same for the IPv6 packet at off, as ip6_forward does. */
+static inline unsigned int
+fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m, uint32_t off,
+	 struct rte_ipv6_hdr *ip6, uint32_t tot, uint8_t ecn, const struct fou_nexthop *nh,
+	 uint16_t rx_port, uint16_t *out_port)
+{
+	struct fou_adj a;
+	uint32_t vtc;
+	int32_t neigh;
+	unsigned int r;
+
+	if (nh == NULL)
+		return FOU_DROP_NO_ROUTE;
+	if (nh->type == FOU_NH_LOCAL)
+		return FOU_DROP_INNER_LOCAL;
+	if (ip6->hop_limits <= 1)
+		return fou_icmp6_error(gw, st, m, off, tot, rx_port, FOU_ICMP_TIME_EXCEEDED6, 0,
+				       FOU_DROP_TTL_EXCEEDED, out_port);
+	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
+	if (r != FOU_FWD)
+		return r;
+	if (tot > a.mtu) {
+		/* ip6_forward never reports an MTU below the IPv6 minimum */
+		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
+			return fou_icmp6_error(gw, st, m, off, tot, rx_port,
+					       FOU_ICMP_PKT_TOO_BIG,
+					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
+					       FOU_DROP_MTU_EXCEEDED, out_port);
+		return FOU_DROP_MTU_EXCEEDED;
+	}
+	neigh = fou_adj_neigh(gw, &a);
+	if (neigh < 0)
+		return FOU_DROP_NO_NEIGH;
+
+	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
+	ip6->vtc_flow = rte_cpu_to_be_32((vtc & ~(3u << 20)) | ((uint32_t)ecn << 20));
+	ip6->hop_limits--;
+	fou_l3_isolate(m, off, tot);
+	m->l3_len = sizeof(*ip6);
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6;
+	if (a.tun != NULL) {
+		r = fou_tunnel_encap(gw, st, a.tun, m, true);
+		if (r != FOU_FWD)
+			return r;
+	}
+	r = fou_eth_push(gw, m, a.port, neigh,
+			 a.tun != NULL ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	if (r != FOU_FWD)
+		return r;
+	*out_port = a.port;
+	return FOU_FWD;
+}
+
+static inline void
+fou_count_decap(struct fou_lcore_stats *st, const struct fou_inner_ctx *in, enum fou_inner kind)
+{
+	FOU_STAT_ADD(st->decap[in->slot], 1);
+	FOU_STAT_ADD(st->decap_inner[kind], 1);
+}
+
+static inline unsigned int
+fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	   const struct fou_inner_ctx *in, uint16_t rx_port, uint16_t *out_port)
+{
+	struct rte_ipv4_hdr *ip;
+	uint32_t hl, tot;
+	uint8_t ecn;
+
+	if (in->len < sizeof(*ip))
+		return FOU_DROP_INNER_TRUNCATED;
+	if (in->off + sizeof(*ip) > m->data_len)
+		return FOU_DROP_HDR_SPLIT;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, in->off);
+	if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5)
+		return FOU_DROP_INNER_HDR_BAD;
+	hl = (ip->version_ihl & 0xfu) * 4;
+	if (hl > in->len)
+		return FOU_DROP_INNER_TRUNCATED;
+	if (in->off + hl > m->data_len)
+		return FOU_DROP_HDR_SPLIT;
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot < hl || tot > in->len)
+		return FOU_DROP_INNER_LEN_BAD;
+	if (rte_raw_cksum(ip, hl) != 0xffff)
+		return FOU_DROP_INNER_CKSUM_BAD;
+	ecn = fou_ecn_decap(in->outer_ecn, ip->type_of_service & 3);
+	if (ecn == FOU_ECN_DROP)
+		return FOU_DROP_ECN_DROP;
+	fou_count_decap(st, in, FOU_INNER_IPV4);
+
+	if (fou_martian4_src(ip->src_addr) || fou_martian4_dst(ip->dst_addr) ||
+	    fou_bcast4(ip->dst_addr))
+		return FOU_DROP_INNER_MARTIAN;
+	return fou_fwd4(gw, st, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr),
+			rx_port, out_port);
+}
+
+static inline unsigned int
+fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	   const struct fou_inner_ctx *in, uint16_t rx_port, uint16_t *out_port)
+{
+	struct rte_ipv6_hdr *ip6;
+	uint32_t tot, vtc;
+	uint8_t ecn;
+
+	if (in->len < sizeof(*ip6))
+		return FOU_DROP_INNER_TRUNCATED;
+	if (in->off + sizeof(*ip6) > m->data_len)
+		return FOU_DROP_HDR_SPLIT;
+	ip6 = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, in->off);
+	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
+	if ((vtc >> 28) != 6)
+		return FOU_DROP_INNER_HDR_BAD;
+	tot = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+	if (tot > in->len)
+		return FOU_DROP_INNER_LEN_BAD;
+	ecn = fou_ecn_decap(in->outer_ecn, (vtc >> 20) & 3);
+	if (ecn == FOU_ECN_DROP)
+		return FOU_DROP_ECN_DROP;
+	fou_count_decap(st, in, FOU_INNER_IPV6);
+
+	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
+	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
+		return FOU_DROP_INNER_MARTIAN;
+	return fou_fwd6(gw, st, m, in->off, ip6, tot, ecn, fou_route6(gw, ip6->dst_addr), rx_port,
+			out_port);
+}
+
+/*
+ * GRE (RFC 2784 + RFC 2890 key and sequence): checks as Linux'
+ * gre_parse_header does, then steps in past the header.
+ */
+static inline unsigned int
+fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto)
+{
+	const uint8_t *g;
+	uint16_t flags;
+	uint32_t hlen;
+
+	if (in->len < 4)
+		return FOU_DROP_GRE_TRUNCATED;
+	if (in->off + 4 > m->data_len)
+		return FOU_DROP_HDR_SPLIT;
+	g = rte_pktmbuf_mtod_offset(m, const uint8_t *, in->off);
+	flags = (uint16_t)(g[0] << 8 | g[1]);
+	if (flags & FOU_GRE_VER_MASK)
+		return FOU_DROP_GRE_VERSION;
+	if (flags & FOU_GRE_R)
+		return FOU_DROP_GRE_ROUTING;
+	hlen = 4 + 4 * (!!(flags & FOU_GRE_C) + !!(flags & FOU_GRE_K) + !!(flags & FOU_GRE_S));
+	if (in->len < hlen)
+		return FOU_DROP_GRE_TRUNCATED;
+	if (in->off + hlen > m->data_len)
+		return FOU_DROP_HDR_SPLIT;
+	if ((flags & FOU_GRE_C) && fou_cksum_fold(m, in->off, in->len, 0) != 0xffff)
+		return FOU_DROP_GRE_CKSUM_BAD;
+	*proto = (uint16_t)(g[2] << 8 | g[3]);
+	in->off += hlen;
+	in->len -= hlen;
+	return FOU_FWD;
+}
+
+/*
+ * An IPv4 packet to one of our addresses (header at off, hl and tot
+ * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated.
+ */
+static inline unsigned int
+fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
+	      struct rte_mbuf *m, uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl,
+	      uint32_t tot, uint16_t *out_port)
+{
+	const uint32_t seg_len = rte_pktmbuf_data_len(m);
+	const struct rte_udp_hdr *udp;
+	struct fou_inner_ctx in;
+	uint16_t gre_proto;
+	uint32_t ulen;
+	uint8_t proto;
+	unsigned int r;
+
+	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
+						   RTE_IPV4_HDR_OFFSET_MASK))
+		return FOU_DROP_IP_FRAGMENT;
+	in.outer_ecn = ip->type_of_service & 3;
+	if (ip->next_proto_id == IPPROTO_UDP) {
+		/* UDP (__udp4_lib_rcv): a shorter UDP length trims the datagram */
+		if (tot - hl < sizeof(*udp))
+			return FOU_DROP_UDP_TRUNCATED;
+		if (seg_len < off + hl + sizeof(*udp))
+			return FOU_DROP_HDR_SPLIT;
+		udp = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, off + hl);
+		ulen = rte_be_to_cpu_16(udp->dgram_len);
+		if (ulen < sizeof(*udp) || ulen > tot - hl)
+			return FOU_DROP_UDP_LEN_BAD;
+		if (udp->dgram_cksum != 0) {
+			switch (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+			case RTE_MBUF_F_RX_L4_CKSUM_BAD:
+				return FOU_DROP_UDP_CKSUM_BAD;
+			case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
+			case RTE_MBUF_F_RX_L4_CKSUM_NONE:
+				break;
+			default:
+				if (fou_cksum_fold(m, off + hl, ulen,
+						   fou_udp4_phdr_sum(ip, ulen)) != 0xffff)
+					return FOU_DROP_UDP_CKSUM_BAD;
+			}
+		}
+		/* FOU (fou_udp_recv): the UDP header goes, the protocol decides */
+		in.slot = __atomic_load_n(&gw->udp_slot[rte_be_to_cpu_16(udp->dst_port)],
+					  __ATOMIC_ACQUIRE);
+		if (in.slot == 0)
+			return FOU_DROP_FOU_PORT_UNKNOWN;
+		in.off = off + hl + sizeof(*udp);
+		in.len = ulen - sizeof(*udp);
+		proto = gw->udp[in.slot].ipproto;
+	} else {
+		/* a tunnel with encap none of this type exists: plain decap */
+		proto = ip->next_proto_id;
+		if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE))
+			return FOU_DROP_LOCAL_NOT_UDP;
+		in.slot = 0;
+		in.off = off + hl;
+		in.len = tot - hl;
+	}
+	switch (proto) {
+	case IPPROTO_IPIP:
+		return fou_inner4(gw, st, m, &in, rx_port, out_port);
+	case IPPROTO_IPV6:
+		return fou_inner6(gw, st, m, &in, rx_port, out_port);
+	case IPPROTO_GRE:
+		r = fou_gre(m, &in, &gre_proto);
+		if (r != FOU_FWD)
+			return r;
+		if (gre_proto == RTE_ETHER_TYPE_IPV4)
+			return fou_inner4(gw, st, m, &in, rx_port, out_port);
+		if (gre_proto == RTE_ETHER_TYPE_IPV6)
+			return fou_inner6(gw, st, m, &in, rx_port, out_port);
+		return FOU_DROP_GRE_PROTO_UNKNOWN;
+	default:
+		return FOU_DROP_FOU_PROTO_UNHANDLED;
+	}
+}
+
+/* A received IPv4 packet at off: checked as ip_rcv_core and
+ * ip_route_input_slow do, then delivered locally or forwarded. */
+static inline unsigned int
+fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
+	   struct rte_mbuf *m, uint32_t off, uint16_t *out_port)
+{
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const uint32_t seg_len = rte_pktmbuf_data_len(m);
+	const struct fou_nexthop *nh, *src_nh;
+	struct rte_ipv4_hdr *ip;
+	uint32_t hl, tot;
+
+	if (pkt_len - off < sizeof(*ip))
+		return FOU_DROP_IP_TRUNCATED;
+	if (seg_len < off + sizeof(*ip))
+		return FOU_DROP_HDR_SPLIT;
+	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, off);
+	if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5)
+		return FOU_DROP_IP_HDR_BAD;
+	hl = (ip->version_ihl & 0xfu) * 4;
+	if (pkt_len - off < hl)
+		return FOU_DROP_IP_TRUNCATED;
+	if (seg_len < off + hl)
+		return FOU_DROP_HDR_SPLIT;
+	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
+		return FOU_DROP_IP_CKSUM_BAD;
+	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
+	case RTE_MBUF_F_RX_IP_CKSUM_NONE:
+		break;
+	default:
+		if (rte_raw_cksum(ip, hl) != 0xffff)
+			return FOU_DROP_IP_CKSUM_BAD;
+	}
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (tot < hl || tot > pkt_len - off)
+		return FOU_DROP_IP_LEN_BAD;
+	/* ip_route_input_slow: martian source, broadcast, martian
+	 * destination; fib_validate_source refuses our own addresses */
+	if (fou_martian4_src(ip->src_addr))
+		return FOU_DROP_OUTER_MARTIAN;
+	if (fou_bcast4(ip->dst_addr))
+		return FOU_DROP_BCAST_MCAST;
+	if (fou_martian4_dst(ip->dst_addr))
+		return FOU_DROP_OUTER_MARTIAN;
+	nh = fou_route4(gw, ip->dst_addr);
+	src_nh = fou_route4(gw, ip->src_addr);
+	if (src_nh != NULL && src_nh->type == FOU_NH_LOCAL)
+		return FOU_DROP_OUTER_MARTIAN;
+	if (nh != NULL && nh->type == FOU_NH_LOCAL)
+		return fou_rx_local4(gw, st, rx_port, m, off, ip, hl, tot, out_port);
+	return fou_fwd4(gw, st, m, off, ip, hl, tot, ip->type_of_service & 3, nh, rx_port,
+			out_port);
+}
+
+/* A received IPv6 packet at off: checked as ip6_rcv_core, then forwarded
+ * (FOU is received over IPv4 only). */
+static inline unsigned int
+fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
+	   struct rte_mbuf *m, uint32_t off, uint16_t *out_port)
+{
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const struct fou_nexthop *nh;
+	struct rte_ipv6_hdr *ip6;
+	uint32_t tot;
+
+	if (pkt_len - off < sizeof(*ip6))
+		return FOU_DROP_IP_TRUNCATED;
+	if (rte_pktmbuf_data_len(m) < off + sizeof(*ip6))
+		return FOU_DROP_HDR_SPLIT;
+	ip6 = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, off);
+	if ((rte_be_to_cpu_32(ip6->vtc_flow) >> 28) != 6)
+		return FOU_DROP_IP_HDR_BAD;
+	tot = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
+	if (tot > pkt_len - off)
+		return FOU_DROP_IP_LEN_BAD;
+	if (ip6->src_addr[0] == 0xff || fou_martian6_addr(ip6->src_addr))
+		return FOU_DROP_OUTER_MARTIAN;
+	if (ip6->dst_addr[0] == 0xff)
+		return FOU_DROP_BCAST_MCAST;
+	nh = fou_route6(gw, ip6->dst_addr);
+	if (nh != NULL && nh->type == FOU_NH_LOCAL)
+		return FOU_DROP_LOCAL_IPV6;
+	if (fou_martian6_addr(ip6->dst_addr))
+		return FOU_DROP_OUTER_MARTIAN;
+	return fou_fwd6(gw, st, m, off, ip6, tot, (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, nh,
+			rx_port, out_port);
+}
+
+static inline unsigned int
+fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
+	   struct rte_mbuf *m, uint16_t *out_port)
+{
+	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	const uint32_t seg_len = rte_pktmbuf_data_len(m);
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)p;
+	uint32_t off = RTE_ETHER_HDR_LEN;
+	uint16_t etype;
+	unsigned int tags;
+
+	if (pkt_len < off)
+		return FOU_DROP_ETH_TRUNCATED;
+	if (seg_len < off)
+		return FOU_DROP_HDR_SPLIT;
+	if (rte_is_unicast_ether_addr(&eth->dst_addr) &&
+	    !rte_is_same_ether_addr(&eth->dst_addr, &gw->iface[rx_port].mac))
+		return FOU_DROP_ETH_OTHER_HOST;
+	etype = rte_be_to_cpu_16(eth->ether_type);
+	/* 802.1Q, and 802.1ad outside it: the tag is not kept */
+	for (tags = 0; tags < 2 && (etype == RTE_ETHER_TYPE_VLAN || etype == RTE_ETHER_TYPE_QINQ);
+	     tags++) {
+		if (pkt_len < off + sizeof(struct rte_vlan_hdr))
+			return FOU_DROP_ETH_TRUNCATED;
+		if (seg_len < off + sizeof(struct rte_vlan_hdr))
+			return FOU_DROP_HDR_SPLIT;
+		etype = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(p + off))->eth_proto);
+		off += sizeof(struct rte_vlan_hdr);
+	}
+	switch (etype) {
+	case RTE_ETHER_TYPE_IPV4:
+		return fou_rx_ip4(gw, st, rx_port, m, off, out_port);
+	case RTE_ETHER_TYPE_IPV6:
+		return fou_rx_ip6(gw, st, rx_port, m, off, out_port);
+	case RTE_ETHER_TYPE_ARP:
+		return FOU_DROP_ARP;
+	default:
+		return FOU_DROP_NOT_IP;
+	}
+}
+
+#define FOU_PREFETCH_OFFSET 3
+
+uint16_t
+fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
+	     struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port)
+{
+	struct rte_mbuf *drop[FOU_BURST];
+	uint16_t i, nb_fwd = 0, nb_drop = 0;
+
+	FOU_STAT_ADD(st->rx[rx_port], n);
+	for (i = 0; i < n && i < FOU_PREFETCH_OFFSET; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		unsigned int r;
+
+		if (i + FOU_PREFETCH_OFFSET < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FOU_PREFETCH_OFFSET], void *));
+		r = fou_rx_one(gw, st, rx_port, m, &out_port[nb_fwd]);
+		if (likely(r == FOU_FWD)) {
+			pkts[nb_fwd++] = m;
+			continue;
+		}
+		FOU_STAT_ADD(st->drop[r], 1);
+		drop[nb_drop++] = m;
+		if (nb_drop == FOU_BURST) {
+			rte_pktmbuf_free_bulk(drop, nb_drop);
+			nb_drop = 0;
+		}
+	}
+	if (nb_drop != 0)
+		rte_pktmbuf_free_bulk(drop, nb_drop);
+	return nb_fwd;
+}
