@@ -26,7 +26,8 @@ def main(root):
     drop_rows = {n for n in docs if n in code or re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)+", n)}
     for name in sorted(drop_rows - set(code)):
         errors.append(f"README documents drop counter {name}, which fou.h does not have")
-    for stmt in ("port", "addr", "route", "neigh", "link"):
+    for stmt in ("port", "addr", "route", "neigh", "link", "tunnel", "sport-range",
+                 "icmp-rate"):
         if f"`--{stmt} " not in readme:
             errors.append(f"statement --{stmt} is not in the README")
     for e in errors:
