@@ -212,4 +212,27 @@ unsigned int fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st
 			     enum fou_icmp_kind kind, uint32_t mtu, unsigned int fallback,
 			     uint16_t *out_port);
 
+/*
+ * The last steps of every packet that leaves: into the tunnel if the
+ * adjacency has one, then the Ethernet header for the neighbour.
+ */
+static inline unsigned int
+fou_adj_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	     const struct fou_adj *a, int32_t neigh, bool v6, uint16_t *out_port)
+{
+	unsigned int r;
+
+	if (a->tun != NULL) {
+		r = fou_tunnel_encap(gw, st, a->tun, m, v6);
+		if (r != FOU_FWD)
+			return r;
+	}
+	r = fou_eth_push(gw, m, a->port, neigh,
+			 a->tun != NULL || !v6 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	if (r != FOU_FWD)
+		return r;
+	*out_port = a->port;
+	return FOU_FWD;
+}
+
 #endif /* FOU_FWD_H */

@@ -134,17 +134,10 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	nip->hdr_checksum = rte_ipv4_cksum(nip);
 	m->l3_len = sizeof(*nip);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP;
-	if (a.tun != NULL) {
-		r = fou_tunnel_encap(gw, st, a.tun, m, false);
-		if (r != FOU_FWD)
-			return r;
-	}
-	r = fou_eth_push(gw, m, a.port, neigh, RTE_ETHER_TYPE_IPV4);
-	if (r != FOU_FWD)
-		return r;
-	FOU_STAT_ADD(st->icmp_out[kind], 1);
-	*out_port = a.port;
-	return FOU_FWD;
+	r = fou_adj_send(gw, st, m, &a, neigh, false, out_port);
+	if (r == FOU_FWD)
+		FOU_STAT_ADD(st->icmp_out[kind], 1);
+	return r;
 }
 
 unsigned int
@@ -210,16 +203,8 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	memcpy(icmp + 2, &c, 2);
 	m->l3_len = sizeof(*nip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_ICMP;
-	if (a.tun != NULL) {
-		r = fou_tunnel_encap(gw, st, a.tun, m, true);
-		if (r != FOU_FWD)
-			return r;
-	}
-	r = fou_eth_push(gw, m, a.port, neigh,
-			 a.tun != NULL ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
-	if (r != FOU_FWD)
-		return r;
-	FOU_STAT_ADD(st->icmp_out[kind], 1);
-	*out_port = a.port;
-	return FOU_FWD;
+	r = fou_adj_send(gw, st, m, &a, neigh, true, out_port);
+	if (r == FOU_FWD)
+		FOU_STAT_ADD(st->icmp_out[kind], 1);
+	return r;
 }

@@ -72,16 +72,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	m->l3_len = hl;
 	m->packet_type = RTE_PTYPE_L2_ETHER |
 			 (hl == sizeof(*ip) ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT);
-	if (a.tun != NULL) {
-		r = fou_tunnel_encap(gw, st, a.tun, m, false);
-		if (r != FOU_FWD)
-			return r;
-	}
-	r = fou_eth_push(gw, m, a.port, neigh, RTE_ETHER_TYPE_IPV4);
-	if (r != FOU_FWD)
-		return r;
-	*out_port = a.port;
-	return FOU_FWD;
+	return fou_adj_send(gw, st, m, &a, neigh, false, out_port);
 }
 
 /* The same for the IPv6 packet at off, as ip6_forward does. */
@@ -124,17 +115,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	fou_l3_isolate(m, off, tot);
 	m->l3_len = sizeof(*ip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6;
-	if (a.tun != NULL) {
-		r = fou_tunnel_encap(gw, st, a.tun, m, true);
-		if (r != FOU_FWD)
-			return r;
-	}
-	r = fou_eth_push(gw, m, a.port, neigh,
-			 a.tun != NULL ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
-	if (r != FOU_FWD)
-		return r;
-	*out_port = a.port;
-	return FOU_FWD;
+	return fou_adj_send(gw, st, m, &a, neigh, true, out_port);
 }
 
 static inline void
