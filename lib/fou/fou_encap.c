@@ -40,9 +40,15 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 		proto = ip6->proto;
 		l4 = sizeof(*ip6);
 	}
-	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
-	     proto == IPPROTO_UDPLITE) && l4 + 4 <= rte_pktmbuf_data_len(m))
-		h = rte_hash_crc_4byte(*(const unaligned_uint32_t *)(p + l4), h);
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
+	    proto == IPPROTO_UDPLITE) {
+		uint32_t buf;
+		/* the same port for a flow however the packet is segmented */
+		const void *ports = rte_pktmbuf_read(m, l4, sizeof(buf), &buf);
+
+		if (ports != NULL)
+			h = rte_hash_crc_4byte(*(const unaligned_uint32_t *)ports, h);
+	}
 	h = rte_hash_crc_4byte(proto, h);
 	return (uint16_t)(gw->sport_min + (((uint64_t)h * range) >> 32));
 }
