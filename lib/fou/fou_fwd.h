@@ -65,7 +65,7 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
 
 		if (onh == NULL)
 			return FOU_DROP_NO_ROUTE;
-		if (onh->type == FOU_NH_TUNNEL || onh->type == FOU_NH_LOCAL)
+		if (onh->type != FOU_NH_CONNECTED && onh->type != FOU_NH_GATEWAY)
 			return FOU_DROP_TUNNEL_LOOP;
 		a->tun = t;
 		a->nh = onh;

@@ -44,7 +44,7 @@ static bool
 fou_icmp_route(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
 	       struct fou_adj *a, int32_t *neigh)
 {
-	if (nh == NULL || nh->type == FOU_NH_LOCAL)
+	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return false;
 	if (fou_adj_resolve(gw, nh, dst, a) != FOU_FWD)
 		return false;

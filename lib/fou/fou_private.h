@@ -15,6 +15,7 @@ enum fou_nh_type {
 	FOU_NH_CONNECTED,	/* on-link: the destination is the neighbour */
 	FOU_NH_GATEWAY,		/* via a gateway on the port */
 	FOU_NH_TUNNEL,		/* into a tunnel: encapsulate */
+	FOU_NH_BCAST,		/* broadcast address of a connected network */
 };
 
 /* A next hop; routes sharing one share the entry. Immutable once used. */

@@ -42,6 +42,8 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 		return FOU_DROP_NO_ROUTE;
 	if (nh->type == FOU_NH_LOCAL)
 		return FOU_DROP_INNER_LOCAL;
+	if (nh->type == FOU_NH_BCAST)
+		return FOU_DROP_BCAST_MCAST;
 	if (ip->time_to_live <= 1)
 		return fou_icmp4_error(gw, st, m, off, tot, rx_port, FOU_ICMP_TIME_EXCEEDED, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
@@ -354,7 +356,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 		return FOU_DROP_OUTER_MARTIAN;
 	nh = fou_route4(gw, ip->dst_addr);
 	src_nh = fou_route4(gw, ip->src_addr);
-	if (src_nh != NULL && src_nh->type == FOU_NH_LOCAL)
+	if (src_nh != NULL && (src_nh->type == FOU_NH_LOCAL || src_nh->type == FOU_NH_BCAST))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
 		return fou_rx_local4(gw, st, rx_port, m, off, ip, hl, tot, out_port);

@@ -534,10 +534,10 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 int
 fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
 {
-	struct fou_ip host = *addr, net = *addr;
-	bool add_net;
+	struct fou_ip host = *addr, net = *addr, bcast;
+	bool add_net, add_bcast;
 	unsigned int i;
-	int ret, local_nh;
+	int ret, local_nh, bcast_nh = -1;
 
 	ret = fou_iface_check(gw, port, err);
 	if (ret < 0)
@@ -582,11 +582,30 @@ fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 		fou_err_set(err, "a route to %s/%u exists", IPSTR(&net), net.plen);
 		return -EEXIST;
 	}
+	/* fib_add_ifaddr: a network of /30 or wider has a broadcast address,
+	 * which is never forwarded as unicast (unless it is the address) */
+	bcast = net;
+	bcast.plen = 32;
+	if (net.family == AF_INET)
+		bcast.v4 |= rte_cpu_to_be_32(UINT32_MAX >> net.plen);
+	add_bcast = add_net && net.family == AF_INET && net.plen < 31 && bcast.v4 != addr->v4;
+	if (add_bcast && fou_route_exists(gw, &bcast)) {
+		fou_err_set(err, "a route to %s/32 exists", IPSTR(&bcast));
+		return -EEXIST;
+	}
 	local_nh = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, err);
 	if (local_nh < 0)
 		return local_nh;
 	if (add_net) {
 		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, err);
+		if (ret >= 0 && add_bcast) {
+			bcast_nh = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, err);
+			if (bcast_nh < 0) {
+				fou_route_uninstall(gw, &net);
+				fou_nh_put(gw, (uint32_t)ret);
+				ret = bcast_nh;
+			}
+		}
 		if (ret < 0) {
 			fou_route_uninstall(gw, &host);
 			fou_nh_put(gw, (uint32_t)local_nh);
@@ -938,7 +957,7 @@ fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned i
 		ti->conf = t->conf;
 		ti->overhead = t->hdr_len;
 		onh = fou_route4(gw, t->remote);
-		if (onh != NULL && onh->type != FOU_NH_LOCAL && onh->type != FOU_NH_TUNNEL)
+		if (onh != NULL && (onh->type == FOU_NH_CONNECTED || onh->type == FOU_NH_GATEWAY))
 			ti->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
 		for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
 			const struct fou_tun_stats *ts =
