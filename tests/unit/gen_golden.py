@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Regenerate: /usr/bin/python3 tests/unit/gen_golden.py > tests/unit/golden.h
 # Generates tests/unit/golden.h from scapy (an encoder independent of the C code).
-from scapy.all import Ether, Dot1Q, IP, IPv6, UDP, GRE, Raw, IPOption_Router_Alert, raw
+from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
+                       ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
+                       ICMPv6DestUnreach)
+from scapy.utils import checksum
 
 RX_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
 EG_MAC, NB4_MAC, NB6_MAC = "02:00:00:00:01:01", "02:00:00:00:01:02", "02:00:00:00:01:03"
@@ -75,8 +78,25 @@ def describe(pkt, tunnel=True):
             if bl.chksum_present: c += ", csum 0x%04x" % bl.chksum
             if bl.key_present: c += ", key 0x%08x" % bl.key
             if bl.seqnum_present: c += ", seq 0x%08x" % bl.sequence_number
+        elif isinstance(layer, ICMP) or layer.name.startswith("ICMPv6"):
+            # the header, then the quote as one block
+            chunk = b[off:off+8]
+            c = "%s: type %d, code %d, csum 0x%04x, rest 0x%08x" % (
+                "ICMP" if isinstance(layer, ICMP) else "ICMPv6", chunk[0], chunk[1],
+                int.from_bytes(chunk[2:4], "big"), int.from_bytes(chunk[4:8], "big"))
+            parts.append((c, chunk))
+            off += 8
+            if off < len(b):
+                parts.append(("quoted: the packet as received (%d bytes)" % (len(b) - off), b[off:]))
+                off = len(b)
+            break
         elif isinstance(layer, Raw):
-            c = "payload \"%s\"" % layer.load.decode()
+            try:
+                t = layer.load.decode("ascii")
+                assert t.isprintable() and len(t) <= 16
+                c = "payload \"%s\"" % t
+            except (UnicodeDecodeError, AssertionError):
+                c = "payload (%d bytes)" % len(layer.load)
         else:
             raise Exception(layer)
         parts.append((c, chunk))
@@ -110,6 +130,9 @@ print("""/* SPDX-License-Identifier: BSD-3-Clause */
 #define UNIT_GOLDEN_H
 
 #include <stdint.h>
+
+/* Receive path: define GOLDEN_RX before including. */
+#ifdef GOLDEN_RX
 """)
 
 emit("g_ipip", outer(5555) / inner4(), "ipip over FOU port 5555, UDP checksum 0")
@@ -133,4 +156,289 @@ o4 = Ether(dst=NB4_MAC, src=EG_MAC) / inner4(ttl=63)
 emit("g_out4", o4, "expected output of every IPv4 case: Ethernet for 192.168.1.2 on port 1, TTL 63", tunnel=False)
 o6 = Ether(dst=NB6_MAC, src=EG_MAC) / inner6(hlim=63)
 emit("g_out6", o6, "expected output of every IPv6 case: Ethernet for fd00:1::2 on port 1, hop limit 63", tunnel=False)
+print("#endif /* GOLDEN_RX */\n")
+# --- transmit: plain packets routed into tunnels, and ICMP errors ---------------
+#
+# Topology (unit_gw_std() plus tx_base in test_encap.c): the sender 10.0.0.2 /
+# fd00::2 (02:00:00:00:00:02) on port 0 sends plain IP to 10.50.0.0/16 and
+# fd00:50::/32, routed into tunnel t1 (local 192.168.1.1, remote 10.20.0.9 via
+# 192.168.1.2, 02:00:00:00:01:02, on port 1). The outer IP ID is 0: every case
+# runs with fresh per-lcore counters. encap-sport auto is written as 0 here and
+# checked by the test (flag GOLDEN_SPORT_AUTO).
+
+LOCAL, REMOTE = "192.168.1.1", "10.20.0.9"
+SENDER4, SENDER6, GW4, GW6 = "10.0.0.2", "fd00::2", "10.0.0.1", "fd00::1"
+DPORT = {"ipip": 5555, "gre": 5556, "sit": 5557}
+PROTO = {"ipip": 4, "sit": 41, "gre": 47}
+ROUTE4, ROUTE6 = "route 10.50.0.0/16,dev=t1", "route fd00:50::/32,dev=t1"
+
+def tx_in4(tos=0, df=True, ttl=64, size=None, dst="10.50.0.7", proto_layer=None, frag=0, ident=0x1234, src=SENDER4):
+    l4 = proto_layer if proto_layer is not None else UDP(sport=40000, dport=7) / Raw(PAYLOAD)
+    ip = IP(src=src, dst=dst, tos=tos, ttl=ttl, id=ident, flags="DF" if df else 0, frag=frag) / l4
+    if size is not None:
+        pad = size - len(raw(ip))
+        assert pad >= 0
+        ip = IP(src=src, dst=dst, tos=tos, ttl=ttl, id=ident, flags="DF" if df else 0, frag=frag) / l4 / Raw(bytes((7 * i) & 0xff for i in range(pad)))
+    return IP(raw(ip))
+
+def tx_in6(tc=0, hlim=64, size=None, dst="fd00:50::7", l4=None):
+    l4 = l4 if l4 is not None else UDP(sport=40000, dport=7) / Raw(PAYLOAD)
+    ip = IPv6(src=SENDER6, dst=dst, tc=tc, hlim=hlim, fl=0x12345) / l4
+    if size is not None:
+        ip = ip / Raw(bytes((7 * i) & 0xff for i in range(size - len(raw(ip)))))
+    return IPv6(raw(ip))
+
+def routed(ip):
+    """The packet after ip_forward: TTL / hop limit minus one."""
+    if isinstance(ip, IP):
+        f = IP(raw(ip))
+        f.ttl -= 1
+        del f.chksum
+        return IP(raw(f))
+    f = IPv6(raw(ip))
+    f.hlim -= 1
+    return IPv6(raw(f))
+
+class Tun:
+    def __init__(self, type, encap="fou", ttl=None, tos=None, pmtudisc=None, sport=None,
+                 csum=None, key=None, gcsum=False, seq=False, dport=None):
+        self.type, self.encap, self.ttl, self.tos = type, encap, ttl, tos
+        self.pmtudisc, self.sport, self.csum = pmtudisc, sport, csum
+        self.key, self.gcsum, self.seq = key, gcsum, seq
+        self.dport = dport if dport is not None else (DPORT[type] if encap == "fou" else None)
+
+    def stmt(self):
+        a = ["t1", "type=" + self.type, "local=" + LOCAL, "remote=" + REMOTE]
+        if self.ttl is not None: a.append("ttl=%s" % self.ttl)
+        if self.tos is not None: a.append("tos=%s" % (self.tos if isinstance(self.tos, str) else "0x%02x" % self.tos))
+        if self.pmtudisc is not None: a.append("pmtudisc" if self.pmtudisc else "nopmtudisc")
+        if self.encap == "none": a.append("encap=none")
+        if self.sport is not None: a.append("encap-sport=%d" % self.sport)
+        if self.dport is not None: a.append("encap-dport=%d" % self.dport)
+        if self.csum is not None: a.append("encap-csum" if self.csum else "noencap-csum")
+        if self.key is not None: a.append("key=%s" % self.key)
+        if self.gcsum: a.append("csum")
+        if self.seq: a.append("seq")
+        routes = {"ipip": [ROUTE4], "sit": [ROUTE6], "gre": [ROUTE4, ROUTE6]}[self.type]
+        return "\n".join(["tunnel " + ",".join(a)] + routes)
+
+    def overhead(self):
+        n = 20 + (8 if self.encap == "fou" else 0)
+        if self.type == "gre":
+            n += 4 + 4 * (bool(self.gcsum) + (self.key is not None) + bool(self.seq))
+        return n
+
+    def keyval(self):
+        if self.key is None: return None
+        if "." in str(self.key): return int.from_bytes(bytes(int(x) for x in self.key.split(".")), "big")
+        return int(str(self.key), 0)
+
+    def encap_frame(self, inner, seq=0, ident=0):
+        """The frame t1 sends for the routed packet inner (ip_tunnel_xmit)."""
+        v6 = isinstance(inner, IPv6)
+        ds = inner.tc if v6 else inner.tos
+        ittl = inner.hlim if v6 else inner.ttl
+        idf = (not v6) and bool(inner.flags.DF)
+        ecn = ds & 3
+        if ecn == 3: ecn = 2                       # INET_ECN_encapsulate: CE -> ECT(0)
+        dscp = (ds if self.tos == "inherit" else (self.tos or 0)) & 0xfc
+        ttl = self.ttl if isinstance(self.ttl, int) and self.ttl else ittl
+        df = (self.pmtudisc is not False) or idf
+        fou = self.encap == "fou"
+        o = IP(src=LOCAL, dst=REMOTE, tos=dscp | ecn, ttl=ttl, id=ident, flags="DF" if df else 0,
+               proto=17 if fou else PROTO[self.type])
+        if fou:
+            u = UDP(sport=self.sport or 0, dport=self.dport)
+            if not self.csum:
+                u.chksum = 0
+            o = o / u
+        if self.type == "gre":
+            g = GRE(proto=0x86dd if v6 else 0x0800, chksum_present=int(self.gcsum),
+                    key_present=int(self.key is not None), seqnum_present=int(self.seq))
+            if self.key is not None: g.key = self.keyval()
+            if self.seq: g.sequence_number = seq
+            o = o / g
+        return Ether(dst=NB4_MAC, src=EG_MAC) / o / inner
+
+def rx(ip):
+    return Ether(dst=RX_MAC, src=PEER_MAC) / ip
+
+def icmp4_error(orig, type, code, mtu=0, src=GW4, ident=0, quote_max=548):
+    q = raw(orig)[:quote_max]
+    tos = (orig.tos & 0x1e) | 0xc0
+    ic = ICMP(type=type, code=code)
+    if type == 3 and code == 4:
+        ic.nexthopmtu = mtu
+    return IP(src=src, dst=orig.src, tos=tos, ttl=64, id=ident, flags=0) / ic / Raw(q)
+
+def icmp6_error(orig, kind, mtu=0, src=GW6):
+    q = raw(orig)[:1232]
+    if kind == "ptb":
+        ic = ICMPv6PacketTooBig(mtu=mtu)
+    else:
+        ic = ICMPv6TimeExceeded(code=0)
+    return IPv6(src=src, dst=orig.src, tc=0, fl=0, hlim=64) / ic / Raw(q)
+
+def to_sender(ip):
+    return Ether(dst=PEER_MAC, src=RX_MAC) / ip
+
+TX = []   # (name, stmts, in, out, out_port, flags, doc)
+
+def tx(name, doc, stmts, inp, out, out_port=1, flags=0):
+    if out_port == 0:
+        flags |= 2      # the output is an ICMP error
+    TX.append((name, stmts, inp, out, out_port, flags, doc))
+
+def tun_case(name, doc, t, inner, pre=""):
+    out = t.encap_frame(routed(inner))
+    flags = 1 if (t.encap == "fou" and not t.sport) else 0
+    tx(name, doc, pre + t.stmt(), rx(inner), out, 1, flags)
+
+def zero_csum_case():
+    """encap-csum where the computed UDP checksum is 0: sent as 0xffff."""
+    t = Tun("ipip", sport=4242, csum=True)
+    def build(w):
+        inner = tx_in4(proto_layer=UDP(sport=40000, dport=7, chksum=0) / Raw(w.to_bytes(2, "big") + b"fou-te"))
+        return inner, t.encap_frame(routed(inner))
+    inner, out = build(0)
+    b = raw(out)[14:]
+    u = bytearray(b[20:])
+    u[6:8] = b"\0\0"
+    ph = b[12:20] + bytes([0, 17]) + len(u).to_bytes(2, "big")
+    s = 0xffff - checksum(ph + bytes(u))   # the folded sum, with w = 0
+    w = (~s) & 0xffff
+    inner, out = build(w)
+    assert raw(out)[14 + 26:14 + 28] == b"\xff\xff", raw(out)[14 + 26:14 + 28]
+    tx("tx_ipip_csum_zero", "ipip/fou, encap-csum, inner payload chosen so that the UDP checksum computes to 0: sent as 0xffff",
+       t.stmt(), rx(inner), out)
+
+def gen_tx():
+    v4, v6 = tx_in4(), tx_in6()
+    # every type x encap, defaults (ttl inherit, tos 0, pmtudisc, sport auto, no csum)
+    for ty in ("ipip", "sit", "gre"):
+        for enc in ("fou", "none"):
+            inners = {"ipip": [("", v4)], "sit": [("", v6)], "gre": [("4", v4), ("6", v6)]}[ty]
+            for suf, inner in inners:
+                n = "%s%s_%s" % (ty, suf, enc)
+                tun_case("tx_" + n, "%s%s, encap %s, defaults" % (ty, suf and " inner IPv" + suf, enc), Tun(ty, encap=enc), inner)
+                tun_case("tx_" + n + "_ttl", n + ": ttl=77 (fixed)", Tun(ty, encap=enc, ttl=77), inner)
+                tun_case("tx_" + n + "_ttl_inherit", n + ": ttl=inherit, inner TTL 9 (8 after forwarding)", Tun(ty, encap=enc, ttl="inherit"),
+                         tx_in4(ttl=9) if inner is v4 else tx_in6(hlim=9))
+                tun_case("tx_" + n + "_tos", n + ": tos=0x28, inner DSCP EF ECT(1)", Tun(ty, encap=enc, tos=0x28),
+                         tx_in4(tos=0xb9) if inner is v4 else tx_in6(tc=0xb9))
+                tun_case("tx_" + n + "_tos_inherit", n + ": tos=inherit, inner DSCP EF ECT(1)", Tun(ty, encap=enc, tos="inherit"),
+                         tx_in4(tos=0xb9) if inner is v4 else tx_in6(tc=0xb9))
+                if inner is v4:
+                    tun_case("tx_" + n + "_nopmtu_df", n + ": nopmtudisc, inner DF: outer DF", Tun(ty, encap=enc, pmtudisc=False), tx_in4(df=True))
+                    tun_case("tx_" + n + "_nopmtu_nodf", n + ": nopmtudisc, inner without DF: no outer DF", Tun(ty, encap=enc, pmtudisc=False), tx_in4(df=False))
+                    tun_case("tx_" + n + "_pmtu_nodf", n + ": pmtudisc, inner without DF: outer DF", Tun(ty, encap=enc, pmtudisc=True), tx_in4(df=False))
+                else:
+                    tun_case("tx_" + n + "_nopmtu", n + ": nopmtudisc, IPv6 inner: no outer DF", Tun(ty, encap=enc, pmtudisc=False), inner)
+                if enc == "fou":
+                    tun_case("tx_" + n + "_sport", n + ": encap-sport=4242", Tun(ty, sport=4242), inner)
+                    tun_case("tx_" + n + "_csum", n + ": encap-csum, encap-sport=4242", Tun(ty, sport=4242, csum=True), inner)
+                    tun_case("tx_" + n + "_csum_auto", n + ": encap-csum, encap-sport auto", Tun(ty, csum=True), inner)
+                    tun_case("tx_" + n + "_nocsum", n + ": noencap-csum, encap-sport=4242", Tun(ty, sport=4242, csum=False), inner)
+                if ty == "gre":
+                    for opt, kw in (("key", dict(key=42)), ("keyquad", dict(key="1.2.3.4")), ("keyhex", dict(key="0xdeadbeef")),
+                                    ("gcsum", dict(gcsum=True)), ("seq", dict(seq=True)),
+                                    ("kcs", dict(key=42, gcsum=True, seq=True))):
+                        extra = dict(sport=4242, csum=True) if enc == "fou" else {}
+                        tun_case("tx_" + n + "_" + opt, n + ": GRE " + opt + (" (encap-csum, encap-sport=4242)" if extra else ""),
+                                 Tun(ty, encap=enc, **kw, **extra), inner)
+    # ECN (RFC 6040 normal mode): CE -> ECT(0), the rest copied; fixed or inherited DSCP
+    for ty, inner_of in (("ipip", lambda tc: tx_in4(tos=tc)), ("sit", lambda tc: tx_in6(tc=tc)), ("gre", lambda tc: tx_in4(tos=tc))):
+        for enc in ("fou", "none"):
+            for e in range(4):
+                for tosname, tos in (("inherit", "inherit"), ("fixed", 0x28)):
+                    tun_case("tx_ecn_%s_%s_%d_%s" % (ty, enc, e, tosname), "%s/%s: inner DSCP AF41 ECN %d, tos %s" % (ty, enc, e, tosname),
+                             Tun(ty, encap=enc, tos=tos), inner_of(0x88 | e))
+    zero_csum_case()
+
+    # --- MTU and ICMP errors (port 1 MTU lowered; the sender has a neighbour on port 0)
+    link = lambda mtu: "link 1,mtu=%d\n" % mtu
+    for ty, enc, kw in (("ipip", "fou", {}), ("ipip", "none", {}), ("gre", "fou", dict(key=42, gcsum=True, seq=True)),
+                        ("gre", "none", {})):
+        t = Tun(ty, encap=enc, **kw)
+        mtu = 200 - t.overhead()
+        n = "%s_%s" % (ty, enc) + ("_kcs" if kw else "")
+        fits = tx_in4(size=mtu)
+        tun_case("mtu_" + n + "_fits", "%s: inner of exactly the tunnel MTU %d, port MTU 200" % (n, mtu), t, fits, pre=link(200))
+        big = tx_in4(size=mtu + 1)
+        tx("mtu_" + n + "_frag_needed", "%s: inner DF of tunnel MTU %d + 1: ICMP frag needed, MTU %d, back to the sender" % (n, mtu, mtu),
+           link(200) + t.stmt(), rx(big), to_sender(icmp4_error(big, 3, 4, mtu)), 0)
+    # plain forwarding over a port of MTU 200
+    big = tx_in4(size=201, dst="10.20.0.7")
+    tx("mtu_plain_frag_needed", "plain forwarding: 201 bytes with DF out of a port of MTU 200: ICMP frag needed, MTU 200",
+       link(200).strip(), rx(big), to_sender(icmp4_error(big, 3, 4, 200)), 0)
+    # the quote stops at 576 bytes of ICMP error
+    t = Tun("ipip")
+    big = tx_in4(size=1000, tos=0xbb)
+    tx("mtu_quote_576", "ipip/fou, port MTU 600: 1000 bytes DF (tos 0xbb): ICMP of 576 bytes, tos 0xd8 (0xbb & 0x1e | 0xc0)",
+       link(600) + t.stmt(), rx(big), to_sender(icmp4_error(big, 3, 4, 572)), 0)
+    # TTL 1: time exceeded, quoting TTL 1
+    ttl1 = tx_in4(ttl=1)
+    tx("ttl1_time_exceeded", "ipip/fou: inner TTL 1: ICMP time exceeded", t.stmt(), rx(ttl1), to_sender(icmp4_error(ttl1, 11, 0)), 0)
+    ttl1 = tx_in4(ttl=1, dst="10.20.0.7")
+    tx("ttl1_plain_time_exceeded", "plain forwarding: TTL 1: ICMP time exceeded", "", rx(ttl1), to_sender(icmp4_error(ttl1, 11, 0)), 0)
+    # an ICMP echo request is answered with an error; its header is quoted
+    echo = tx_in4(size=173, proto_layer=ICMP(type=8, id=7, seq=1) / Raw(b"ping"))
+    tx("mtu_echo_frag_needed", "ipip/fou, port MTU 200: 173-byte ICMP echo request with DF: frag needed, MTU 172",
+       link(200) + t.stmt(), rx(echo), to_sender(icmp4_error(echo, 3, 4, 172)), 0)
+    # IPv6: packet too big through sit (port MTU 1400: tunnel MTU 1372), quote cut at 1280
+    t6 = Tun("sit")
+    big6 = tx_in6(size=1373)
+    tx("mtu6_sit_pkt_too_big", "sit/fou, port MTU 1400: 1373-byte IPv6: ICMPv6 packet too big, MTU 1372, 1280 bytes",
+       link(1400) + t6.stmt(), rx(big6), to_sender(icmp6_error(big6, "ptb", 1372)), 0)
+    tun_case("mtu6_sit_fits", "sit/fou, port MTU 1400: 1372-byte IPv6 fits", t6, tx_in6(size=1372), pre=link(1400))
+    h1 = tx_in6(hlim=1)
+    tx("hlim1_time_exceeded", "sit/fou: hop limit 1: ICMPv6 time exceeded", t6.stmt(), rx(h1), to_sender(icmp6_error(h1, "te")), 0)
+    big6 = tx_in6(size=1501, dst="fd00:20::7")
+    tx("mtu6_plain_pkt_too_big", "plain IPv6 forwarding, port MTU 1500: 1501 bytes: packet too big, MTU 1500",
+       "", rx(big6), to_sender(icmp6_error(big6, "ptb", 1500)), 0)
+    # the way back is a tunnel: the error is encapsulated (ICMP ID 0, outer ID 1)
+    back = tx_in4(size=201, dst="10.20.0.7", src="10.60.0.5")
+    # the error must fit the way back: tunnel MTU 172, so 172 - 28 bytes of quote
+    err = icmp4_error(back, 3, 4, 200, quote_max=172 - 28)
+    tx("mtu_error_via_tunnel", "plain forwarding, port MTU 200, sender 10.60.0.5 routed into t1: the error goes through t1, cut to its MTU",
+       link(200) + t.stmt() + "\nroute 10.60.0.0/16,dev=t1", rx(back),
+       Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+
+    # plain (encap none) tunnel protocols to a local address, decapsulated
+    o = lambda proto: Ether(dst=RX_MAC, src=PEER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1", ttl=64, id=0x4d2, flags="DF", proto=proto)
+    emit("g_plain_ipip", o(4) / inner4(), "plain IPIP (protocol 4) to 10.0.0.1")
+    emit("g_plain_sit", o(41) / inner6(), "plain SIT (protocol 41) to 10.0.0.1")
+    emit("g_plain_gre4", o(47) / GRE(proto=0x0800, key_present=1, key=7) / inner4(), "plain GRE (protocol 47, key 7) carrying IPv4 to 10.0.0.1")
+    emit("g_plain_gre6", o(47) / GRE(proto=0x86dd) / inner6(), "plain GRE (protocol 47) carrying IPv6 to 10.0.0.1")
+    emit("g_plain_out4", Ether(dst=NB4_MAC, src=EG_MAC) / inner4(ttl=63), "expected output of the plain IPv4 cases", tunnel=False)
+    emit("g_plain_out6", Ether(dst=NB6_MAC, src=EG_MAC) / inner6(hlim=63), "expected output of the plain IPv6 cases", tunnel=False)
+
+    for name, stmts, inp, out, port, flags, doc in TX:
+        emit(name + "_in", inp, doc + ": input", tunnel=False)
+        nip = sum(1 for l in out.layers() if l in (IP, IPv6))
+        emit(name + "_out", out, doc + ": output on port %d" % port, tunnel=nip > 1)
+    print("""/* Transmit cases: statements after the standard topology, input on port 0, output. */
+#define GOLDEN_SPORT_AUTO 0x01	/* encap-sport auto: the UDP source port is checked, not compared */
+#define GOLDEN_ICMP 0x02	/* the output is an ICMP error (counted in icmp_out) */
+struct golden_tx {
+	const char *name;
+	const char *doc;
+	const char *stmts;	/* "NAME ARG" lines */
+	const uint8_t *in;
+	uint16_t in_len;
+	const uint8_t *out;
+	uint16_t out_len;
+	uint16_t out_port;
+	uint8_t flags;
+};
+""")
+    print("static const struct golden_tx golden_tx[] = {")
+    for name, stmts, inp, out, port, flags, doc in TX:
+        st = stmts.replace("\n", "\\n")
+        print('\t{ "%s", "%s",\n\t  "%s",\n\t  %s_in, sizeof(%s_in), %s_out, sizeof(%s_out), %d, %d },' % (name, doc.replace('"', '\\"'), st, name, name, name, name, port, flags))
+    print("};\n")
+
+print("/* Transmit path: define GOLDEN_TX before including. */\n#ifdef GOLDEN_TX\n")
+gen_tx()
+print("#endif /* GOLDEN_TX */\n")
 print("#endif /* UNIT_GOLDEN_H */")

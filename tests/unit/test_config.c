@@ -212,11 +212,11 @@ test_config_unknown_statement(void **state)
 	struct fou_err err;
 
 	(void)state;
-	assert_int_equal(load("port = 5555:ipip\ntunnel = t1,remote=10.0.0.2\nport = 5556:gre\n",
+	assert_int_equal(load("port = 5555:ipip\ntunnels = t1,remote=10.0.0.2\nport = 5556:gre\n",
 			      &c, &err), -EINVAL);
 	assert_int_equal(c.n, 2);
-	expect_call(&c, 1, "tunnel", "t1,remote=10.0.0.2");
-	assert_string_equal(err.msg, "unknown statement 'tunnel'");
+	expect_call(&c, 1, "tunnels", "t1,remote=10.0.0.2");
+	assert_string_equal(err.msg, "unknown statement 'tunnels'");
 	/* an empty name is handed over too */
 	c.n = 0;
 	assert_int_equal(load("= 5555:ipip\n", &c, &err), -EINVAL);

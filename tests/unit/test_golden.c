@@ -10,6 +10,7 @@
 #include <rte_lcore.h>
 
 #include "unit.h"
+#define GOLDEN_RX
 #include "golden.h"
 
 static struct fou_gw *gw;

@@ -300,13 +300,21 @@ test_ip_fragment(void **state)
 	unit_fix(&p);
 	unit_ctx("reserved flag");
 	run_expect(&unit_cases[0], &p, UNIT_FWD);
-	/* a fragment for someone else is not ours to judge */
+	/* a fragment for someone else is not ours to judge: it is routed */
 	build_ipip(&p, false);
 	unit_put16(p.b + p.l3 + 6, 0x2000);
 	p.b[p.l3 + 19] = 9;
 	unit_fix(&p);
-	unit_ctx("fragment to 10.0.0.9");
-	PKT_DROP(gw, &p, FOU_DROP_NOT_LOCAL);
+	unit_ctx("fragment to 10.0.0.9 (on link, no neighbour)");
+	PKT_DROP(gw, &p, FOU_DROP_NO_NEIGH);
+	build_ipip(&p, false);
+	unit_put16(p.b + p.l3 + 6, 0x2001);
+	unit_put32(p.b + p.l3 + 16, IP4(10, 20, 0, 7));
+	unit_fix(&p);
+	unit_ctx("fragment to 10.20.0.7 (routed via 192.168.1.2)");
+	UNIT_RUN(gw, unit_mbuf(p.b, p.len), .verdict = UNIT_FWD, .decap_inner = -1, .out = out,
+		 .out_len = unit_expect_routed(p.b + p.l3, p.len - p.l3, &mac_nb4, out),
+		 .out_port = EG_PORT);
 }
 
 static void
@@ -356,13 +364,59 @@ test_ip_cksum_before_len(void **state)
 	PKT_DROP(gw, &p, FOU_DROP_IP_CKSUM_BAD);
 }
 
+/*
+ * FOU to an address that is not ours is an IPv4 packet like any other: it
+ * is routed (ip_forward), never decapsulated.
+ */
 static void
-test_not_local(void **state)
+test_not_local_routed(void **state)
 {
-	static const uint32_t dst[] = {
-		IP4(10, 0, 0, 9), IP4(10, 0, 0, 0), IP4(192, 168, 1, 2), IP4(8, 8, 8, 8),
-		IP4(10, 20, 0, 7),
+	static const struct {
+		uint32_t dst;
+		unsigned int verdict;
+		const struct rte_ether_addr *mac;
+	} cases[] = {
+		{ IP4(10, 0, 0, 9), FOU_DROP_NO_NEIGH, NULL },	/* on link, port 0 */
+		{ IP4(8, 8, 8, 8), FOU_DROP_NO_ROUTE, NULL },
+		{ IP4(10, 21, 0, 5), FOU_DROP_NO_NEIGH, NULL },	/* via .3, no neighbour */
+		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4 },
+		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7 },
+		{ IP4(224, 0, 0, 1), FOU_DROP_BCAST_MCAST, NULL },
+		{ IP4(239, 255, 255, 255), FOU_DROP_BCAST_MCAST, NULL },
+		{ IP4(255, 255, 255, 255), FOU_DROP_BCAST_MCAST, NULL },
 	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_spec s;
+		struct unit_pkt p;
+
+		unit_spec_ipip(&s);
+		s.dst = cases[i].dst;
+		unit_build(&s, &p);
+		unit_ctx("outer destination 0x%08x", cases[i].dst);
+		if (cases[i].verdict != UNIT_FWD) {
+			PKT_DROP(gw, &p, cases[i].verdict);
+			continue;
+		}
+		UNIT_RUN(gw, unit_mbuf(p.b, p.len), .verdict = UNIT_FWD, .decap_inner = -1,
+			 .out = out,
+			 .out_len = unit_expect_routed(p.b + p.l3, p.len - p.l3, cases[i].mac, out),
+			 .out_port = EG_PORT);
+	}
+}
+
+/*
+ * The broadcast address of a network of ours is a broadcast (Linux adds
+ * an RTN_BROADCAST route for it with the address): not forwarded as
+ * unicast onto the link.
+ */
+static void
+test_subnet_broadcast(void **state)
+{
+	static const uint32_t dst[] = { IP4(10, 0, 0, 255), IP4(192, 168, 1, 255) };
 	unsigned int i;
 
 	(void)state;
@@ -374,7 +428,7 @@ test_not_local(void **state)
 		s.dst = dst[i];
 		unit_build(&s, &p);
 		unit_ctx("outer destination 0x%08x", dst[i]);
-		PKT_DROP(gw, &p, FOU_DROP_NOT_LOCAL);
+		PKT_DROP(gw, &p, FOU_DROP_BCAST_MCAST);
 	}
 }
 
@@ -869,7 +923,8 @@ main(int argc, char **argv)
 		T(test_ip_fragment),
 		T(test_ip_cksum_bad),
 		T(test_ip_cksum_before_len),
-		T(test_not_local),
+		T(test_not_local_routed),
+		T(test_subnet_broadcast),
 		T(test_outer_martian),
 		T(test_local_other_port),
 		T(test_local_not_udp),

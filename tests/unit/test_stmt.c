@@ -23,7 +23,8 @@ struct snap {
 	struct fou_gw gw;
 	struct fou_nexthop *nh;
 	struct rte_ether_addr *neigh_mac;
-	int32_t nb_neigh;
+	struct fou_tunnel *tunnels;
+	int32_t nb_neigh, nb_tun_names;
 };
 
 static void
@@ -37,6 +38,10 @@ snap_take(const struct fou_gw *gw, struct snap *s)
 	memcpy(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops);
 	memcpy(s->neigh_mac, gw->neigh_mac, sizeof(*s->neigh_mac) * gw->params.max_neighs);
 	s->nb_neigh = rte_hash_count(gw->neigh);
+	s->tunnels = malloc(sizeof(*s->tunnels) * gw->params.max_tunnels);
+	assert_non_null(s->tunnels);
+	memcpy(s->tunnels, gw->tunnels, sizeof(*s->tunnels) * gw->params.max_tunnels);
+	s->nb_tun_names = rte_hash_count(gw->tun_names);
 }
 
 /* Same as when taken? Frees the snapshot either way. */
@@ -47,10 +52,14 @@ snap_same(const struct fou_gw *gw, struct snap *s)
 		    memcmp(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops) == 0 &&
 		    memcmp(s->neigh_mac, gw->neigh_mac,
 			   sizeof(*s->neigh_mac) * gw->params.max_neighs) == 0 &&
-		    s->nb_neigh == rte_hash_count(gw->neigh);
+		    s->nb_neigh == rte_hash_count(gw->neigh) &&
+		    memcmp(s->tunnels, gw->tunnels,
+			   sizeof(*s->tunnels) * gw->params.max_tunnels) == 0 &&
+		    s->nb_tun_names == rte_hash_count(gw->tun_names);
 
 	free(s->nh);
 	free(s->neigh_mac);
+	free(s->tunnels);
 	return same;
 }
 
@@ -181,6 +190,24 @@ expect_golden_fwd(const struct fou_gw *gw, const struct rte_ether_addr *mac, con
 /* The standard ipip frame is forwarded to mac. */
 #define EXPECT_GOLDEN_FWD(gw, mac) expect_golden_fwd((gw), (mac), __FILE__, __LINE__)
 
+/* A plain GRE (protocol 47) frame to 10.0.0.1 carrying the standard inner IPv4. */
+static void
+build_plain_gre(struct unit_pkt *p)
+{
+	struct unit_pkt f;
+
+	frame_to(&f, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	/* outer IPv4 (20), GRE (4), then the inner packet: the UDP header goes */
+	memcpy(p, &f, sizeof(*p));
+	memcpy(p->b + f.l4 + 4, f.b + f.inner, f.inner_tot);
+	unit_put16(p->b + f.l4, 0);
+	unit_put16(p->b + f.l4 + 2, RTE_ETHER_TYPE_IPV4);
+	p->len = f.l4 + 4 + f.inner_tot;
+	p->b[f.l3 + 9] = IPPROTO_GRE;
+	unit_put16(p->b + f.l3 + 2, (uint16_t)(p->len - f.l3));
+	unit_ip4_cksum_fix(p->b + f.l3);
+}
+
 /* --- generic ------------------------------------------------------------------- */
 
 static void
@@ -188,7 +215,8 @@ test_stmt_unknown(void **state)
 {
 	struct fou_gw *gw = *state;
 
-	EXPECT_STMT_ERR(gw, "tunnel", "1", -EINVAL, "unknown statement 'tunnel'");
+	EXPECT_STMT_ERR(gw, "tunnels", "1", -EINVAL, "unknown statement 'tunnels'");
+	EXPECT_STMT_ERR(gw, "fou", "5555:ipip", -EINVAL, "unknown statement 'fou'");
 	EXPECT_STMT_ERR(gw, "Port", "5555:ipip", -EINVAL, "unknown statement 'Port'");
 	EXPECT_STMT_ERR(gw, "", "5555:ipip", -EINVAL, "unknown statement ''");
 }
@@ -212,22 +240,28 @@ static void
 test_stmt_rank_usage(void **state)
 {
 	(void)state;
-	assert_int_equal(fou_stmt_rank("link"), 0);
-	assert_true(fou_stmt_rank("link") < fou_stmt_rank("addr"));
-	assert_true(fou_stmt_rank("addr") < fou_stmt_rank("neigh"));
-	assert_true(fou_stmt_rank("addr") < fou_stmt_rank("route"));
-	assert_true(fou_stmt_rank("port") >= 0);
-	assert_int_equal(fou_stmt_rank("tunnel"), -1);
-	assert_int_equal(fou_stmt_rank(""), -1);
-	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID[,via=IP]");
-	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO");
-	assert_null(fou_stmt_usage("tunnel"));
+	/* the README's order: sport-range, icmp-rate, link, addr, neigh, port, tunnel, route */
+	static const char *const order[] = { "sport-range", "icmp-rate", "link", "addr",
+					     "neigh", "port", "tunnel", "route" };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(order); i++) {
+		assert_int_equal(fou_stmt_rank(order[i]), (int)i);
+		assert_string_equal(fou_stmt_name(i), order[i]);
+		assert_non_null(fou_stmt_usage(order[i]));
+		assert_non_null(fou_stmt_help(order[i]));
+	}
 	/* fou_stmt_name() lists every statement once, in rank order */
-	assert_string_equal(fou_stmt_name((unsigned int)fou_stmt_rank("route")), "route");
-	assert_string_equal(fou_stmt_name(0), "link");
-	assert_null(fou_stmt_name(5));
+	assert_null(fou_stmt_name(RTE_DIM(order)));
+	assert_int_equal(fou_stmt_rank("tunnels"), -1);
+	assert_int_equal(fou_stmt_rank(""), -1);
+	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID|TUNNEL[,via=IP]");
+	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO");
+	assert_string_equal(fou_stmt_usage("sport-range"), "MIN-MAX");
+	assert_null(fou_stmt_usage("tunnels"));
 	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
-	assert_null(fou_stmt_help("tunnel"));
+	assert_non_null(strstr(fou_stmt_help("tunnel"), "ip link add"));
+	assert_null(fou_stmt_help("tunnels"));
 }
 
 /* Empty fields and stray separators, for every statement. */
@@ -446,7 +480,10 @@ test_port_table_full(void **state)
 
 /* --- addr ------------------------------------------------------------------- */
 
-/* Is outer destination dst local? (A FOU frame to an unknown port says.) */
+/*
+ * Is outer destination dst local? (A FOU frame to an unknown port says: a
+ * local one is fou_port_unknown, another is routed.)
+ */
 static bool
 is_local(const struct fou_gw *gw, uint32_t dst)
 {
@@ -466,7 +503,8 @@ is_local(const struct fou_gw *gw, uint32_t dst)
 	UNIT_POOL_FULL();
 	if (unit_stats.drop[FOU_DROP_FOU_PORT_UNKNOWN] == 1)
 		return true;
-	assert_int_equal(unit_stats.drop[FOU_DROP_NOT_LOCAL], 1);
+	/* not ours: routed, and here there is no route or no neighbour */
+	assert_int_equal(unit_stats.drop[FOU_DROP_NO_ROUTE] + unit_stats.drop[FOU_DROP_NO_NEIGH], 1);
 	return false;
 }
 
@@ -630,7 +668,8 @@ test_route_invalid(void **state)
 		{ "0.0.0.1/0,dev=1", -EINVAL, "(the prefix is 0.0.0.0/0)", NULL },
 		{ "10.20.0.0/33,dev=1", -EINVAL, "prefix length must be 0-32", NULL },
 		{ "10.20.0.0/16,dev=5", -ENODEV, "no DPDK port 5", NULL },
-		{ "10.20.0.0/16,dev=x", -EINVAL, "'x' is not a DPDK port number", NULL },
+		/* not a number: a tunnel name */
+		{ "10.20.0.0/16,dev=x", -ENODEV, "no tunnel 'x'", NULL },
 		{ "10.20.0.0/16,dev=1,via=10.9.9.9", -ENETUNREACH,
 		  "gateway 10.9.9.9 is not on a network of port 1", NULL },
 		{ "10.20.0.0/16,dev=0,via=192.168.1.2", -ENETUNREACH,
@@ -653,7 +692,7 @@ test_route_invalid(void **state)
 		{ "10.20.0.0/16,dev=1,via=192.168.1.2,via=192.168.1.2", -EINVAL,
 		  "parameter 'via' given twice", NULL },
 		{ "10.20.0.0/16,dev=1,metric=10", -EINVAL, "unknown parameter 'metric'",
-		  "usage: PREFIX,dev=PORTID[,via=IP]" },
+		  "usage: PREFIX,dev=PORTID|TUNNEL[,via=IP]" },
 		{ "10.20.0.0/16,=1", -EINVAL, "unknown parameter ''", NULL },
 		{ "10.20.0.0/16,1", -EINVAL, "unexpected '1'", NULL },
 		{ "10.20.0.0/16,dev=1,1", -EINVAL, "unexpected '1'", NULL },
@@ -703,16 +742,16 @@ test_route_nexthops_full(void **state)
 
 	(void)state;
 	fou_gw_params_default(&p);
-	p.max_nexthops = 4;
+	p.max_nexthops = 5;
 	gw = unit_gw_new(&p);
 	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
-	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");		/* local + connected */
+	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");	/* local + connected + broadcast */
 	UNIT_APPLY(gw, "route", "10.1.0.0/16,dev=1,via=192.168.1.2");
 	UNIT_APPLY(gw, "route", "10.2.0.0/16,dev=1,via=192.168.1.2");	/* shared */
 	UNIT_APPLY(gw, "route", "10.3.0.0/16,dev=1,via=192.168.1.3");
 	UNIT_APPLY(gw, "route", "10.4.0.0/16,dev=1");		/* connected, shared */
 	EXPECT_STMT_ERR(gw, "route", "10.5.0.0/16,dev=1,via=192.168.1.4", -ENOSPC,
-			"too many next hops (at most 4)");
+			"too many next hops (at most 5)");
 	EXPECT_STMT_ERR(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.4", -ENOSPC,
 			"too many next hops");
 	UNIT_APPLY(gw, "route", "10.5.0.0/16,dev=1,via=192.168.1.3");
@@ -728,10 +767,11 @@ test_route_table_full(void **state)
 
 	(void)state;
 	fou_gw_params_default(&p);
-	p.max_routes4 = 3;
+	p.max_routes4 = 4;
 	p.max_routes6 = 3;
 	gw = unit_gw_new(&p);
 	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	/* /32 local, /24 connected, /32 broadcast */
 	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");
 	UNIT_APPLY(gw, "route", "10.1.0.0/16,dev=1,via=192.168.1.2");
 	EXPECT_STMT_ERR(gw, "route", "10.2.0.0/16,dev=1,via=192.168.1.3", -ENOSPC,
@@ -912,6 +952,258 @@ test_iface_set(void **state)
 	assert_false(fou_iface_enabled(gw, UINT16_MAX));
 }
 
+/* --- tunnel, route into a tunnel, sport-range, icmp-rate ---------------------- */
+
+#define TUN_OK "t1,type=ipip,local=192.168.1.1,remote=10.20.0.9,encap-dport=5555"
+
+/* Standard topology with tunnel t1 (ipip/fou to 10.20.0.9) and gre g1 (key 5). */
+static int
+setup_tun(void **state)
+{
+	setup_std(state);
+	UNIT_APPLY(*state, "tunnel", TUN_OK);
+	UNIT_APPLY(*state, "tunnel",
+		   "g1,type=gre,local=192.168.1.1,remote=10.20.0.9,key=5,encap-dport=5556");
+	return 0;
+}
+
+static void
+test_tunnel_valid(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct fou_tunnel_info ti[8];
+	unsigned int n;
+
+	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
+	assert_int_equal(n, 2);
+	assert_string_equal(ti[0].conf.name, "t1");
+	assert_int_equal(ti[0].conf.type, IPPROTO_IPIP);
+	assert_int_equal(ti[0].conf.encap_dport, 5555);
+	assert_true(ti[0].conf.encap_fou && ti[0].conf.pmtudisc && !ti[0].conf.encap_csum);
+	assert_int_equal(ti[0].conf.ttl, 0);
+	assert_false(ti[0].conf.tos_inherit);
+	assert_int_equal(ti[1].conf.key, 5);
+	assert_true(ti[1].conf.key_set);
+	/* iproute2's words, all of them */
+	UNIT_APPLY(gw, "tunnel", "t2,type=gre,local=192.168.1.1,remote=10.20.0.10,ttl=64,"
+		   "tos=0x10,pmtudisc,encap=fou,encap-sport=1234,encap-dport=5556,encap-csum,"
+		   "key=1.2.3.4,csum,seq");
+	UNIT_APPLY(gw, "tunnel", "t3,type=sit,local=10.0.0.1,remote=10.0.0.2,ttl=inherit,"
+		   "tos=inherit,nopmtudisc,encap=none");
+	/* the same endpoints, another key or another type */
+	UNIT_APPLY(gw, "tunnel", "g2,type=gre,local=192.168.1.1,remote=10.20.0.9,key=6,"
+		   "encap=none");
+	UNIT_APPLY(gw, "tunnel", "g3,type=gre,local=192.168.1.1,remote=10.20.0.9,encap=none");
+	UNIT_APPLY(gw, "tunnel", "s1,type=sit,local=192.168.1.1,remote=10.20.0.9,encap=none");
+	UNIT_APPLY(gw, "tunnel", "a.b_c-D9,type=ipip,local=192.168.1.1,remote=10.20.0.11,"
+		   "encap=none");
+	UNIT_APPLY(gw, "tunnel", "x23456789012345,type=ipip,local=192.168.1.1,"
+		   "remote=10.20.0.12,encap=none");
+	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
+	assert_int_equal(n, 9);
+	assert_int_equal(ti[2].conf.key, 0x01020304);
+	assert_int_equal(ti[2].conf.ttl, 64);
+	assert_int_equal(ti[2].conf.tos, 0x10);
+	assert_int_equal(ti[2].conf.encap_sport, 1234);
+	assert_true(ti[2].conf.gre_csum && ti[2].conf.gre_seq && ti[2].conf.encap_csum);
+	assert_true(ti[3].conf.tos_inherit && !ti[3].conf.pmtudisc && !ti[3].conf.encap_fou);
+	/* routes into tunnels of the right family */
+	UNIT_APPLY(gw, "route", "10.50.0.0/16,dev=t1");
+	UNIT_APPLY(gw, "route", "fd00:50::/32,dev=t3");
+	UNIT_APPLY(gw, "route", "10.51.0.0/16,dev=t2");
+	UNIT_APPLY(gw, "route", "fd00:51::/32,dev=t2");
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=g1");
+}
+
+/*
+ * Every tunnel error: non-zero return, a message naming the problem,
+ * nothing changed (the snapshot covers the tunnel table and names), and
+ * the valid statement after it still works.
+ */
+static void
+test_tunnel_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "t2,local=192.168.1.1,remote=10.20.0.9,encap=none", -EINVAL, "missing type=", NULL },
+		{ "t2,type=ipip,remote=10.20.0.9,encap=none", -EINVAL, "missing local=", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,encap=none", -EINVAL, "missing remote=", NULL },
+		{ "t2,type=vxlan,local=192.168.1.1,remote=10.20.0.9", -EINVAL,
+		  "type 'vxlan' is not ipip, sit or gre", NULL },
+		{ "t2,type=IPIP,local=192.168.1.1,remote=10.20.0.9", -EINVAL, "type 'IPIP'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,key=1,encap=none", -EINVAL,
+		  "key, csum and seq are GRE options", "t2 is ipip" },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,csum,encap=none", -EINVAL,
+		  "GRE options", NULL },
+		{ "t2,type=sit,local=192.168.1.1,remote=10.20.0.10,seq,encap=none", -EINVAL,
+		  "GRE options", "t2 is sit" },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10", -EINVAL,
+		  "encap=fou needs encap-dport", NULL },
+		{ "t2,type=gre,local=192.168.1.1,remote=10.20.0.10,encap=fou", -EINVAL,
+		  "encap=fou needs encap-dport", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,encap-dport=5555",
+		  -EINVAL, "need encap=fou", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,encap-sport=5",
+		  -EINVAL, "need encap=fou", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,encap-csum",
+		  -EINVAL, "need encap=fou", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=gue,encap-dport=1",
+		  -EINVAL, "encap 'gue' is not fou or none", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,ttl=64,nopmtudisc,encap=none",
+		  -EINVAL, "nopmtudisc needs ttl=inherit", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,pmtudisc,nopmtudisc,encap=none",
+		  -EINVAL, "'pmtudisc' and 'nopmtudisc' contradict each other", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap-csum,noencap-csum,"
+		  "encap-dport=1", -EINVAL, "'encap-csum' and 'noencap-csum' contradict", NULL },
+		{ "t1,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none", -EEXIST,
+		  "tunnel t1 exists", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.9,encap=none", -EEXIST,
+		  "tunnel t1 has the same type, endpoints", NULL },
+		{ "t2,type=gre,local=192.168.1.1,remote=10.20.0.9,key=5,encap=none", -EEXIST,
+		  "tunnel g1 has the same type, endpoints and key", NULL },
+		{ "t2,type=gre,local=192.168.1.1,remote=10.20.0.9,key=0.0.0.5,encap=none", -EEXIST,
+		  "g1", NULL },
+		{ "t2,type=ipip,local=192.168.1.9,remote=10.20.0.10,encap=none", -EADDRNOTAVAIL,
+		  "local 192.168.1.9 is not an address of the gateway", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.0.0.1,encap=none", -EINVAL,
+		  "remote 10.0.0.1 is an address of the gateway", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=224.0.0.1,encap=none", -EINVAL,
+		  "remote 224.0.0.1 is not a unicast address", NULL },
+		{ "t2,type=ipip,local=fd00:1::1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "must be IPv4 addresses", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=fd00:1::9,encap=none", -EINVAL,
+		  "must be IPv4 addresses", NULL },
+		{ "t2,type=ipip,local=192.168.1.1/24,remote=10.20.0.10,encap=none", -EINVAL,
+		  "a prefix length is not allowed here", NULL },
+		{ "1234,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "tunnel name '1234' is all digits", NULL },
+		{ "x234567890123456,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "longer than 15 characters", NULL },
+		{ "t/2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "tunnel name 't/2': only letters, digits", NULL },
+		{ "t 2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "only letters, digits", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,ttl=256,encap=none", -EINVAL,
+		  "ttl '256' is not inherit or 0-255", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,ttl=-1,encap=none", -EINVAL,
+		  "ttl '-1'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,tos=256,encap=none", -EINVAL,
+		  "tos '256' is not inherit or 0-255", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,tos=0x100,encap=none", -EINVAL,
+		  "tos '0x100'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,tos=0x,encap=none", -EINVAL,
+		  "tos '0x'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap-sport=0,encap-dport=1",
+		  -EINVAL, "encap-sport '0' is not auto or 1-65535", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap-sport=65536,"
+		  "encap-dport=1", -EINVAL, "encap-sport '65536'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap-dport=0", -EINVAL,
+		  "encap-dport '0' is not 1-65535", NULL },
+		{ "t2,type=gre,local=192.168.1.1,remote=10.20.0.10,key=4294967296,encap=none",
+		  -EINVAL, "key '4294967296' is not 0-4294967295 or a dotted quad", NULL },
+		{ "t2,type=gre,local=192.168.1.1,remote=10.20.0.10,key=abc,encap=none", -EINVAL,
+		  "key 'abc'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,mode=any,encap=none", -EINVAL,
+		  "unknown parameter 'mode'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,seq=1", -EINVAL,
+		  "unknown parameter 'seq'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,ttl=1,ttl=2",
+		  -EINVAL, "parameter 'ttl' given twice", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,icsum", -EINVAL,
+		  "unexpected 'icsum'", NULL },
+		{ "type=ipip,local=192.168.1.1,remote=10.20.0.10", -EINVAL, "missing fields", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_ARGS(gw, "tunnel", t);
+	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 2);
+	/* nothing was half-added: the name t2 and its endpoints are free */
+	UNIT_APPLY(gw, "tunnel", "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none");
+	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 3);
+}
+
+/* A failed tunnel statement does not open the plain protocol either. */
+static void
+test_tunnel_invalid_no_plain_rx(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct unit_pkt p;
+
+	EXPECT_STMT_ERR(gw, "tunnel", "t2,type=gre,local=10.0.0.1,remote=10.0.0.2,key=1,ttl=5,"
+			"nopmtudisc,encap=none", -EINVAL, "nopmtudisc");
+	build_plain_gre(&p);
+	PKT_DROP(gw, &p, FOU_DROP_LOCAL_NOT_UDP);
+}
+
+static void
+test_route_tunnel_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "10.50.0.0/16,dev=nosuch", -ENODEV, "no tunnel 'nosuch'", NULL },
+		{ "10.50.0.0/16,dev=T1", -ENODEV, "no tunnel 'T1'", NULL },
+		{ "10.50.0.0/16,dev=t1,via=192.168.1.2", -EINVAL,
+		  "via is not allowed with a tunnel (dev=t1)", NULL },
+		{ "fd00:50::/32,dev=t1", -EINVAL, "tunnel t1 is ipip: it carries IPv4 only", NULL },
+		{ "10.50.0.0/16,dev=s1", -EINVAL, "tunnel s1 is sit: it carries IPv6 only", NULL },
+		{ "10.50.0.1/16,dev=t1", -EINVAL, "has host bits set", NULL },
+		{ "10.20.0.0/16,dev=t1", -EEXIST, "a route to 10.20.0.0/16 exists", NULL },
+		{ "10.50.0.0/16,dev=x234567890123456", -ENODEV, "no tunnel", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "tunnel", "s1,type=sit,local=192.168.1.1,remote=10.20.0.9,encap=none");
+	BAD_ARGS(gw, "route", t);
+	UNIT_APPLY(gw, "route", "10.50.0.0/16,dev=t1");
+	UNIT_APPLY(gw, "route", "fd00:50::/32,dev=s1");
+	EXPECT_STMT_ERR(gw, "route", "10.50.0.0/16,dev=g1", -EEXIST,
+			"a route to 10.50.0.0/16 exists");
+}
+
+static void
+test_sport_range(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "0-10", -EINVAL, "source port range 0-10: need 1 <= MIN <= MAX <= 65535", NULL },
+		{ "20-10", -EINVAL, "source port range 20-10", NULL },
+		{ "10", -EINVAL, "'10' is not MIN-MAX", NULL },
+		{ "abc", -EINVAL, "'abc' is not MIN-MAX", NULL },
+		{ "1-65536", -EINVAL, "is not MIN-MAX with ports 1-65535", NULL },
+		{ "-10", -EINVAL, "is not MIN-MAX", NULL },
+		{ "10-", -EINVAL, "is not MIN-MAX", NULL },
+		{ "1-2-3", -EINVAL, "is not MIN-MAX", NULL },
+		{ "x-10", -EINVAL, "is not MIN-MAX", NULL },
+		{ "10-20,30", -EINVAL, "unexpected '30'", NULL },
+		{ "", -EINVAL, "missing fields", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_ARGS(gw, "sport-range", t);
+	UNIT_APPLY(gw, "sport-range", "1-65535");
+	UNIT_APPLY(gw, "sport-range", "49152-65535");
+	UNIT_APPLY(gw, "sport-range", "7-7");
+}
+
+static void
+test_icmp_rate(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "1000001", -EINVAL, "ICMP rate 1000001 above 1000000 per second", NULL },
+		{ "10,burst=0", -EINVAL, "ICMP burst must be 1 or more", NULL },
+		{ "abc", -EINVAL, "'abc' is not a number of errors per second", NULL },
+		{ "-1", -EINVAL, "'-1' is not a number", NULL },
+		{ "10,burst=x", -EINVAL, "burst 'x' is not a number", NULL },
+		{ "10,burst=", -EINVAL, "parameter 'burst' has no value", NULL },
+		{ "10,rate=5", -EINVAL, "unknown parameter 'rate'", NULL },
+		{ "10,burst=1,burst=2", -EINVAL, "parameter 'burst' given twice", NULL },
+		{ "", -EINVAL, "missing fields", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_ARGS(gw, "icmp-rate", t);
+	UNIT_APPLY(gw, "icmp-rate", "0");
+	UNIT_APPLY(gw, "icmp-rate", "0,burst=0");
+	UNIT_APPLY(gw, "icmp-rate", "1000000,burst=1");
+}
+
 /* --- gateway creation ----------------------------------------------------- */
 
 /*
@@ -951,6 +1243,7 @@ test_gw_create_enomem(void **state)
 #define T_BARE(f) cmocka_unit_test_setup_teardown(f, setup_bare, teardown_gw)
 #define T_ADDRS(f) cmocka_unit_test_setup_teardown(f, setup_addrs, teardown_gw)
 #define T_STD(f) cmocka_unit_test_setup_teardown(f, setup_std, teardown_gw)
+#define T_TUN(f) cmocka_unit_test_setup_teardown(f, setup_tun, teardown_gw)
 #define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
 
 int
@@ -985,6 +1278,12 @@ main(int argc, char **argv)
 		T_STD(test_link_valid),
 		T_BARE(test_link_invalid),
 		T_BARE(test_iface_set),
+		T_TUN(test_tunnel_valid),
+		T_TUN(test_tunnel_invalid),
+		T_TUN(test_tunnel_invalid_no_plain_rx),
+		T_TUN(test_route_tunnel_invalid),
+		T_STD(test_sport_range),
+		T_STD(test_icmp_rate),
 		T(test_gw_create_enomem),
 	};
 	int failures;

@@ -140,6 +140,51 @@ unit_gw_std(void)
 	return gw;
 }
 
+void
+unit_apply_lines(struct fou_gw *gw, const char *lines, const char *file, int line)
+{
+	char buf[1024], *l, *save = NULL;
+
+	if (snprintf(buf, sizeof(buf), "%s", lines) >= (int)sizeof(buf))
+		_fail(file, line);
+	for (l = strtok_r(buf, "\n", &save); l != NULL; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(l, ' ');
+
+		if (sp == NULL) {
+			print_error("'%s' is not NAME ARG\n", l);
+			_fail(file, line);
+		}
+		*sp = '\0';
+		unit_apply(gw, l, sp + 1, file, line);
+	}
+}
+
+uint16_t
+unit_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf **pkts,
+	   uint16_t n, struct unit_frame *got)
+{
+	uint16_t out_port[FOU_BURST], nb, i;
+
+	assert_true(n <= FOU_BURST);
+	nb = fou_rx_burst(gw, st, RX_PORT, pkts, n, out_port);
+	for (i = 0; i < nb; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		const void *d = NULL;
+
+		got[i].len = len;
+		got[i].port = out_port[i];
+		if (len <= sizeof(got[i].b))
+			d = rte_pktmbuf_read(m, 0, len, got[i].b);
+		if (d == NULL)
+			got[i].len = 0;
+		else if (d != got[i].b)
+			memcpy(got[i].b, d, len);
+		rte_pktmbuf_free(m);
+	}
+	return nb;
+}
+
 int
 unit_test_teardown_pool(void **state)
 {
@@ -365,13 +410,6 @@ unit_case_build(const struct unit_case *c, struct unit_pkt *p)
 }
 
 static void
-unit_put32(uint8_t *b, uint32_t v)
-{
-	unit_put16(b, (uint16_t)(v >> 16));
-	unit_put16(b + 2, (uint16_t)v);
-}
-
-static void
 unit_fill(uint8_t *b, uint32_t n, uint8_t seed)
 {
 	uint32_t i;
@@ -584,6 +622,41 @@ unit_expect_out_same(const struct unit_pkt *p, const struct rte_ether_addr *dst_
 	uint8_t ecn = p->kind == UNIT_IN_V4 ? ip[1] & 3 : (ip[1] >> 4) & 3;
 
 	return unit_expect_out(p, dst_mac, ecn, out);
+}
+
+uint32_t
+unit_expect_routed(const uint8_t *ip, uint32_t len, const struct rte_ether_addr *dst_mac,
+		   uint8_t *out)
+{
+	uint8_t *o = out + RTE_ETHER_HDR_LEN;
+	bool v4 = (ip[0] >> 4) == 4;
+
+	memcpy(out, dst_mac->addr_bytes, 6);
+	memcpy(out + 6, mac_eg.addr_bytes, 6);
+	unit_put16(out + 12, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	memcpy(o, ip, len);
+	if (v4) {
+		o[8]--;
+		unit_cksum_set(o, (o[0] & 0xfu) * 4, 10, 0);
+	} else {
+		o[7]--;
+	}
+	return RTE_ETHER_HDR_LEN + len;
+}
+
+void
+unit_ip4_cksum_fix(uint8_t *ip)
+{
+	unit_cksum_set(ip, (ip[0] & 0xfu) * 4, 10, 0);
+}
+
+bool
+unit_udp4_cksum_ok(const uint8_t *ip)
+{
+	const uint8_t *u = ip + (ip[0] & 0xfu) * 4;
+	uint16_t ulen = unit_get16(u + 4);
+
+	return unit_fold(unit_sum(u, ulen, unit_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen)) == 0xffff;
 }
 
 /* --- mbufs -------------------------------------------------------------- */

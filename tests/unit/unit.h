@@ -163,6 +163,19 @@ unit_get16(const uint8_t *b)
 	return (uint16_t)(b[0] << 8 | b[1]);
 }
 
+static inline void
+unit_put32(uint8_t *b, uint32_t v)
+{
+	unit_put16(b, (uint16_t)(v >> 16));
+	unit_put16(b + 2, (uint16_t)v);
+}
+
+static inline uint32_t
+unit_get32(const uint8_t *b)
+{
+	return (uint32_t)unit_get16(b) << 16 | unit_get16(b + 2);
+}
+
 /*
  * The frame the gateway should send for p: Ethernet to dst_mac from port
  * 1, the inner packet with TTL / hop limit minus one, ECN field ecn and (for
@@ -173,6 +186,13 @@ uint32_t unit_expect_out(const struct unit_pkt *p, const struct rte_ether_addr *
 /* Same with the ECN field of the inner packet kept. */
 uint32_t unit_expect_out_same(const struct unit_pkt *p, const struct rte_ether_addr *dst_mac,
 			      uint8_t *out);
+/*
+ * The frame the gateway should send when it routes the IP packet ip (len
+ * bytes, IPv4 or IPv6 by its version) out of port 1 to dst_mac: TTL / hop
+ * limit minus one, IPv4 checksum computed from scratch. Returns its length.
+ */
+uint32_t unit_expect_routed(const uint8_t *ip, uint32_t len, const struct rte_ether_addr *dst_mac,
+			    uint8_t *out);
 
 /* --- mbufs -------------------------------------------------------------- */
 
@@ -221,6 +241,32 @@ extern struct fou_lcore_stats unit_stats;
 #define PKT_DROP(gw, p, reason) EXPECT_DROP(gw, (p)->b, (p)->len, reason)
 #define PKT_DROP_DECAP(gw, p, reason, port, in) \
 	EXPECT_DROP_DECAP(gw, (p)->b, (p)->len, reason, port, in)
+
+/* --- bursts with counters that persist (ICMP bucket, IP ID, GRE seq) ------ */
+
+/* A frame the gateway sent. */
+struct unit_frame {
+	uint8_t b[UNIT_PKT_MAX];
+	uint32_t len;
+	uint16_t port;
+};
+
+/*
+ * Runs the n mbufs through one fou_rx_burst() on RX_PORT with the counters
+ * st (not reset), copies the forwarded frames into got[] in order, frees
+ * everything and returns how many were forwarded.
+ */
+uint16_t unit_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf **pkts,
+		    uint16_t n, struct unit_frame *got);
+
+/* Apply "NAME ARG" lines (separated by '\n') that must succeed. */
+#define UNIT_APPLY_LINES(gw, lines) unit_apply_lines((gw), (lines), __FILE__, __LINE__)
+void unit_apply_lines(struct fou_gw *gw, const char *lines, const char *file, int line);
+
+/* Write the IPv4 header checksum of the header at ip (its IHL). */
+void unit_ip4_cksum_fix(uint8_t *ip);
+/* Is the UDP checksum of the IPv4 datagram at ip (header, then UDP) valid? */
+bool unit_udp4_cksum_ok(const uint8_t *ip);
 
 /* Per-test teardown: the pool must be full after every test. */
 int unit_test_teardown_pool(void **state);

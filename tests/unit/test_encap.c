@@ -1,0 +1,958 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The transmit half: plain packets routed into ipip / sit / gre tunnels
+ * with and without FOU, compared byte for byte with scapy's frames
+ * (golden.h, GOLDEN_TX); the fields that are computed per packet (encap-
+ * sport auto, outer IP ID, GRE sequence, checksums over segmented mbufs)
+ * checked by rule; tunnel resolution; plain (encap none) receive.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include "unit.h"
+#include "fou_hdr.h"
+#define GOLDEN_TX
+#include "golden.h"
+
+/* What the transmit cases add to unit_gw_std(): the sender 10.0.0.2 /
+ * fd00::2 on port 0 has a neighbour entry, so ICMP errors can go back. */
+static const char tx_base[] =
+	"addr 0,fd00::1/64\n"
+	"neigh 10.0.0.2,dev=0,lladdr=02:00:00:00:00:02\n"
+	"neigh fd00::2,dev=0,lladdr=02:00:00:00:00:02\n";
+
+static struct unit_frame got[FOU_BURST];
+static struct fou_lcore_stats st;
+
+#define SPORT_MIN 32768
+#define SPORT_MAX 60999
+#define ETH 14
+#define OUTER_UDP (ETH + 20)
+
+/*
+ * The gateway of the running test: tx_gw() replaces it, the teardown frees
+ * it, so that a failing check (a longjmp) leaks nothing.
+ */
+static struct fou_gw *cur_gw;
+
+static struct fou_gw *
+tx_gw(const char *stmts)
+{
+	fou_gw_free(cur_gw);
+	cur_gw = NULL;
+	cur_gw = unit_gw_std();
+	UNIT_APPLY_LINES(cur_gw, tx_base);
+	UNIT_APPLY_LINES(cur_gw, stmts);
+	return cur_gw;
+}
+
+static int
+teardown(void **state)
+{
+	fou_gw_free(cur_gw);
+	cur_gw = NULL;
+	return unit_test_teardown_pool(state);
+}
+
+static const struct golden_tx *
+tx_case(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(golden_tx); i++)
+		if (strcmp(golden_tx[i].name, name) == 0)
+			return &golden_tx[i];
+	fail_msg("no transmit case %s", name);
+	return NULL;
+}
+
+/* Run n copies of b through one burst with st as it is; returns forwarded. */
+static uint16_t
+run_copies(const struct fou_gw *gw, const uint8_t *b, uint32_t len, uint16_t n)
+{
+	struct rte_mbuf *m[FOU_BURST];
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		m[i] = unit_mbuf(b, len);
+	return unit_burst(gw, &st, m, n, got);
+}
+
+/* The verdict counted in st (one packet): a drop reason or UNIT_FWD. */
+static unsigned int
+st_verdict(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FOU_DROP_MAX; i++)
+		if (st.drop[i] != 0)
+			return i;
+	return UNIT_FWD;
+}
+
+static uint64_t
+st_icmp_total(void)
+{
+	uint64_t n = 0;
+	unsigned int k;
+
+	for (k = 0; k < FOU_ICMP_MAX; k++)
+		n += st.icmp_out[k];
+	return n;
+}
+
+/*
+ * Checks that need no golden frame: a valid outer IPv4 header checksum; a
+ * UDP checksum of 0 or valid; a valid GRE checksum when C is set.
+ */
+static void
+check_cksums(const uint8_t *b, uint32_t len, const char *name)
+{
+	const uint8_t *ip = b + ETH;
+	uint32_t hl = (ip[0] & 0xfu) * 4, g = 0;
+
+	if (unit_get16(b + 12) != RTE_ETHER_TYPE_IPV4)
+		return;
+	if (!unit_cksum_ok(ip, hl))
+		fail_msg("%s: outer IPv4 header checksum", name);
+	if (ip[9] == IPPROTO_UDP && unit_get16(ip + hl + 6) != 0 && !unit_udp4_cksum_ok(ip))
+		fail_msg("%s: UDP checksum", name);
+	if (ip[9] == IPPROTO_UDP && unit_get32(ip + 12) == IP4(192, 168, 1, 1) &&
+	    unit_get16(ip + hl + 2) == PORT_GRE)
+		g = ETH + hl + 8;
+	else if (ip[9] == IPPROTO_GRE)
+		g = ETH + hl;
+	if (g != 0 && (b[g] & 0x80) && !unit_cksum_ok(b + g, len - g))
+		fail_msg("%s: GRE checksum", name);
+	if (ip[9] == IPPROTO_ICMP && !unit_cksum_ok(ip + hl, len - ETH - hl))
+		fail_msg("%s: ICMP checksum", name);
+}
+
+/*
+ * Compare the frame f with the golden output of c, whose outer IP ID is
+ * id_delta more than in the golden frame (built with fresh counters). With
+ * encap-sport auto the source port must be in [lo, hi]; the expected frame
+ * takes it (and the UDP checksum is recomputed for it) before the
+ * comparison.
+ */
+static void
+compare_out_id(const struct golden_tx *c, const struct unit_frame *f, uint16_t lo, uint16_t hi,
+	       uint16_t id_delta)
+{
+	uint8_t exp[UNIT_PKT_MAX];
+	uint32_t i;
+
+	if (f->port != c->out_port)
+		fail_msg("%s: sent on port %u, expected %u", c->name, f->port, c->out_port);
+	if (f->len != c->out_len)
+		fail_msg("%s: %u bytes, expected %u", c->name, f->len, c->out_len);
+	memcpy(exp, c->out, c->out_len);
+	if (id_delta != 0 && unit_get16(exp + 12) == RTE_ETHER_TYPE_IPV4) {
+		unit_put16(exp + ETH + 4, (uint16_t)(unit_get16(exp + ETH + 4) + id_delta));
+		unit_ip4_cksum_fix(exp + ETH);
+	}
+	if (c->flags & GOLDEN_SPORT_AUTO) {
+		uint16_t sport = unit_get16(f->b + OUTER_UDP);
+
+		if (sport < lo || sport > hi)
+			fail_msg("%s: encap-sport auto %u outside %u-%u", c->name, sport, lo, hi);
+		unit_put16(exp + OUTER_UDP, sport);
+		if (unit_get16(exp + OUTER_UDP + 6) != 0) {
+			uint16_t ulen = unit_get16(exp + OUTER_UDP + 4), ck;
+
+			unit_put16(exp + OUTER_UDP + 6, 0);
+			ck = (uint16_t)~unit_fold(unit_sum(exp + OUTER_UDP, ulen,
+							   unit_sum(exp + ETH + 12, 8, 0) +
+							   IPPROTO_UDP + ulen));
+			unit_put16(exp + OUTER_UDP + 6, ck == 0 ? 0xffff : ck);
+		}
+	}
+	check_cksums(f->b, f->len, c->name);
+	if (memcmp(f->b, exp, f->len) != 0) {
+		for (i = 0; f->b[i] == exp[i]; i++)
+			;
+		fail_msg("%s: output differs at byte %u: got 0x%02x, expected 0x%02x", c->name, i,
+			 f->b[i], exp[i]);
+	}
+}
+
+static void
+compare_out(const struct golden_tx *c, const struct unit_frame *f, uint16_t lo, uint16_t hi)
+{
+	compare_out_id(c, f, lo, hi, 0);
+}
+
+/* Expected counters after the one packet of c was sent. */
+static void
+check_sent_counters(const struct fou_gw *gw, const struct golden_tx *c)
+{
+	struct fou_tunnel_info ti[2];
+	bool encap = c->out_port == EG_PORT;
+
+	if (st_verdict() != UNIT_FWD)
+		fail_msg("%s: counted as %s", c->name, fou_drop_name(st_verdict()));
+	if (st.rx[RX_PORT] != 1 || st.decap_inner[0] + st.decap_inner[1] != 0)
+		fail_msg("%s: rx or decap counters wrong", c->name);
+	if (st_icmp_total() != ((c->flags & GOLDEN_ICMP) ? 1u : 0u))
+		fail_msg("%s: %" PRIu64 " ICMP errors counted", c->name, st_icmp_total());
+	if (fou_tunnel_list(gw, ti, RTE_DIM(ti)) >= 1 && ti[0].tx_packets != (encap ? 1u : 0u))
+		fail_msg("%s: tunnel counted %" PRIu64 " packets", c->name, ti[0].tx_packets);
+}
+
+/* Every transmit case: one packet in, scapy's frame out. */
+static void
+test_tx_golden(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(golden_tx); i++) {
+		const struct golden_tx *c = &golden_tx[i];
+		struct fou_gw *gw = tx_gw(c->stmts);
+
+		memset(&st, 0, sizeof(st));
+		if (run_copies(gw, c->in, c->in_len, 1) != 1)
+			fail_msg("%s (%s): not sent, counted as %s", c->name, c->doc,
+				 fou_drop_name(st_verdict()));
+		compare_out(c, &got[0], SPORT_MIN, SPORT_MAX);
+		check_sent_counters(gw, c);
+	}
+}
+
+/* The golden outputs themselves carry valid checksums (the tests' own code). */
+static void
+test_tx_golden_cksums(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(golden_tx); i++) {
+		const struct golden_tx *c = &golden_tx[i];
+
+		check_cksums(c->out, c->out_len, c->name);
+		check_cksums(c->in, c->in_len, c->name);
+	}
+	/* the engineered case really computes to 0 */
+	assert_int_equal(unit_get16(tx_case("tx_ipip_csum_zero")->out + OUTER_UDP + 6), 0xffff);
+}
+
+/* A case's frame, in segments split at the given offsets (ascending). */
+static struct rte_mbuf *
+split(const struct golden_tx *c, const uint32_t *at, unsigned int n)
+{
+	uint32_t seg[4];
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		seg[i] = at[i] - (i == 0 ? 0 : at[i - 1]);
+	return unit_mbuf_segs(c->in, c->in_len, seg, n + 1);
+}
+
+/*
+ * Checksums (UDP with encap-csum, GRE csum) over an inner packet split
+ * across mbuf segments at odd and even offsets: the output is the same.
+ */
+static void
+test_tx_multiseg(void **state)
+{
+	static const char *const names[] = {
+		/* no seq: one gateway serves every cut */
+		"tx_ipip_fou_csum", "tx_sit_fou_csum", "tx_gre4_fou_gcsum", "tx_gre6_fou_gcsum",
+		"tx_gre4_none_gcsum", "tx_gre6_none_gcsum", "tx_ipip_csum_zero", "tx_gre4_fou_csum",
+		"tx_ipip_fou_csum_auto",
+	};
+	static const uint32_t cuts[][3] = {
+		{ 1 }, { 2 }, { 3 }, { 8 }, { 9 }, { 15 }, { 16 },
+		{ 1, 2 }, { 3, 10 }, { 2, 9 }, { 5, 6, 11 }, { 4, 7, 14 },
+	};
+	unsigned int i, k, n;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(names); i++) {
+		const struct golden_tx *c = tx_case(names[i]);
+		struct fou_gw *gw = tx_gw(c->stmts);
+		/* the inner IP header must stay in the first segment */
+		uint32_t hdr = ETH + (unit_get16(c->in + 12) == RTE_ETHER_TYPE_IPV4 ? 20 : 40);
+
+		for (k = 0; k < RTE_DIM(cuts); k++) {
+			uint32_t at[3];
+			struct rte_mbuf *m;
+
+			for (n = 0; n < 3 && cuts[k][n] != 0; n++)
+				at[n] = hdr + cuts[k][n];
+			m = split(c, at, n);
+			memset(&st, 0, sizeof(st));
+			unit_ctx("%s, cut %u bytes into the inner packet (%u cuts)", c->name,
+				 cuts[k][0], n);
+			if (unit_burst(gw, &st, &m, 1, got) != 1)
+				fail_msg("%s cut at +%u (%u cuts): counted as %s", c->name, cuts[k][0],
+					 n, fou_drop_name(st_verdict()));
+			compare_out(c, &got[0], SPORT_MIN, SPORT_MAX);
+		}
+		UNIT_POOL_FULL();
+	}
+}
+
+/* The frame of case c with the inner UDP source port (IPv4) set to port. */
+static void
+flow_frame(const struct golden_tx *c, uint8_t *b, uint16_t port, uint16_t ip_id)
+{
+	memcpy(b, c->in, c->in_len);
+	unit_put16(b + ETH + 20, port);
+	unit_put16(b + ETH + 20 + 6, 0);	/* IPv4 UDP: no checksum */
+	unit_put16(b + ETH + 4, ip_id);
+	unit_ip4_cksum_fix(b + ETH);
+}
+
+/*
+ * encap-sport auto: within the range, the same for every packet of a flow
+ * (whatever else differs: IP ID, segmentation), different across flows.
+ */
+static void
+test_tx_sport_flows(void **state)
+{
+	const struct golden_tx *c = tx_case("tx_ipip_fou");
+	struct fou_gw *gw = tx_gw(c->stmts);
+	uint16_t sport[16];
+	uint8_t b[UNIT_PKT_MAX];
+	unsigned int i, j, distinct = 0;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < 16; i++) {
+		flow_frame(c, b, (uint16_t)(40000 + i), 1);
+		assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
+		sport[i] = unit_get16(got[0].b + OUTER_UDP);
+		if (sport[i] < SPORT_MIN || sport[i] > SPORT_MAX)
+			fail_msg("flow %u: sport %u outside the range", i, sport[i]);
+		/* the same flow again, another IP ID, three packets in a burst */
+		flow_frame(c, b, (uint16_t)(40000 + i), (uint16_t)(77 + i));
+		assert_int_equal(run_copies(gw, b, c->in_len, 3), 3);
+		for (j = 0; j < 3; j++)
+			if (unit_get16(got[j].b + OUTER_UDP) != sport[i])
+				fail_msg("flow %u: sport %u then %u", i, sport[i],
+					 unit_get16(got[j].b + OUTER_UDP));
+	}
+	for (i = 0; i < 16; i++) {
+		for (j = 0; j < i && sport[j] != sport[i]; j++)
+			;
+		distinct += j == i;
+	}
+	if (distinct < 8)
+		fail_msg("16 flows got only %u distinct source ports", distinct);
+}
+
+/* The flow hash does not depend on where the mbuf is segmented. */
+static void
+test_tx_sport_segmented(void **state)
+{
+	const struct golden_tx *c = tx_case("tx_ipip_fou");
+	struct fou_gw *gw = tx_gw(c->stmts);
+	static const uint32_t cuts[] = { 1, 2, 3, 4, 8 };
+	uint16_t whole;
+	unsigned int k;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
+	whole = unit_get16(got[0].b + OUTER_UDP);
+	for (k = 0; k < RTE_DIM(cuts); k++) {
+		uint32_t at = ETH + 20 + cuts[k];
+		struct rte_mbuf *m = split(c, &at, 1);
+
+		assert_int_equal(unit_burst(gw, &st, &m, 1, got), 1);
+		if (unit_get16(got[0].b + OUTER_UDP) != whole)
+			fail_msg("inner packet cut %u bytes after its header: sport %u, whole %u",
+				 cuts[k], unit_get16(got[0].b + OUTER_UDP), whole);
+	}
+}
+
+/* sport-range MIN-MAX is where encap-sport auto picks from; IPv6 flows too. */
+static void
+test_tx_sport_range(void **state)
+{
+	const struct golden_tx *c = tx_case("tx_ipip_fou");
+	const struct golden_tx *c6 = tx_case("tx_sit_fou");
+	struct fou_gw *gw = tx_gw("sport-range 1000-1003\n");
+	uint8_t b[UNIT_PKT_MAX];
+	bool seen[4] = { false };
+	unsigned int i;
+
+	(void)state;
+	UNIT_APPLY_LINES(gw, c->stmts);
+	memset(&st, 0, sizeof(st));
+	for (i = 0; i < 32; i++) {
+		uint16_t sp;
+
+		flow_frame(c, b, (uint16_t)(1 + 997 * i), 1);
+		assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
+		sp = unit_get16(got[0].b + OUTER_UDP);
+		if (sp < 1000 || sp > 1003)
+			fail_msg("sport %u outside 1000-1003", sp);
+		seen[sp - 1000] = true;
+	}
+	assert_true(seen[0] && seen[3]);	/* both ends are reachable */
+
+	/* a range of one port */
+	gw = tx_gw("sport-range 5000-5000\n");
+	UNIT_APPLY_LINES(gw, c6->stmts);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, c6->in, c6->in_len, 1), 1);
+	compare_out(c6, &got[0], 5000, 5000);
+}
+
+/* The outer IP ID is a per-lcore counter: one more per packet built. */
+static void
+test_tx_ip_id(void **state)
+{
+	const struct golden_tx *c = tx_case("tx_gre4_fou_sport");
+	struct fou_gw *gw = tx_gw(c->stmts);
+	uint16_t i;
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.ip_id = 0xfffe;	/* and it wraps */
+	assert_int_equal(run_copies(gw, c->in, c->in_len, 4), 4);
+	for (i = 0; i < 4; i++) {
+		uint16_t want = (uint16_t)(0xfffe + i);
+
+		if (unit_get16(got[i].b + ETH + 4) != want)
+			fail_msg("packet %u: IP ID 0x%04x, expected 0x%04x", i,
+				 unit_get16(got[i].b + ETH + 4), want);
+		check_cksums(got[i].b, got[i].len, c->name);
+	}
+	/* the next burst goes on from there */
+	assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
+	assert_int_equal(unit_get16(got[0].b + ETH + 4), 2);
+}
+
+/* GRE seq: one more per packet, from 0 (RFC 2890); the checksum follows. */
+static void
+test_tx_gre_seq(void **state)
+{
+	static const char *const names[] = { "tx_gre4_fou_kcs", "tx_gre6_none_seq" };
+	unsigned int n, i;
+
+	(void)state;
+	for (n = 0; n < RTE_DIM(names); n++) {
+		const struct golden_tx *c = tx_case(names[n]);
+		struct fou_gw *gw = tx_gw(c->stmts);
+		uint32_t seq_off = c->out_len - (c->in_len - ETH) - 4;
+
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 3), 3);
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 2), 2);
+		/* the first packet of the second burst: the fourth of the tunnel */
+		for (i = 0; i < 2; i++) {
+			if (unit_get32(got[i].b + seq_off) != 3 + i)
+				fail_msg("%s: packet %u has seq %u", c->name, 3 + i,
+					 unit_get32(got[i].b + seq_off));
+			check_cksums(got[i].b, got[i].len, c->name);
+		}
+	}
+}
+
+/* --- MTU and ICMP errors ------------------------------------------------------ */
+
+/*
+ * On a gateway with stmts (and extra), the input of case c, modified by
+ * mod, is dropped as v and no ICMP error is counted.
+ */
+static void
+expect_drop_in(const char *stmts, const char *extra, const struct golden_tx *c,
+	       void (*mod)(uint8_t *ip), unsigned int v)
+{
+	struct fou_gw *gw = tx_gw(stmts);
+	uint8_t b[UNIT_PKT_MAX];
+
+	if (extra != NULL)
+		UNIT_APPLY_LINES(gw, extra);
+	memcpy(b, c->in, c->in_len);
+	if (mod != NULL)
+		mod(b + ETH);
+	memset(&st, 0, sizeof(st));
+	if (run_copies(gw, b, c->in_len, 1) != 0 || st_verdict() != v)
+		fail_msg("%s / %s: expected %s, got %s", c->name, stmts, fou_drop_name(v),
+			 st_verdict() == UNIT_FWD ? "sent" : fou_drop_name(st_verdict()));
+	if (st_icmp_total() != 0)
+		fail_msg("%s: an ICMP error counted", c->name);
+	UNIT_POOL_FULL();
+}
+
+/* Run the input of case name modified by mod, expect the drop reason v. */
+static void
+expect_drop_mod(const char *name, void (*mod)(uint8_t *ip), const char *extra, unsigned int v)
+{
+	const struct golden_tx *c = tx_case(name);
+
+	expect_drop_in(c->stmts, extra, c, mod, v);
+}
+
+static void
+ip4_no_df(uint8_t *ip)
+{
+	unit_put16(ip + 6, 0);
+	unit_ip4_cksum_fix(ip);
+}
+
+/* The inner protocol becomes ICMP of the given type (the rest is not ICMP). */
+static void
+ip4_as_icmp(uint8_t *ip, uint8_t type)
+{
+	ip[9] = IPPROTO_ICMP;
+	ip[20] = type;
+	unit_ip4_cksum_fix(ip);
+}
+
+#define IP4_ICMP_MOD(name, type) \
+	static void name(uint8_t *ip) { ip4_as_icmp(ip, type); }
+IP4_ICMP_MOD(ip4_icmp_unreach, 3)
+IP4_ICMP_MOD(ip4_icmp_redirect, 5)
+IP4_ICMP_MOD(ip4_icmp_time_exceeded, 11)
+IP4_ICMP_MOD(ip4_icmp_param_problem, 12)
+
+static void
+ip4_later_fragment(uint8_t *ip)
+{
+	unit_put16(ip + 6, 0x4000 | 0x2000 | 1);	/* DF, MF, offset 8 */
+	unit_ip4_cksum_fix(ip);
+}
+
+static void
+ip4_last_fragment(uint8_t *ip)
+{
+	unit_put16(ip + 6, 0x4000 | 185);
+	unit_ip4_cksum_fix(ip);
+}
+
+static void
+ip6_icmp6_error(uint8_t *ip)
+{
+	ip[6] = IPPROTO_ICMPV6;
+	ip[40] = 1;	/* destination unreachable */
+}
+
+static void
+ip6_icmp6_ptb(uint8_t *ip)
+{
+	ip[6] = IPPROTO_ICMPV6;
+	ip[40] = 2;
+}
+
+/* Too big without DF: dropped, not answered (dpdk-fou does not fragment). */
+static void
+test_mtu_no_df(void **state)
+{
+	static const char *const names[] = {
+		"mtu_ipip_fou_frag_needed", "mtu_ipip_none_frag_needed",
+		"mtu_gre_fou_kcs_frag_needed", "mtu_gre_none_frag_needed",
+		"mtu_plain_frag_needed",
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(names); i++)
+		expect_drop_mod(names[i], ip4_no_df, NULL, FOU_DROP_MTU_EXCEEDED);
+}
+
+/* No ICMP error about an ICMP error or about a fragment other than the first. */
+static void
+test_icmp_not_about(void **state)
+{
+	(void)state;
+	expect_drop_mod("mtu_ipip_fou_frag_needed", ip4_icmp_unreach, NULL,
+			FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu_ipip_fou_frag_needed", ip4_icmp_redirect, NULL,
+			FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu_ipip_fou_frag_needed", ip4_icmp_param_problem, NULL,
+			FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu_plain_frag_needed", ip4_icmp_time_exceeded, NULL,
+			FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu_ipip_fou_frag_needed", ip4_later_fragment, NULL,
+			FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu_ipip_fou_frag_needed", ip4_last_fragment, NULL,
+			FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("ttl1_time_exceeded", ip4_icmp_unreach, NULL, FOU_DROP_TTL_EXCEEDED);
+	expect_drop_mod("ttl1_plain_time_exceeded", ip4_icmp_time_exceeded, NULL,
+			FOU_DROP_TTL_EXCEEDED);
+	expect_drop_mod("ttl1_time_exceeded", ip4_later_fragment, NULL, FOU_DROP_TTL_EXCEEDED);
+	expect_drop_mod("mtu6_sit_pkt_too_big", ip6_icmp6_error, NULL, FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu6_plain_pkt_too_big", ip6_icmp6_ptb, NULL, FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("hlim1_time_exceeded", ip6_icmp6_error, NULL, FOU_DROP_TTL_EXCEEDED);
+}
+
+/* The first fragment and ICMP informational messages do get an error. */
+static void
+test_icmp_about(void **state)
+{
+	const struct golden_tx *c = tx_case("mtu_ipip_fou_frag_needed");
+	struct fou_gw *gw = tx_gw(c->stmts);
+	uint8_t b[UNIT_PKT_MAX];
+
+	(void)state;
+	memcpy(b, c->in, c->in_len);
+	unit_put16(b + ETH + 6, 0x6000);	/* DF, MF, offset 0 */
+	unit_ip4_cksum_fix(b + ETH);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
+	assert_int_equal(got[0].port, RX_PORT);
+	assert_int_equal(st.icmp_out[FOU_ICMP_FRAG_NEEDED], 1);
+	/* the quote is the packet as it came */
+	assert_memory_equal(got[0].b + ETH + 28, b + ETH, c->in_len - ETH);
+	/* an ICMPv6 echo request too big: packet too big */
+	c = tx_case("mtu6_sit_pkt_too_big");
+	gw = tx_gw(c->stmts);
+	memcpy(b, c->in, c->in_len);
+	b[ETH + 6] = IPPROTO_ICMPV6;
+	b[ETH + 40] = 128;
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
+	assert_int_equal(st.icmp_out[FOU_ICMP_PKT_TOO_BIG], 1);
+	assert_int_equal(got[0].b[ETH + 40], 2);
+	assert_int_equal(unit_get32(got[0].b + ETH + 44), 1372);
+}
+
+/* ICMP counters name the error sent. */
+static void
+test_icmp_counters(void **state)
+{
+	static const struct {
+		const char *name;
+		enum fou_icmp_kind kind;
+	} cases[] = {
+		{ "mtu_ipip_fou_frag_needed", FOU_ICMP_FRAG_NEEDED },
+		{ "ttl1_time_exceeded", FOU_ICMP_TIME_EXCEEDED },
+		{ "mtu6_sit_pkt_too_big", FOU_ICMP_PKT_TOO_BIG },
+		{ "hlim1_time_exceeded", FOU_ICMP_TIME_EXCEEDED6 },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		const struct golden_tx *c = tx_case(cases[i].name);
+		struct fou_gw *gw = tx_gw(c->stmts);
+
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
+		if (st.icmp_out[cases[i].kind] != 1 || st_icmp_total() != 1)
+			fail_msg("%s: %s not counted", c->name, fou_icmp_name(cases[i].kind));
+		assert_int_equal(st.tx[RX_PORT] + st.tx[EG_PORT], 0);	/* the caller counts tx */
+	}
+}
+
+/* Without a way back (no neighbour, no route) the drop reason stays. */
+static void
+test_icmp_no_way_back(void **state)
+{
+	const struct golden_tx *c = tx_case("mtu_ipip_fou_frag_needed");
+	struct fou_gw *gw = tx_gw("");
+	uint8_t b[UNIT_PKT_MAX];
+
+	(void)state;
+	fou_gw_free(gw);
+	gw = cur_gw = unit_gw_std();
+	UNIT_APPLY_LINES(gw, c->stmts);	/* no neighbour for 10.0.0.2 */
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 0);
+	assert_int_equal(st.drop[FOU_DROP_MTU_EXCEEDED], 1);
+	/* a sender without a route */
+	memcpy(b, c->in, c->in_len);
+	unit_put32(b + ETH + 12, IP4(10, 99, 0, 2));
+	unit_ip4_cksum_fix(b + ETH);
+	UNIT_APPLY(gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, b, c->in_len, 1), 0);
+	assert_int_equal(st.drop[FOU_DROP_MTU_EXCEEDED], 1);
+}
+
+/*
+ * icmp-rate 1,burst=2: the bucket starts full, so of three errors in a row
+ * two are sent and one is counted as icmp_ratelimited (no refill in the
+ * microseconds this takes at 1 per second).
+ */
+static void
+test_icmp_ratelimit(void **state)
+{
+	static const char *const names[] = { "mtu_ipip_fou_frag_needed", "ttl1_time_exceeded",
+					     "mtu6_sit_pkt_too_big", "hlim1_time_exceeded" };
+	unsigned int i, k;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(names); i++) {
+		const struct golden_tx *c = tx_case(names[i]);
+		struct fou_gw *gw = tx_gw("icmp-rate 1,burst=2\n");
+
+		UNIT_APPLY_LINES(gw, c->stmts);
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 3), 2);
+		for (k = 0; k < 2; k++)
+			compare_out_id(c, &got[k], 0, 0, (uint16_t)k);
+		if (st.drop[FOU_DROP_ICMP_RATELIMITED] != 1 || st_icmp_total() != 2 ||
+		    fou_stats_drops(&st) != 1)
+			fail_msg("%s: %" PRIu64 " sent, %" PRIu64 " rate-limited", c->name,
+				 st_icmp_total(), st.drop[FOU_DROP_ICMP_RATELIMITED]);
+		/* and separately over bursts: the bucket is per lcore, not per burst */
+		memset(&st, 0, sizeof(st));
+		for (k = 0; k < 3; k++)
+			assert_int_equal(run_copies(gw, c->in, c->in_len, 1), k < 2 ? 1 : 0);
+		assert_int_equal(st.drop[FOU_DROP_ICMP_RATELIMITED], 1);
+	}
+	/* burst 1 */
+	{
+		const struct golden_tx *c = tx_case("mtu_ipip_fou_frag_needed");
+		struct fou_gw *gw = tx_gw("icmp-rate 1000,burst=1\n");
+
+		UNIT_APPLY_LINES(gw, c->stmts);
+		memset(&st, 0, sizeof(st));
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 2), 1);
+		assert_int_equal(st.drop[FOU_DROP_ICMP_RATELIMITED], 1);
+	}
+	UNIT_POOL_FULL();
+}
+
+/* icmp-rate 0: no errors at all; the packets keep their drop reason. */
+static void
+test_icmp_rate_zero(void **state)
+{
+	(void)state;
+	expect_drop_mod("mtu_ipip_fou_frag_needed", NULL, "icmp-rate 0\n", FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("mtu_plain_frag_needed", NULL, "icmp-rate 0\n", FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("ttl1_time_exceeded", NULL, "icmp-rate 0\n", FOU_DROP_TTL_EXCEEDED);
+	expect_drop_mod("mtu6_sit_pkt_too_big", NULL, "icmp-rate 0\n", FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("hlim1_time_exceeded", NULL, "icmp-rate 0\n", FOU_DROP_TTL_EXCEEDED);
+}
+
+/*
+ * IPv6 through a tunnel whose MTU is below 1280: ip6_forward never reports
+ * less than the IPv6 minimum MTU.
+ */
+static void
+test_mtu6_min(void **state)
+{
+	const struct golden_tx *c = tx_case("mtu6_sit_pkt_too_big");
+	struct fou_gw *gw = tx_gw("link 1,mtu=1300\ntunnel t1,type=sit,local=192.168.1.1,"
+				  "remote=10.20.0.9,encap-dport=5557\n"
+				  "route fd00:50::/32,dev=t1");
+	uint8_t b[UNIT_PKT_MAX];
+	uint32_t len = ETH + 1281;
+
+	(void)state;
+	memcpy(b, c->in, len);
+	unit_put16(b + ETH + 4, 1281 - 40);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(run_copies(gw, b, len, 1), 1);
+	assert_int_equal(got[0].port, RX_PORT);
+	assert_int_equal(got[0].b[ETH + 40], 2);
+	assert_int_equal(unit_get32(got[0].b + ETH + 44), 1280);
+}
+
+/* IPv6 to one of our addresses, or to a group: not forwarded. */
+static void
+test_ipv6_local_mcast(void **state)
+{
+	static const struct {
+		const char *dst;
+		unsigned int verdict;
+	} cases[] = {
+		{ "fd00::1", FOU_DROP_LOCAL_IPV6 },
+		{ "fd00:1::1", FOU_DROP_LOCAL_IPV6 },	/* the other port's */
+		{ "ff02::1", FOU_DROP_BCAST_MCAST },
+		{ "ff0e::101", FOU_DROP_BCAST_MCAST },
+		{ "fd00:99::1", FOU_DROP_NO_ROUTE },
+		{ "fd00:1::9", FOU_DROP_NO_NEIGH },
+	};
+	const struct golden_tx *c = tx_case("tx_sit_fou");
+	uint8_t b[UNIT_PKT_MAX];
+	unsigned int i;
+
+	(void)state;
+	tx_gw(c->stmts);
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		memcpy(b, c->in, c->in_len);
+		assert_int_equal(inet_pton(AF_INET6, cases[i].dst, b + ETH + 24), 1);
+		memset(&st, 0, sizeof(st));
+		if (run_copies(cur_gw, b, c->in_len, 1) != 0 || st_verdict() != cases[i].verdict)
+			fail_msg("IPv6 to %s: expected %s", cases[i].dst,
+				 fou_drop_name(cases[i].verdict));
+	}
+}
+
+/* --- tunnel resolution ----------------------------------------------------- */
+
+static void
+expect_tun_drop(const char *stmts, const char *name, unsigned int v)
+{
+	expect_drop_in(stmts, NULL, tx_case(name), NULL, v);
+}
+
+static void
+test_tunnel_resolution(void **state)
+{
+	(void)state;
+	/* the remote has no route */
+	expect_tun_drop("tunnel t1,type=ipip,local=192.168.1.1,remote=10.99.0.9,encap-dport=5555\n"
+			"route 10.50.0.0/16,dev=t1", "tx_ipip_fou", FOU_DROP_NO_ROUTE);
+	expect_tun_drop("tunnel t1,type=sit,local=192.168.1.1,remote=10.99.0.9,encap=none\n"
+			"route fd00:50::/32,dev=t1", "tx_sit_none", FOU_DROP_NO_ROUTE);
+	/* the remote is routed into a tunnel (itself, or another) */
+	expect_tun_drop("tunnel t1,type=ipip,local=192.168.1.1,remote=10.50.0.9,encap-dport=5555\n"
+			"route 10.50.0.0/16,dev=t1", "tx_ipip_fou", FOU_DROP_TUNNEL_LOOP);
+	expect_tun_drop("tunnel t2,type=gre,local=192.168.1.1,remote=10.20.0.9,encap=none\n"
+			"route 10.60.0.0/16,dev=t2\n"
+			"tunnel t1,type=gre,local=10.0.0.1,remote=10.60.0.1,encap-dport=5556\n"
+			"route 10.50.0.0/16,dev=t1", "tx_gre4_fou", FOU_DROP_TUNNEL_LOOP);
+	/* the remote's next hop has no neighbour (via 192.168.1.3; on link .8) */
+	expect_tun_drop("tunnel t1,type=ipip,local=192.168.1.1,remote=10.21.0.9,encap-dport=5555\n"
+			"route 10.50.0.0/16,dev=t1", "tx_ipip_fou", FOU_DROP_NO_NEIGH);
+	expect_tun_drop("tunnel t1,type=gre,local=192.168.1.1,remote=192.168.1.8,encap=none\n"
+			"route fd00:50::/32,dev=t1", "tx_gre6_none", FOU_DROP_NO_NEIGH);
+	/* a packet that would fit but has TTL 1 is answered before the tunnel is resolved */
+	expect_tun_drop("tunnel t1,type=ipip,local=192.168.1.1,remote=10.99.0.9,encap-dport=5555\n"
+			"route 10.50.0.0/16,dev=t1\nicmp-rate 0", "ttl1_time_exceeded",
+			FOU_DROP_TTL_EXCEEDED);
+}
+
+/* The MTU and overhead fou_tunnel_list() reports (README: 1472 and 1468). */
+static void
+test_tunnel_mtu_list(void **state)
+{
+	static const struct {
+		const char *opts;
+		uint16_t overhead, mtu;
+	} cases[] = {
+		{ "type=ipip,encap-dport=5555", 28, 1472 },
+		{ "type=sit,encap-dport=5557", 28, 1472 },
+		{ "type=gre,encap-dport=5556", 32, 1468 },
+		{ "type=gre,encap-dport=5556,key=1", 36, 1464 },
+		{ "type=gre,encap-dport=5556,key=1,csum,seq", 44, 1456 },
+		{ "type=ipip,encap=none", 20, 1480 },
+		{ "type=gre,encap=none,seq", 28, 1472 },
+	};
+	struct fou_tunnel_info ti[2];
+	char stmt[200];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct fou_gw *gw = tx_gw("");
+
+		snprintf(stmt, sizeof(stmt), "t1,local=192.168.1.1,remote=10.20.0.9,%s",
+			 cases[i].opts);
+		UNIT_APPLY(gw, "tunnel", stmt);
+		assert_int_equal(fou_tunnel_list(gw, ti, RTE_DIM(ti)), 1);
+		unit_ctx("%s", stmt);
+		assert_int_equal(ti[0].overhead, cases[i].overhead);
+		assert_int_equal(ti[0].mtu, cases[i].mtu);
+		UNIT_APPLY(gw, "link", "1,mtu=1000");
+		assert_int_equal(fou_tunnel_list(gw, ti, RTE_DIM(ti)), 1);
+		assert_int_equal(ti[0].mtu, 1000 - cases[i].overhead);
+	}
+	/* unresolved: 0 */
+	{
+		struct fou_gw *gw = tx_gw("tunnel t1,type=ipip,local=192.168.1.1,remote=10.99.0.9,"
+					  "encap-dport=5555");
+
+		assert_int_equal(fou_tunnel_list(gw, ti, RTE_DIM(ti)), 1);
+		assert_int_equal(ti[0].mtu, 0);
+	}
+}
+
+/* --- plain (encap none) tunnel protocols to a local address ---------------- */
+
+static void
+test_plain_decap(void **state)
+{
+	static const struct {
+		const uint8_t *in;
+		uint32_t len;
+		const char *type;
+		const uint8_t *out;
+		uint32_t out_len;
+		enum fou_inner inner;
+	} cases[] = {
+		{ g_plain_ipip, sizeof(g_plain_ipip), "ipip", g_plain_out4, sizeof(g_plain_out4),
+		  FOU_INNER_IPV4 },
+		{ g_plain_sit, sizeof(g_plain_sit), "sit", g_plain_out6, sizeof(g_plain_out6),
+		  FOU_INNER_IPV6 },
+		{ g_plain_gre4, sizeof(g_plain_gre4), "gre", g_plain_out4, sizeof(g_plain_out4),
+		  FOU_INNER_IPV4 },
+		{ g_plain_gre6, sizeof(g_plain_gre6), "gre", g_plain_out6, sizeof(g_plain_out6),
+		  FOU_INNER_IPV6 },
+	};
+	static const char *const types[] = { "ipip", "sit", "gre" };
+	char stmt[200];
+	unsigned int i, t;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		for (t = 0; t < RTE_DIM(types); t++) {
+			struct fou_gw *gw = tx_gw("");
+			bool match = strcmp(types[t], cases[i].type) == 0;
+
+			/* a FOU tunnel of the type does not open the plain protocol */
+			snprintf(stmt, sizeof(stmt),
+				 "t0,type=%s,local=10.0.0.1,remote=10.0.0.3,encap-dport=1",
+				 types[t]);
+			UNIT_APPLY(gw, "tunnel", stmt);
+			memset(&st, 0, sizeof(st));
+			assert_int_equal(run_copies(gw, cases[i].in, cases[i].len, 1), 0);
+			assert_int_equal(st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
+
+			snprintf(stmt, sizeof(stmt),
+				 "t1,type=%s,local=10.0.0.1,remote=10.0.0.2,encap=none", types[t]);
+			UNIT_APPLY(gw, "tunnel", stmt);
+			memset(&st, 0, sizeof(st));
+			unit_ctx("%s packet, %s tunnel", cases[i].type, types[t]);
+			if (!match) {
+				assert_int_equal(run_copies(gw, cases[i].in, cases[i].len, 1), 0);
+				assert_int_equal(st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
+			} else {
+				assert_int_equal(run_copies(gw, cases[i].in, cases[i].len, 1), 1);
+				assert_int_equal(got[0].len, cases[i].out_len);
+				assert_memory_equal(got[0].b, cases[i].out, cases[i].out_len);
+				assert_int_equal(got[0].port, EG_PORT);
+				assert_int_equal(st.decap[0], 1);
+				assert_int_equal(st.decap_inner[cases[i].inner], 1);
+				assert_int_equal(fou_stats_drops(&st), 0);
+			}
+		}
+	}
+	UNIT_POOL_FULL();
+}
+
+#define T(f) cmocka_unit_test_teardown(f, teardown)
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_tx_golden_cksums),
+		T(test_tx_golden),
+		T(test_tx_multiseg),
+		T(test_tx_sport_flows),
+		T(test_tx_sport_segmented),
+		T(test_tx_sport_range),
+		T(test_tx_ip_id),
+		T(test_tx_gre_seq),
+		T(test_mtu_no_df),
+		T(test_icmp_not_about),
+		T(test_icmp_about),
+		T(test_icmp_counters),
+		T(test_icmp_no_way_back),
+		T(test_icmp_ratelimit),
+		T(test_icmp_rate_zero),
+		T(test_mtu6_min),
+		T(test_ipv6_local_mcast),
+		T(test_tunnel_resolution),
+		T(test_tunnel_mtu_list),
+		T(test_plain_decap),
+	};
+	int failures;
+
+	(void)argc;
+	unit_eal_init(argv[0]);
+	failures = cmocka_run_group_tests_name("encap", tests, NULL, NULL);
+	return unit_eal_fini(failures);
+}
