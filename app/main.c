@@ -96,10 +96,10 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 		       l, r, c->encap_fou ? "fou" : "none");
 		if (c->encap_fou)
 			printf(" dport %u", c->encap_dport);
-		if (ti[i].mtu != 0)
+		if (ti[i].unresolved == NULL)
 			printf(" mtu %u\n", ti[i].mtu);
 		else
-			printf(" (no route to remote)\n");
+			printf(" (%s)\n", ti[i].unresolved);
 	}
 	free(ti);
 }

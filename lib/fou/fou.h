@@ -222,6 +222,7 @@ const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
 struct fou_tunnel_info {
 	struct fou_tunnel_conf conf;
 	uint16_t mtu;		/* tunnel MTU now: egress MTU - overhead; 0 unresolved */
+	const char *unresolved;	/* why the remote cannot be reached; NULL if it can */
 	uint16_t overhead;	/* outer IPv4 + UDP + GRE bytes */
 	uint64_t tx_packets;	/* encapsulated, summed over lcores */
 	uint64_t tx_bytes;	/* inner bytes encapsulated */

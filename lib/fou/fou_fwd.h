@@ -204,11 +204,11 @@ unsigned int fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *s
  * rules forbid an error about this packet).
  */
 unsigned int fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st,
-			     struct rte_mbuf *m, uint32_t off, uint32_t tot, uint16_t rx_port,
+			     struct rte_mbuf *m, uint32_t off, uint32_t tot,
 			     enum fou_icmp_kind kind, uint16_t mtu, unsigned int fallback,
 			     uint16_t *out_port);
 unsigned int fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st,
-			     struct rte_mbuf *m, uint32_t off, uint32_t tot, uint16_t rx_port,
+			     struct rte_mbuf *m, uint32_t off, uint32_t tot,
 			     enum fou_icmp_kind kind, uint32_t mtu, unsigned int fallback,
 			     uint16_t *out_port);
 

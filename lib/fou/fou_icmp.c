@@ -63,7 +63,7 @@ fou_icmp4_is_error(uint8_t type)
 
 unsigned int
 fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-		uint32_t off, uint32_t tot, uint16_t rx_port, enum fou_icmp_kind kind,
+		uint32_t off, uint32_t tot, enum fou_icmp_kind kind,
 		uint16_t mtu, unsigned int fallback, uint16_t *out_port)
 {
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
@@ -90,13 +90,18 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		if (fou_icmp4_is_error(*((const uint8_t *)ip + hl)))
 			return fallback;
 	}
-	if (gw->iface[rx_port].has_addr4)
-		saddr = gw->iface[rx_port].addr4;
+	if (!fou_icmp_route(gw, fou_route4(gw, daddr), &daddr, &a, &neigh))
+		return fallback;
+	/* the source is an address of the way out (RFC 1812 4.3.2.4, Linux'
+	 * default): the tunnel's local, the egress port's first address, or
+	 * the gateway's first address */
+	if (a.tun != NULL)
+		saddr = ((const struct rte_ipv4_hdr *)a.tun->hdr)->src_addr;
+	else if (gw->iface[a.port].has_addr4)
+		saddr = gw->iface[a.port].addr4;
 	else if (gw->has_addr4)
 		saddr = gw->addr4;
 	else
-		return fallback;
-	if (!fou_icmp_route(gw, fou_route4(gw, daddr), &daddr, &a, &neigh))
 		return fallback;
 	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
 		return fallback;
@@ -142,7 +147,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 
 unsigned int
 fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-		uint32_t off, uint32_t tot, uint16_t rx_port, enum fou_icmp_kind kind,
+		uint32_t off, uint32_t tot, enum fou_icmp_kind kind,
 		uint32_t mtu, unsigned int fallback, uint16_t *out_port)
 {
 	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
@@ -165,14 +170,16 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		if (*((const uint8_t *)(ip6 + 1)) < 128)
 			return fallback;
 	}
-	if (gw->iface[rx_port].has_addr6)
-		memcpy(saddr, gw->iface[rx_port].addr6, 16);
+	memcpy(daddr, ip6->src_addr, 16);
+	if (!fou_icmp_route(gw, fou_route6(gw, daddr), daddr, &a, &neigh))
+		return fallback;
+	/* the egress port's first IPv6 address (a tunnel has none of its
+	 * own: then the outer port's), or the gateway's first */
+	if (gw->iface[a.port].has_addr6)
+		memcpy(saddr, gw->iface[a.port].addr6, 16);
 	else if (gw->has_addr6)
 		memcpy(saddr, gw->addr6, 16);
 	else
-		return fallback;
-	memcpy(daddr, ip6->src_addr, 16);
-	if (!fou_icmp_route(gw, fou_route6(gw, daddr), daddr, &a, &neigh))
 		return fallback;
 	if (a.mtu < RTE_IPV6_MIN_MTU)
 		return fallback;

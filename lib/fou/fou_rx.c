@@ -31,7 +31,7 @@ struct fou_inner_ctx {
 static inline unsigned int
 fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m, uint32_t off,
 	 struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, uint8_t ecn,
-	 const struct fou_nexthop *nh, uint16_t rx_port, uint16_t *out_port)
+	 const struct fou_nexthop *nh, uint16_t *out_port)
 {
 	struct fou_adj a;
 	uint16_t old_w0, old_w4, cksum;
@@ -45,14 +45,14 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	if (nh->type == FOU_NH_BCAST)
 		return FOU_DROP_BCAST_MCAST;
 	if (ip->time_to_live <= 1)
-		return fou_icmp4_error(gw, st, m, off, tot, rx_port, FOU_ICMP_TIME_EXCEEDED, 0,
+		return fou_icmp4_error(gw, st, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
 	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
 	if (r != FOU_FWD)
 		return r;
 	if (tot > a.mtu) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
-			return fou_icmp4_error(gw, st, m, off, tot, rx_port,
+			return fou_icmp4_error(gw, st, m, off, tot,
 					       FOU_ICMP_FRAG_NEEDED, a.mtu,
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
@@ -81,7 +81,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 static inline unsigned int
 fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m, uint32_t off,
 	 struct rte_ipv6_hdr *ip6, uint32_t tot, uint8_t ecn, const struct fou_nexthop *nh,
-	 uint16_t rx_port, uint16_t *out_port)
+	 uint16_t *out_port)
 {
 	struct fou_adj a;
 	uint32_t vtc;
@@ -93,7 +93,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	if (nh->type == FOU_NH_LOCAL)
 		return FOU_DROP_INNER_LOCAL;
 	if (ip6->hop_limits <= 1)
-		return fou_icmp6_error(gw, st, m, off, tot, rx_port, FOU_ICMP_TIME_EXCEEDED6, 0,
+		return fou_icmp6_error(gw, st, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
 	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
 	if (r != FOU_FWD)
@@ -101,7 +101,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	if (tot > a.mtu) {
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
 		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
-			return fou_icmp6_error(gw, st, m, off, tot, rx_port,
+			return fou_icmp6_error(gw, st, m, off, tot,
 					       FOU_ICMP_PKT_TOO_BIG,
 					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
 					       FOU_DROP_MTU_EXCEEDED, out_port);
@@ -129,7 +129,7 @@ fou_count_decap(struct fou_lcore_stats *st, const struct fou_inner_ctx *in, enum
 
 static inline unsigned int
 fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   const struct fou_inner_ctx *in, uint16_t rx_port, uint16_t *out_port)
+	   const struct fou_inner_ctx *in, uint16_t *out_port)
 {
 	struct rte_ipv4_hdr *ip;
 	uint32_t hl, tot;
@@ -161,12 +161,12 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	    fou_bcast4(ip->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
 	return fou_fwd4(gw, st, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr),
-			rx_port, out_port);
+			out_port);
 }
 
 static inline unsigned int
 fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   const struct fou_inner_ctx *in, uint16_t rx_port, uint16_t *out_port)
+	   const struct fou_inner_ctx *in, uint16_t *out_port)
 {
 	struct rte_ipv6_hdr *ip6;
 	uint32_t tot, vtc;
@@ -191,7 +191,7 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
 	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
-	return fou_fwd6(gw, st, m, in->off, ip6, tot, ecn, fou_route6(gw, ip6->dst_addr), rx_port,
+	return fou_fwd6(gw, st, m, in->off, ip6, tot, ecn, fou_route6(gw, ip6->dst_addr),
 			out_port);
 }
 
@@ -234,8 +234,8 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto)
  * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated.
  */
 static inline unsigned int
-fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-	      struct rte_mbuf *m, uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl,
+fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	      uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl,
 	      uint32_t tot, uint16_t *out_port)
 {
 	const uint32_t seg_len = rte_pktmbuf_data_len(m);
@@ -292,17 +292,17 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_p
 	}
 	switch (proto) {
 	case IPPROTO_IPIP:
-		return fou_inner4(gw, st, m, &in, rx_port, out_port);
+		return fou_inner4(gw, st, m, &in, out_port);
 	case IPPROTO_IPV6:
-		return fou_inner6(gw, st, m, &in, rx_port, out_port);
+		return fou_inner6(gw, st, m, &in, out_port);
 	case IPPROTO_GRE:
 		r = fou_gre(m, &in, &gre_proto);
 		if (r != FOU_FWD)
 			return r;
 		if (gre_proto == RTE_ETHER_TYPE_IPV4)
-			return fou_inner4(gw, st, m, &in, rx_port, out_port);
+			return fou_inner4(gw, st, m, &in, out_port);
 		if (gre_proto == RTE_ETHER_TYPE_IPV6)
-			return fou_inner6(gw, st, m, &in, rx_port, out_port);
+			return fou_inner6(gw, st, m, &in, out_port);
 		return FOU_DROP_GRE_PROTO_UNKNOWN;
 	default:
 		return FOU_DROP_FOU_PROTO_UNHANDLED;
@@ -312,8 +312,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_p
 /* A received IPv4 packet at off: checked as ip_rcv_core and
  * ip_route_input_slow do, then delivered locally or forwarded. */
 static inline unsigned int
-fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-	   struct rte_mbuf *m, uint32_t off, uint16_t *out_port)
+fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	   uint32_t off, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const uint32_t seg_len = rte_pktmbuf_data_len(m);
@@ -359,16 +359,15 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	if (src_nh != NULL && (src_nh->type == FOU_NH_LOCAL || src_nh->type == FOU_NH_BCAST))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
-		return fou_rx_local4(gw, st, rx_port, m, off, ip, hl, tot, out_port);
-	return fou_fwd4(gw, st, m, off, ip, hl, tot, ip->type_of_service & 3, nh, rx_port,
-			out_port);
+		return fou_rx_local4(gw, st, m, off, ip, hl, tot, out_port);
+	return fou_fwd4(gw, st, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
 }
 
 /* A received IPv6 packet at off: checked as ip6_rcv_core, then forwarded
  * (FOU is received over IPv4 only). */
 static inline unsigned int
-fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-	   struct rte_mbuf *m, uint32_t off, uint16_t *out_port)
+fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	   uint32_t off, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -395,7 +394,7 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	if (fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	return fou_fwd6(gw, st, m, off, ip6, tot, (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, nh,
-			rx_port, out_port);
+			out_port);
 }
 
 static inline unsigned int
@@ -430,9 +429,9 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	}
 	switch (etype) {
 	case RTE_ETHER_TYPE_IPV4:
-		return fou_rx_ip4(gw, st, rx_port, m, off, out_port);
+		return fou_rx_ip4(gw, st, m, off, out_port);
 	case RTE_ETHER_TYPE_IPV6:
-		return fou_rx_ip6(gw, st, rx_port, m, off, out_port);
+		return fou_rx_ip6(gw, st, m, off, out_port);
 	case RTE_ETHER_TYPE_ARP:
 		return FOU_DROP_ARP;
 	default:

@@ -957,7 +957,11 @@ fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned i
 		ti->conf = t->conf;
 		ti->overhead = t->hdr_len;
 		onh = fou_route4(gw, t->remote);
-		if (onh != NULL && (onh->type == FOU_NH_CONNECTED || onh->type == FOU_NH_GATEWAY))
+		if (onh == NULL)
+			ti->unresolved = "no route to remote";
+		else if (onh->type != FOU_NH_CONNECTED && onh->type != FOU_NH_GATEWAY)
+			ti->unresolved = "remote routed into a tunnel or to the gateway";
+		else
 			ti->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
 		for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
 			const struct fou_tun_stats *ts =

@@ -199,6 +199,8 @@ fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 			if (c->encap_fou)
 				rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
 			rte_tel_data_add_dict_u64(e, "mtu", ti[i].mtu);
+			if (ti[i].unresolved != NULL)
+				rte_tel_data_add_dict_string(e, "unresolved", ti[i].unresolved);
 			rte_tel_data_add_dict_u64(e, "tx_packets", ti[i].tx_packets);
 			rte_tel_data_add_dict_u64(e, "tx_bytes", ti[i].tx_bytes);
 		}

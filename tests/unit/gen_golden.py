@@ -396,10 +396,11 @@ def gen_tx():
     big6 = tx_in6(size=1501, dst="fd00:20::7")
     tx("mtu6_plain_pkt_too_big", "plain IPv6 forwarding, port MTU 1500: 1501 bytes: packet too big, MTU 1500",
        "", rx(big6), to_sender(icmp6_error(big6, "ptb", 1500)), 0)
-    # the way back is a tunnel: the error is encapsulated (ICMP ID 0, outer ID 1)
+    # the way back is a tunnel: the error is encapsulated (ICMP ID 0, outer ID 1),
+    # from the tunnel's local address (an address of the way out, RFC 1812)
     back = tx_in4(size=201, dst="10.20.0.7", src="10.60.0.5")
     # the error must fit the way back: tunnel MTU 172, so 172 - 28 bytes of quote
-    err = icmp4_error(back, 3, 4, 200, quote_max=172 - 28)
+    err = icmp4_error(back, 3, 4, 200, src=LOCAL, quote_max=172 - 28)
     tx("mtu_error_via_tunnel", "plain forwarding, port MTU 200, sender 10.60.0.5 routed into t1: the error goes through t1, cut to its MTU",
        link(200) + t.stmt() + "\nroute 10.60.0.0/16,dev=t1", rx(back),
        Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
