@@ -4,7 +4,8 @@
 and a capture that would be forwarded, plus one bad option: the gateway must
 exit with status 2, say on stderr which option or statement is wrong (one
 message: the first error stops everything), print no summary and send
-nothing."""
+nothing. Tunnel statements (--tunnel, --route into a tunnel, --sport-range,
+--icmp-rate) and their config-file forms are in the same table."""
 import os
 import sys
 
@@ -16,6 +17,7 @@ import fou_testlib as ft  # noqa: E402
 # which must be last). '{cfg}' is the path of a config file holding the
 # test's `config` text, '{tmp}' the test's temporary directory.
 IDLE = ['--idle-exit', '500']
+T_ENDS = 'type=ipip,local=10.99.0.1,remote=10.99.0.2'
 BAD_OPTIONS = {
     # name: (options, config file text or None, strings stderr must hold)
     'port_unknown_protocol': (['--port', '5566:foo'], None,
@@ -90,6 +92,59 @@ BAD_OPTIONS = {
     'config_section': (['--config', '{cfg}'], '[main]\nport = 5567:gre\n', ['{cfg}', 'section']),
     'config_empty_value': (['--config', '{cfg}'], 'port =\n', ['{cfg}']),
     'config_is_a_directory': (['--config', '{tmp}'], None, ['{tmp}']),
+    # tunnels, routes into them, source ports, ICMP rate (a representative
+    # set: the unit tests have the full matrix)
+    'tunnel_unknown_type': (['--tunnel',
+                             'tx,%s,encap-dport=5555' % T_ENDS.replace('ipip', 'vxlan')], None,
+                            ['--tunnel tx,type=vxlan,', "'vxlan'"]),
+    'route_ipv4_into_sit': (['--tunnel', 't6,%s,encap-dport=5557' % T_ENDS.replace('ipip', 'sit'),
+                             '--route', '172.16.0.0/16,dev=t6'], None,
+                            ['--route 172.16.0.0/16,dev=t6', 'sit', 'IPv6']),
+    'route_ipv6_into_ipip': (['--tunnel', 't4,%s,encap-dport=5555' % T_ENDS,
+                              '--route', 'fd00:99::/64,dev=t4'], None,
+                             ['--route fd00:99::/64,dev=t4', 'ipip', 'IPv4']),
+    'tunnel_key_on_ipip': (['--tunnel', 't4,%s,encap-dport=5555,key=5' % T_ENDS], None,
+                           ['--tunnel t4,', 'key=5', 'GRE']),
+    'tunnel_fou_without_dport': (['--tunnel', 't4,' + T_ENDS], None,
+                                 ['--tunnel t4,%s:' % T_ENDS, 'encap-dport']),
+    'tunnel_duplicate_name': (['--tunnel', 't1,%s,encap-dport=5555' % T_ENDS,
+                               '--tunnel', 't1,type=gre,local=10.99.0.1,remote=10.99.0.3,'
+                               'encap-dport=5556'], None,
+                              ['--tunnel t1,type=gre,local=10.99.0.1,remote=10.99.0.3', 't1']),
+    'tunnel_same_endpoints': (['--tunnel', 'ta,%s,encap-dport=5555' % T_ENDS,
+                               '--tunnel', 'tb,%s,encap-dport=5559' % T_ENDS], None,
+                              ['--tunnel tb,', 'ta']),
+    'tunnel_local_not_ours': (['--tunnel', 't1,type=ipip,local=10.99.0.9,remote=10.99.0.2,'
+                               'encap-dport=5555'], None, ['--tunnel t1,', '10.99.0.9']),
+    'tunnel_ttl_with_nopmtudisc': (['--tunnel', 't1,%s,encap-dport=5555,ttl=64,nopmtudisc' %
+                                    T_ENDS], None, ['--tunnel t1,', 'nopmtudisc']),
+    'tunnel_encap_none_with_dport': (['--tunnel', 't1,%s,encap=none,encap-dport=5555' % T_ENDS],
+                                     None, ['--tunnel t1,', 'encap-dport']),
+    'tunnel_unknown_parameter': (['--tunnel', 't1,%s,encap-dport=5555,bogus=1' % T_ENDS], None,
+                                 ['--tunnel t1,', "'bogus'"]),
+    'route_unknown_tunnel': (['--route', '172.16.0.0/16,dev=nosuch'], None,
+                             ['--route 172.16.0.0/16,dev=nosuch', "'nosuch'"]),
+    'route_tunnel_with_via': (['--tunnel', 't4,%s,encap-dport=5555' % T_ENDS,
+                               '--route', '172.16.0.0/16,dev=t4,via=10.99.0.2'], None,
+                              ['--route 172.16.0.0/16,dev=t4,via=10.99.0.2', 'via']),
+    'sport_range_reversed': (['--sport-range', '60000-50000'], None,
+                             ['--sport-range 60000-50000']),
+    'sport_range_zero': (['--sport-range', '0-100'], None, ['--sport-range 0-100']),
+    'icmp_rate_burst_zero': (['--icmp-rate', '10,burst=0'], None,
+                             ['--icmp-rate 10,burst=0', 'burst']),
+    'config_tunnel_unknown_type': (['--config', '{cfg}'],
+                                   'tunnel = tx,%s,encap-dport=5555\n' %
+                                   T_ENDS.replace('ipip', 'vxlan'),
+                                   ['{cfg}', 'tunnel = tx,type=vxlan', "'vxlan'"]),
+    'config_route_unknown_tunnel': (['--config', '{cfg}'],
+                                    '# a route into a tunnel nobody made\n'
+                                    'route = 172.16.0.0/16,dev=nosuch\n',
+                                    ['{cfg}', 'route = 172.16.0.0/16,dev=nosuch', "'nosuch'"]),
+    'config_tunnel_duplicate_name': (['--config', '{cfg}'],
+                                     'tunnel = t1,%s,encap-dport=5555\n'
+                                     'tunnel = t1,%s,encap-dport=5556\n' %
+                                     (T_ENDS, T_ENDS.replace('ipip', 'gre')),
+                                     ['{cfg}', 'tunnel = t1,type=gre', 't1']),
 }
 
 
@@ -122,13 +177,13 @@ class CommandLineErrors(ft.GatewayTestCase):
         """The setup the error cases start from is valid and forwards."""
         run = self.run_gw({0: ft.linux_capture('ipip-nocsum')}, IDLE + ft.BASE_OPTS,
                           idle_exit=None)
-        self.assertCounters(run, rx={0: 11, 1: 0}, tx={0: 0, 1: 9}, drops={'not_local': 2})
+        self.assertCounters(run, rx={0: 11, 1: 0}, tx={0: 0, 1: 9}, drops={'no_neigh': 2})
 
     def test_help(self):
         run = self.run_gw({}, ['--help'], idle_exit=None)
         self.assertEqual(run.rc, 0, run.describe())
         for opt in ('--port', '--addr', '--route', '--neigh', '--link', '--config',
-                    '--idle-exit'):
+                    '--idle-exit', '--tunnel', '--sport-range', '--icmp-rate'):
             self.assertIn(opt, run.stdout)
         self.assertFalse(run.summary.printed)
 

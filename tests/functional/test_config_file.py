@@ -78,7 +78,7 @@ class ConfigFile(ft.GatewayTestCase):
     def check_traffic(self, run):
         self.assertTraffic(run, self.traffic, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1})
         self.assertEqual(run.summary.tx, {0: 0, 1: 54})
-        self.assertEqual(run.summary.drops, {'not_local': 12})
+        self.assertEqual(run.summary.drops, {'no_neigh': 12})
 
     def check_same_as_command_line(self, opts):
         run = self.run_gw({0: self.input}, opts)

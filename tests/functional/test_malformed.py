@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Case 3: malformed and foreign traffic, all in one capture. Every frame
 must be dropped under its own reason, read no byte past its end, and nothing
-may be sent on any port."""
+may be sent on any port (packets for other hosts are routed: here they have
+no route or no neighbour)."""
 import os
 import sys
 
@@ -128,16 +129,60 @@ def malformed_traffic():
                                     pdst=ft.IP_P0), 'arp')
     t.drop('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
            ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
-    t.drop('IPv6 outer FOU', eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') /
-           UDP(sport=40000, dport=5557) / v6(seq=3), 'outer_ipv6')
+    # IPv6 to one of our addresses: FOU is received over IPv4 only
+    t.drop('IPv6 outer FOU to fd00:1::1 (ours)', eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') /
+           UDP(sport=40000, dport=5557) / v6(seq=3), 'local_ipv6')
     t.drop('LLDP', Ether(src=ft.MAC_PEER, dst='01:80:c2:00:00:0e', type=0x88cc) /
            Raw(b'\x02\x07\x04' + b'\0' * 40), 'not_ip')
     t.drop('MPLS', Ether(src=ft.MAC_PEER, dst=ft.MAC_P0, type=0x8847) / Raw(bytes(40)),
            'not_ip')
-    t.drop('FOU to 10.99.0.3', fou(5555, v4(seq=15), dst='10.99.0.3'), 'not_local')
-    t.drop('FOU to a routed address', fou(5555, v4(seq=16), dst='192.168.4.1'), 'not_local')
-    t.drop('fragment to another address', fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'),
-           'not_local')
+    # not for us: routed as any packet (ip_forward), and here not deliverable
+    t.drop('FOU to 10.99.0.3 (connected, no neighbour)', fou(5555, v4(seq=15), dst='10.99.0.3'),
+           'no_neigh', plain=True)
+    t.drop('FOU to 203.0.113.9 (no route)', fou(5555, v4(seq=16), dst='203.0.113.9'),
+           'no_route', plain=True)
+    t.drop('fragment to another address (forwarded, not reassembled)',
+           fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'no_neigh', plain=True)
+    t.drop('IPv6 to fd00:1::77 (connected, no neighbour)',
+           eth() / IPv6(src='fd00:1::2', dst='fd00:1::77') / UDP(sport=1, dport=2), 'no_neigh',
+           plain=True)
+    t.drop('IPv6 to 2001:db8::1 (no route)', eth() / IPv6(src='fd00:1::2', dst='2001:db8::1') /
+           UDP(sport=1, dport=2), 'no_route', plain=True)
+    # never routed (ip_route_input_slow / ip6_rcv_core, ip6_forward)
+    t.drop('to 255.255.255.255', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+           IP(src=ft.IP_PEER, dst='255.255.255.255') / UDP(sport=68, dport=67), 'bcast_mcast')
+    t.drop('to 10.99.0.255 (broadcast of a connected network)',
+           Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+           IP(src=ft.IP_PEER, dst='10.99.0.255') / UDP(sport=1, dport=2), 'bcast_mcast')
+    t.drop('FOU to 192.168.1.255 (directed broadcast)', fou(5555, v4(seq=36), dst='192.168.1.255'),
+           'bcast_mcast')
+    t.drop('from 10.99.0.255 (broadcast source)', eth() /
+           IP(src='10.99.0.255', dst='192.168.1.2') / UDP(sport=1, dport=2), 'outer_martian')
+    t.drop('to 224.0.0.5 (OSPF)', Ether(src=ft.MAC_PEER, dst='01:00:5e:00:00:05') /
+           IP(src=ft.IP_PEER, dst='224.0.0.5', proto=89) / Raw(bytes(20)), 'bcast_mcast')
+    t.drop('FOU to 239.1.2.3', fou(5555, v4(seq=35), dst='239.1.2.3',
+                                   eth_dst='01:00:5e:01:02:03'), 'bcast_mcast')
+    t.drop('to 127.0.0.1', eth() / IP(src=ft.IP_PEER, dst='127.0.0.1') / UDP(sport=1, dport=2),
+           'outer_martian')
+    t.drop('to 0.1.2.3', eth() / IP(src=ft.IP_PEER, dst='0.1.2.3') / UDP(sport=1, dport=2),
+           'outer_martian')
+    t.drop('IPv6 to ff02::1', Ether(src=ft.MAC_PEER, dst='33:33:00:00:00:01') /
+           IPv6(src='fd00:1::2', dst='ff02::1') / UDP(sport=1, dport=2), 'bcast_mcast')
+    t.drop('IPv6 from fe80::2', eth() / IPv6(src='fe80::2', dst='fd00:41::1') /
+           UDP(sport=1, dport=2), 'outer_martian')
+    t.drop('IPv6 from ff02::2', eth() / IPv6(src='ff02::2', dst='fd00:41::1') /
+           UDP(sport=1, dport=2), 'outer_martian')
+    t.drop('IPv6 to fe80::1', eth() / IPv6(src='fd00:1::2', dst='fe80::1') /
+           UDP(sport=1, dport=2), 'outer_martian')
+    t.drop('IPv6 to ::1', eth() / IPv6(src='fd00:1::2', dst='::1') / UDP(sport=1, dport=2),
+           'outer_martian')
+    # malformed outer IPv6
+    six = bytes(eth() / IPv6(src='fd00:1::2', dst='fd00:41::1') / UDP(sport=1, dport=2) /
+                Raw(b'z' * 10))
+    t.drop('IPv6 cut at 14 + 39', cut(six, 14 + 39), 'ip_truncated')
+    t.drop('IPv6 version 4 under ethertype 0x86dd', patched(six, 14, b'\x40'), 'ip_hdr_bad')
+    t.drop('IPv6 payload length beyond the frame', patched(six, 14 + 4, b'\x00\x13'),
+           'ip_len_bad')
     t.drop('ICMP echo to us', eth() / outer_ip() / ICMP(), 'local_not_udp')
     t.drop('TCP to us', eth() / outer_ip() / TCP(dport=5555), 'local_not_udp')
     t.drop('plain IPIP (no FOU) to us', eth() / outer_ip(proto=4) / v4(seq=18), 'local_not_udp')
@@ -214,8 +259,7 @@ class Malformed(ft.GatewayTestCase):
         """Linux drops an outer packet from a source that can never send
         (ip_route_input_slow: martian source; fib_validate_source: one of
         our own addresses), so its FOU socket never sees it. The gateway
-        must not decapsulate it either (no counter name is defined for
-        this yet: any drop will do)."""
+        must not decapsulate it either: outer_martian."""
         sources = ('127.0.0.1', '224.0.0.1', '0.0.0.0', '0.1.2.3', '255.255.255.255',
                    '10.99.0.1', '192.168.1.1')
         frames = []
@@ -230,6 +274,7 @@ class Malformed(ft.GatewayTestCase):
         self.assertEqual(run.summary.tx, {0: 0, 1: 0},
                          'FOU from a martian or local source was forwarded' + ctx)
         self.assertEqual(run.summary.decap, 0, ctx)
+        self.assertEqual(run.summary.drops, {'outer_martian': len(frames)}, ctx)
         self.assertNoOutput(run)
 
 

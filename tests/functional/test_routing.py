@@ -58,6 +58,10 @@ COMMON = [
     '--neigh', '10.99.0.77,dev=0,lladdr=' + NH['M'],
     '--neigh', 'fd00:1::3,dev=1,lladdr=02:00:00:00:0a:33',
 ]
+# The source of an ICMP error about a decapsulated packet: an address of
+# the port the error leaves by (RFC 1812 4.3.2.4, Linux' icmp_send with
+# icmp_errors_use_inbound_ifaddr=0): port 2 here, by the default route.
+ICMP_SRC = '192.168.2.1'
 DEFAULT4 = ['--route', '0.0.0.0/0,dev=2,via=192.168.2.254']
 DEFAULT6 = ['--route', '::/0,dev=1,via=fd00:1::fe']
 
@@ -115,7 +119,15 @@ def routing_traffic(default4):
     # MTU of port 1 is 1000, of port 2 1500
     t.fwd('1000 bytes to port 1', ipip('172.16.1.2', size=1000), 1, NH['A'])
     t.drop('1001 bytes to port 1', ipip('172.16.1.3', size=1001), 'mtu_exceeded')
-    t.drop('1400 bytes to port 1', ipip('172.16.1.4', size=1400, flags='DF'), 'mtu_exceeded')
+    # with DF: fragmentation needed, back to 192.168.3.2 if there is a route
+    big = ipip('172.16.1.4', size=1400, flags='DF')
+    if default4:
+        t.icmp('1400 bytes DF to port 1: frag needed via 0.0.0.0/0', big, 2, NH['E'],
+               ft.icmp4_error(ft.tunnel_payload(bytes(big)), ICMP_SRC, 'icmp_frag_needed',
+                              mtu=1000), 'icmp_frag_needed')
+    else:
+        t.drop('1400 bytes DF to port 1, no route back for the ICMP error', big,
+               'mtu_exceeded')
     t.fwd('1001 bytes to port 2', ipip('172.16.5.10', size=1001), 2, NH['B'])
     t.fwd('1500 bytes to port 2', ipip('172.16.5.11', size=1500), 2, NH['B'])
     t.fwd('IPv6 1000 bytes to port 1', sit('fd00:10:1::2', size=1000), 1, NH['F'])
@@ -175,8 +187,8 @@ class Routing(ft.GatewayTestCase):
                   rx=1)
         t.fwd('rx 1, to the address of port 0 -> 2', fou(5555, v4(dst='172.16.5.9', seq=5),
                                                          eth_dst=ft.MAC_P1), 2, NH['B'], rx=1)
-        t.drop('rx 1, not local', fou(5555, v4(seq=6), eth_dst=ft.MAC_P1, dst='192.168.1.2'),
-               'not_local', rx=1)
+        t.route('rx 1, not local: routed back out of port 1',
+                fou(5555, v4(seq=6), eth_dst=ft.MAC_P1, dst='192.168.1.2'), 1, NH['A'], rx=1)
         for i in range(2):
             t.fwd('rx 2 -> 0 #%d' % i, fou(5556, gre(v4(dst='10.20.0.%d' % (10 + i), seq=i), k=1),
                                           eth_dst=MAC_P2, dst='192.168.2.1'), 0, NH['H'], rx=2)
@@ -185,7 +197,7 @@ class Routing(ft.GatewayTestCase):
         run = self.run_gw(t.write_ports(self.tmp), COMMON + DEFAULT4, nb_ports=3)
         self.assertTraffic(run, t, nb_ports=3, port_macs=MACS)
         self.assertEqual(run.summary.rx, {0: 5, 1: 5, 2: 3})
-        self.assertEqual(run.summary.tx, {0: 2, 1: 3, 2: 4})
+        self.assertEqual(run.summary.tx, {0: 2, 1: 4, 2: 4})
 
     def test_default_route_ipv4(self):
         self.check(default4=True)

@@ -75,6 +75,8 @@ class TelemetrySignals(ft.GatewayTestCase):
         self.assertEqual((stats['decap'], stats['decap_ipv4'], stats['decap_ipv6']), (19, 10, 9))
         self.assertEqual(stats['drops'], {r: drops.get(r, 0) for r in ft.DROP_REASONS})
         self.assertEqual(list(stats['drops']), list(ft.DROP_REASONS), 'drop reason order')
+        # the TTL 1 packet has no route back for an ICMP error
+        self.assertEqual(stats['icmp_sent'], {k: 0 for k in ft.ICMP_KINDS})
         self.assertEqual(stats['rx_by_port'], {'0': n, '1': 0})
         self.assertEqual(stats['tx_by_port'], {'0': 0, '1': fwd})
         self.assertEqual(ports, {'/fou/ports': EXPECTED_PORTS})
