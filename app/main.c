@@ -86,8 +86,9 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 		char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN];
 
 		if (counters) {
-			printf("tunnel %s: encapsulated %" PRIu64 " (%" PRIu64 " bytes)\n", c->name,
-			       ti[i].tx_packets, ti[i].tx_bytes);
+			printf("tunnel %s: encapsulated %" PRIu64 " (%" PRIu64 " bytes)"
+			       " decapsulated %" PRIu64 " (%" PRIu64 " bytes)\n", c->name,
+			       ti[i].tx_packets, ti[i].tx_bytes, ti[i].rx_packets, ti[i].rx_bytes);
 			continue;
 		}
 		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));

@@ -53,6 +53,7 @@
 	X(GRE_ROUTING, gre_routing, "GRE routing bit set (RFC 1701 source routing)") \
 	X(GRE_CKSUM_BAD, gre_cksum_bad, "GRE checksum wrong") \
 	X(GRE_PROTO_UNKNOWN, gre_proto_unknown, "GRE protocol is neither IPv4 nor IPv6") \
+	X(NO_TUNNEL, no_tunnel, "tunnels of this type exist, and none has these outer addresses (and GRE key)") \
 	X(INNER_TRUNCATED, inner_truncated, "inner packet shorter than its IP header") \
 	X(INNER_HDR_BAD, inner_hdr_bad, "inner IP version does not match, or IHL < 5") \
 	X(INNER_LEN_BAD, inner_len_bad, "inner IP length below its header or beyond the tunnel payload") \
@@ -226,6 +227,8 @@ struct fou_tunnel_info {
 	uint16_t overhead;	/* outer IPv4 + UDP + GRE bytes */
 	uint64_t tx_packets;	/* encapsulated, summed over lcores */
 	uint64_t tx_bytes;	/* inner bytes encapsulated */
+	uint64_t rx_packets;	/* received from the remote and decapsulated */
+	uint64_t rx_bytes;	/* inner bytes */
 };
 /* Fills up to n entries in creation order; returns the total count. */
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,

@@ -147,8 +147,8 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 		struct fou_tun_stats *ts =
 			&gw->tun_stats[(size_t)lcore * gw->params.max_tunnels + t->idx];
 
-		FOU_STAT_ADD(ts->packets, 1);
-		FOU_STAT_ADD(ts->bytes, inner_len);
+		FOU_STAT_ADD(ts->tx_packets, 1);
+		FOU_STAT_ADD(ts->tx_bytes, inner_len);
 	}
 	return FOU_FWD;
 }

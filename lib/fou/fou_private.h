@@ -82,9 +82,23 @@ static_assert(offsetof(struct fou_tunnel, conf) <= RTE_CACHE_LINE_SIZE,
 
 /* Per lcore, per tunnel: written by the lcore, summed by the control side. */
 struct fou_tun_stats {
-	uint64_t packets;
-	uint64_t bytes;
+	uint64_t tx_packets;
+	uint64_t tx_bytes;
+	uint64_t rx_packets;
+	uint64_t rx_bytes;
 };
+
+/* What a received tunnel packet is matched on (ip_tunnel_lookup): no
+ * padding, so it hashes the same every time. */
+struct fou_tun_key {
+	rte_be32_t local;	/* outer destination */
+	rte_be32_t remote;	/* outer source */
+	uint32_t key;		/* GRE key, 0 without one */
+	uint8_t type;		/* IPPROTO_IPIP / IPPROTO_IPV6 / IPPROTO_GRE */
+	uint8_t key_set;
+	uint16_t zero;
+};
+static_assert(sizeof(struct fou_tun_key) == 16, "tunnel key has padding");
 
 struct fou_udp_port {
 	uint16_t udp_port;
@@ -112,6 +126,8 @@ struct fou_gw {
 	uint8_t udp_slot[65536];		/* UDP dport -> slot, 0 = not FOU */
 	struct fou_udp_port udp[FOU_MAX_UDP_PORTS + 1];
 	uint8_t plain_rx[256];			/* IP proto -> an encap-none tunnel has it */
+	uint32_t tun_types[256];		/* IP proto -> tunnels of that type */
+	struct rte_hash *tun_rx;		/* fou_tun_key -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
 	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
 	uint16_t sport_min, sport_max;
@@ -129,6 +145,18 @@ struct fou_gw {
 	struct fou_addr addrs[FOU_MAX_ADDRS];
 	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */
 };
+
+static inline void
+fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32_t remote,
+		 bool key_set, uint32_t key)
+{
+	k->local = local;
+	k->remote = remote;
+	k->key = key_set ? key : 0;
+	k->type = type;
+	k->key_set = key_set;
+	k->zero = 0;
+}
 
 void fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family,
 			const void *addr);

@@ -11,6 +11,7 @@
  * gre_parse_header, ip_tunnel_rcv, ip_forward / ip6_forward), so a packet
  * with several faults is counted where Linux would have dropped it.
  */
+#include <rte_lcore.h>
 #include <rte_prefetch.h>
 
 #include "fou_fwd.h"
@@ -200,7 +201,8 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
  * gre_parse_header does, then steps in past the header.
  */
 static inline unsigned int
-fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto)
+fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, bool *key_set,
+	uint32_t *key)
 {
 	const uint8_t *g;
 	uint16_t flags;
@@ -224,8 +226,42 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto)
 	if ((flags & FOU_GRE_C) && fou_cksum_fold(m, in->off, in->len, 0) != 0xffff)
 		return FOU_DROP_GRE_CKSUM_BAD;
 	*proto = (uint16_t)(g[2] << 8 | g[3]);
+	*key_set = (flags & FOU_GRE_K) != 0;
+	if (*key_set)
+		*key = rte_be_to_cpu_32(*(const unaligned_uint32_t *)
+					(g + ((flags & FOU_GRE_C) ? 8 : 4)));
 	in->off += hlen;
 	in->len -= hlen;
+	return FOU_FWD;
+}
+
+/*
+ * ip_tunnel_lookup: once tunnels of a type exist, packets of that type are
+ * taken only from them (outer source = remote, destination = local, the
+ * same GRE key). Without any, a FOU port takes them from anyone, as Linux
+ * does with the fallback device (tunl0, gre0, sit0) up.
+ */
+static inline unsigned int
+fou_tunnel_match(const struct fou_gw *gw, const struct rte_ipv4_hdr *ip, uint8_t type,
+		 bool key_set, uint32_t key, uint32_t len)
+{
+	struct fou_tun_key k;
+	unsigned int lcore;
+	void *data;
+
+	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
+		return FOU_FWD;
+	fou_tun_key_make(&k, type, ip->dst_addr, ip->src_addr, key_set, key);
+	if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0)
+		return FOU_DROP_NO_TUNNEL;
+	lcore = rte_lcore_id();
+	if (lcore < RTE_MAX_LCORE) {
+		struct fou_tun_stats *ts = &gw->tun_stats[(size_t)lcore * gw->params.max_tunnels +
+							  (uintptr_t)data];
+
+		FOU_STAT_ADD(ts->rx_packets, 1);
+		FOU_STAT_ADD(ts->rx_bytes, len);
+	}
 	return FOU_FWD;
 }
 
@@ -242,8 +278,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	const struct rte_udp_hdr *udp;
 	struct fou_inner_ctx in;
 	uint16_t gre_proto;
-	uint32_t ulen;
+	uint32_t ulen, key = 0;
 	uint8_t proto;
+	bool key_set = false, inner_v6;
 	unsigned int r;
 
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
@@ -292,21 +329,27 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	}
 	switch (proto) {
 	case IPPROTO_IPIP:
-		return fou_inner4(gw, st, m, &in, out_port);
+		inner_v6 = false;
+		break;
 	case IPPROTO_IPV6:
-		return fou_inner6(gw, st, m, &in, out_port);
+		inner_v6 = true;
+		break;
 	case IPPROTO_GRE:
-		r = fou_gre(m, &in, &gre_proto);
+		r = fou_gre(m, &in, &gre_proto, &key_set, &key);
 		if (r != FOU_FWD)
 			return r;
-		if (gre_proto == RTE_ETHER_TYPE_IPV4)
-			return fou_inner4(gw, st, m, &in, out_port);
-		if (gre_proto == RTE_ETHER_TYPE_IPV6)
-			return fou_inner6(gw, st, m, &in, out_port);
-		return FOU_DROP_GRE_PROTO_UNKNOWN;
+		if (gre_proto != RTE_ETHER_TYPE_IPV4 && gre_proto != RTE_ETHER_TYPE_IPV6)
+			return FOU_DROP_GRE_PROTO_UNKNOWN;
+		inner_v6 = gre_proto == RTE_ETHER_TYPE_IPV6;
+		break;
 	default:
 		return FOU_DROP_FOU_PROTO_UNHANDLED;
 	}
+	r = fou_tunnel_match(gw, ip, proto, key_set, key, in.len);
+	if (r != FOU_FWD)
+		return r;
+	return inner_v6 ? fou_inner6(gw, st, m, &in, out_port) :
+			  fou_inner4(gw, st, m, &in, out_port);
 }
 
 /* A received IPv4 packet at off: checked as ip_rcv_core and

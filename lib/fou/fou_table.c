@@ -96,6 +96,16 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	});
 	if (gw->tun_names == NULL)
 		goto fail;
+	fou_obj_name(name, sizeof(name), "tunrx", gw);
+	gw->tun_rx = rte_hash_create(&(struct rte_hash_parameters){
+		.name = name,
+		.entries = RTE_MAX(p->max_tunnels, 8u),
+		.key_len = sizeof(struct fou_tun_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = p->socket_id,
+	});
+	if (gw->tun_rx == NULL)
+		goto fail;
 	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
 	gw->neigh_mac = rte_zmalloc_socket("fou_neigh_mac",
 					   sizeof(*gw->neigh_mac) * p->max_neighs,
@@ -134,6 +144,7 @@ fou_gw_free(struct fou_gw *gw)
 	rte_lpm6_free(gw->lpm6);
 	rte_hash_free(gw->neigh);
 	rte_hash_free(gw->tun_names);
+	rte_hash_free(gw->tun_rx);
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
 	rte_free(gw->neigh_mac);
@@ -874,6 +885,7 @@ int
 fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err)
 {
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
+	struct fou_tun_key rxkey;
 	struct fou_tunnel *t;
 	uint32_t idx;
 	int ret;
@@ -894,6 +906,13 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
 		return ret;
 	}
+	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
+	ret = rte_hash_add_key_data(gw->tun_rx, &rxkey, (void *)(uintptr_t)idx);
+	if (ret < 0) {
+		rte_hash_del_key(gw->tun_names, key);
+		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
+		return ret;
+	}
 	t = &gw->tunnels[idx];
 	memset(t, 0, sizeof(*t));
 	fou_tunnel_template(t, c);
@@ -901,6 +920,8 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	t->conf = *c;
 	t->used = 1;
 	gw->nb_tunnels++;
+	/* from now on this type is received only from its tunnels */
+	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + 1, __ATOMIC_RELEASE);
 	if (!c->encap_fou)
 		__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
 	return 0;
@@ -967,8 +988,10 @@ fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned i
 			const struct fou_tun_stats *ts =
 				&gw->tun_stats[(size_t)lc * gw->params.max_tunnels + i];
 
-			ti->tx_packets += FOU_STAT_READ(ts->packets);
-			ti->tx_bytes += FOU_STAT_READ(ts->bytes);
+			ti->tx_packets += FOU_STAT_READ(ts->tx_packets);
+			ti->tx_bytes += FOU_STAT_READ(ts->tx_bytes);
+			ti->rx_packets += FOU_STAT_READ(ts->rx_packets);
+			ti->rx_bytes += FOU_STAT_READ(ts->rx_bytes);
 		}
 	}
 	return count;

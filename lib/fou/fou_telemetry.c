@@ -203,6 +203,8 @@ fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 				rte_tel_data_add_dict_string(e, "unresolved", ti[i].unresolved);
 			rte_tel_data_add_dict_u64(e, "tx_packets", ti[i].tx_packets);
 			rte_tel_data_add_dict_u64(e, "tx_bytes", ti[i].tx_bytes);
+			rte_tel_data_add_dict_u64(e, "rx_packets", ti[i].rx_packets);
+			rte_tel_data_add_dict_u64(e, "rx_bytes", ti[i].rx_bytes);
 		}
 		ret = fou_tel_add_container(d, c->name, e);
 	}
@@ -259,6 +261,6 @@ fou_telemetry_register(struct fou_gw *gw)
 			"FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters");
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/fou/tunnels", fou_tel_tunnels,
-			"Tunnels: name -> type, endpoints, encap, MTU, packets and bytes encapsulated. No parameters");
+			"Tunnels: name -> type, endpoints, encap, MTU, packets and bytes encapsulated and decapsulated. No parameters");
 	return ret;
 }

@@ -271,10 +271,10 @@ class Summary:
     _decap = re.compile(r'^decapsulated: (\d+) \(ipv4 (\d+), ipv6 (\d+)\)$')
     _decap_port = re.compile(r'^decap fou port (\d+): (\d+)$')
     _decap_plain = re.compile(r'^decap plain: (\d+)$')
-    _tunnel = re.compile(r'^tunnel (\S+): encapsulated (\d+) \((\d+) bytes\)$')
+    _tunnel = re.compile(r'^tunnel (\S+): encapsulated (\d+) \((\d+) bytes\) '
+                         r'decapsulated (\d+) \((\d+) bytes\)$')
     _tunnel_conf = re.compile(r'^tunnel (\S+): (ipip|sit|gre) local (\S+) remote (\S+) '
-                              r'encap (fou|none)(?: dport (\d+))?(?: mtu (\d+)| \(no route to '
-                              r'remote\))$')
+                              r'encap (fou|none)(?: dport (\d+))?(?: mtu (\d+)| \((.+)\))$')
     _icmp = re.compile(r'^sent (\w+): (\d+) \(.*\)$')
     _dropped = re.compile(r'^dropped: (\d+)$')
     _drop = re.compile(r'^drop (\w+): (\d+) \(.*\)$')
@@ -286,7 +286,8 @@ class Summary:
         self.decap = self.decap_ipv4 = self.decap_ipv6 = None
         self.decap_port = {}
         self.decap_plain = 0
-        self.tunnels = {}           # name: (packets, bytes), from the summary
+        self.tunnels = {}           # name: (packets, bytes) encapsulated, from the summary
+        self.tunnels_rx = {}        # name: (packets, bytes) decapsulated
         self.tunnel_conf = {}       # name: dict, from the startup lines
         self.icmp = {}              # ICMP kind: sent
         self.dropped = None
@@ -314,12 +315,14 @@ class Summary:
             m = self._tunnel.match(line)
             if m:
                 self.tunnels[m[1]] = (int(m[2]), int(m[3]))
+                self.tunnels_rx[m[1]] = (int(m[4]), int(m[5]))
                 continue
             m = self._tunnel_conf.match(line)
             if m:
                 self.tunnel_conf[m[1]] = {
                     'type': m[2], 'local': m[3], 'remote': m[4], 'encap': m[5],
-                    'dport': int(m[6]) if m[6] else None, 'mtu': int(m[7]) if m[7] else None}
+                    'dport': int(m[6]) if m[6] else None, 'mtu': int(m[7]) if m[7] else None,
+                    'unresolved': m[8]}
                 continue
             m = self._icmp.match(line)
             if m:

@@ -21,7 +21,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fou_testlib as ft  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
-from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.layers.l2 import Ether, GRE  # noqa: E402
 from scapy.layers.inet import IP, UDP, TCP, ICMP  # noqa: E402
 from scapy.layers.inet6 import IPv6, ICMPv6EchoRequest  # noqa: E402
 
@@ -455,7 +455,7 @@ class Encap(EncapTestCase):
             self.assertEqual(run.summary.tunnel_conf.get(t.name), {
                 'type': t.type, 'local': LOCAL, 'remote': t.remote,
                 'encap': 'fou' if t.fou else 'none', 'dport': t.dport,
-                'mtu': config_mtu(t)}, run.describe())
+                'mtu': config_mtu(t), 'unresolved': None}, run.describe())
 
     def test_sport_range(self):
         """--sport-range MIN-MAX: encap-sport auto stays inside, still one
@@ -530,7 +530,8 @@ class Encap(EncapTestCase):
         for t in tunnels:
             e = {'type': t.type, 'local': LOCAL, 'remote': t.remote,
                  'encap': 'fou' if t.fou else 'none', 'mtu': 1400 - t.overhead,
-                 'tx_packets': counts[t.name], 'tx_bytes': nbytes[t.name]}
+                 'tx_packets': counts[t.name], 'tx_bytes': nbytes[t.name],
+                 'rx_packets': 0, 'rx_bytes': 0}
             if t.fou:
                 e['encap_dport'] = t.dport
             exp[t.name] = e
@@ -573,6 +574,8 @@ class Encap(EncapTestCase):
         self.assertEqual(run.summary.tunnel_conf['noroute']['mtu'], None, run.stdout)
         self.assertIn('tunnel noroute: ipip local 10.99.0.1 remote 203.0.113.5 encap fou dport '
                       '5555 (no route to remote)', run.stdout)
+        self.assertEqual(run.summary.tunnel_conf['loop']['unresolved'],
+                         'remote routed into a tunnel or to the gateway', run.stdout)
         self.assertEqual(run.summary.tunnel_conf['noneigh']['mtu'], 1500 - 32)
         self.assertEqual(run.summary.tunnels, {'noroute': (0, 0), 'loop': (0, 0),
                                                'noneigh': (0, 0), 'fipip': (1, len(ok.l3))})
@@ -594,8 +597,12 @@ B_OPTS = [
     '--link', '0,address=' + B_MAC0, '--link', '1,address=' + B_MAC1,
     '--addr', '0,10.99.0.2/24', '--addr', '1,192.168.7.1/24', '--addr', '1,fd00:7::1/64',
     '--port', '5555:ipip', '--port', '5556:gre', '--port', '5557:sit',
-    # a plain GRE tunnel back to A: B then accepts plain GRE from A
+    # B's tunnels back to A. Once B has GRE tunnels, GRE is accepted only
+    # from them (ip_tunnel_lookup: outer addresses and key): one per key A
+    # sends with; the plain one also opens plain GRE. B has no ipip or sit
+    # tunnel, so those come from anyone (Linux with tunl0 / sit0 up).
     '--tunnel', 'back,type=gre,local=10.99.0.2,remote=%s,encap=none,key=6' % A_ADDR,
+    '--tunnel', 'backfou,type=gre,local=10.99.0.2,remote=%s,key=5,encap-dport=5556' % A_ADDR,
     '--route', '172.16.0.0/16,dev=1,via=192.168.7.2',
     '--route', 'fd00:a1::/64,dev=1,via=fd00:7::2', '--route', 'fd00:b1::/64,dev=1,via=fd00:7::2',
     '--neigh', '192.168.7.2,dev=1,lladdr=' + B_NH, '--neigh', 'fd00:7::2,dev=1,lladdr=' + B_NH,
@@ -632,6 +639,42 @@ class DecapOfEncap(ft.GatewayTestCase):
         self.assertCounters(b, rx={0: len(cases), 1: 0}, tx={0: 0, 1: len(fwd)}, drops=drops,
                             decap=decap, icmp={})
         self.assertOutput(b.outputs[1], fwd, B_MAC1)
+        # what B's tunnels received: A's rtpgre and rtgre packets
+        per = collections.Counter(c.tunnel.name for c in cases)
+        self.assertEqual({n: p for n, (p, _) in b.summary.tunnels_rx.items()},
+                         {'back': per['rtpgre'], 'backfou': per['rtgre']}, b.stdout)
+
+    def test_only_the_tunnels_endpoints_and_key(self):
+        """With a GRE tunnel to A (key 5), B takes GRE over FOU only from A
+        with key 5: another source, another key or no key is no_tunnel;
+        ipip (no ipip tunnel on B) still comes from anyone."""
+        frames, exp = [], []
+        for i, (src, key, ok) in enumerate([(A_ADDR, 5, True), ('10.99.0.11', 5, False),
+                                            (A_ADDR, 7, False), (A_ADDR, None, False)]):
+            inner = IP(src='192.168.7.50', dst='172.16.10.%d' % (i + 1), ttl=64) / \
+                UDP(sport=1000 + i, dport=53) / Raw(b'gre-match')
+            gre = GRE(proto=0x0800, key_present=key is not None, key=key or 0)
+            frame = Ether(src=ft.MAC_PEER, dst=B_MAC0) / IP(src=src, dst='10.99.0.2') / \
+                UDP(sport=40000 + i, dport=5556) / gre / inner
+            frames.append(frame)
+            exp.append(ft.Expected('gre from %s key %s' % (src, key), frame,
+                                   port=1 if ok else None, eth_dst=B_NH if ok else None,
+                                   l3=ft.forwarded_l3(bytes(inner)) if ok else None,
+                                   reason=None if ok else 'no_tunnel'))
+        inner = IP(src='192.168.7.50', dst='172.16.1.9', ttl=64) / UDP(sport=7, dport=8)
+        frame = Ether(src=ft.MAC_PEER, dst=B_MAC0) / IP(src='10.99.0.12', dst='10.99.0.2') / \
+            UDP(sport=40009, dport=5555) / inner
+        frames.append(frame)
+        exp.append(ft.Expected('ipip from anyone', frame, port=1, eth_dst=B_NH,
+                               l3=ft.forwarded_l3(bytes(inner))))
+        b = ft.run_gateway(self.path('.'), {0: ft.write_pcap(self.path('in0.pcap'), frames)},
+                           B_OPTS)
+        fwd = [e for e in exp if e.reason is None]
+        self.assertCounters(b, rx={0: len(frames), 1: 0}, tx={0: 0, 1: len(fwd)},
+                            drops={'no_tunnel': 3}, decap=[(5556, 'ipv4'), (5555, 'ipv4')],
+                            icmp={})
+        self.assertOutput(b.outputs[1], fwd, B_MAC1)
+        self.assertEqual(b.summary.tunnels_rx['backfou'][0], 1, b.stdout)
 
 
 if __name__ == '__main__':

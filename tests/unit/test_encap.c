@@ -871,15 +871,16 @@ test_plain_decap(void **state)
 		const uint8_t *out;
 		uint32_t out_len;
 		enum fou_inner inner;
+		const char *key;	/* the tunnel's GRE key option, as the packet's */
 	} cases[] = {
 		{ g_plain_ipip, sizeof(g_plain_ipip), "ipip", g_plain_out4, sizeof(g_plain_out4),
-		  FOU_INNER_IPV4 },
+		  FOU_INNER_IPV4, "" },
 		{ g_plain_sit, sizeof(g_plain_sit), "sit", g_plain_out6, sizeof(g_plain_out6),
-		  FOU_INNER_IPV6 },
+		  FOU_INNER_IPV6, "" },
 		{ g_plain_gre4, sizeof(g_plain_gre4), "gre", g_plain_out4, sizeof(g_plain_out4),
-		  FOU_INNER_IPV4 },
+		  FOU_INNER_IPV4, ",key=7" },
 		{ g_plain_gre6, sizeof(g_plain_gre6), "gre", g_plain_out6, sizeof(g_plain_out6),
-		  FOU_INNER_IPV6 },
+		  FOU_INNER_IPV6, "" },
 	};
 	static const char *const types[] = { "ipip", "sit", "gre" };
 	char stmt[200];
@@ -901,7 +902,8 @@ test_plain_decap(void **state)
 			assert_int_equal(st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
 
 			snprintf(stmt, sizeof(stmt),
-				 "t1,type=%s,local=10.0.0.1,remote=10.0.0.2,encap=none", types[t]);
+				 "t1,type=%s,local=10.0.0.1,remote=10.0.0.2,encap=none%s", types[t],
+				 match ? cases[i].key : "");
 			UNIT_APPLY(gw, "tunnel", stmt);
 			memset(&st, 0, sizeof(st));
 			unit_ctx("%s packet, %s tunnel", cases[i].type, types[t]);

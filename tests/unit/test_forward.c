@@ -760,6 +760,84 @@ test_mtu(void **state)
 	EXPECT_LATE_DROP(&p, FOU_DROP_TTL_EXCEEDED);
 }
 
+/* --- tunnel receive matching (a gateway of its own) ------------------------ */
+
+static int
+setup_tunnels(void **state)
+{
+	(void)state;
+	gw = unit_gw_std();
+	UNIT_APPLY(gw, "tunnel", "tun1,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555");
+	UNIT_APPLY(gw, "tunnel", "gre1,type=gre,local=10.0.0.1,remote=10.0.0.2,key=16909060,"
+		   "encap-dport=5556");
+	return 0;
+}
+
+/* The tunnel's received-packet counters, from fou_tunnel_list(). */
+static uint64_t
+tunnel_rx(const char *name)
+{
+	struct fou_tunnel_info ti[4];
+	unsigned int n = fou_tunnel_list(gw, ti, RTE_DIM(ti)), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(ti[i].conf.name, name) == 0)
+			return ti[i].rx_packets;
+	fail_msg("no tunnel %s", name);
+	return 0;
+}
+
+/* GRE over FOU port 5556 carrying IPv4, forwarded to 192.168.1.2. */
+#define EXPECT_GRE_FWD(p) \
+	UNIT_RUN(gw, unit_mbuf((p)->b, (p)->len), .verdict = UNIT_FWD, .decap_port = PORT_GRE, \
+		 .decap_inner = FOU_INNER_IPV4, .out = out, \
+		 .out_len = unit_expect_out_same((p), &mac_nb4, out), .out_port = EG_PORT)
+
+/* ip_tunnel_lookup: once a type has tunnels, only their endpoints (and the
+ * GRE key) are decapsulated; a type without tunnels is taken from anyone. */
+static void
+test_tunnel_rx_match(void **state)
+{
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	unit_spec_ipip(&s);
+	unit_build(&s, &p);
+	EXPECT_FWD_TO(&p, &mac_nb4);
+	assert_int_equal(tunnel_rx("tun1"), 1);
+	s.src = IP4(10, 0, 0, 3);
+	unit_build(&s, &p);
+	unit_ctx("ipip from 10.0.0.3, not tun1's remote");
+	PKT_DROP(gw, &p, FOU_DROP_NO_TUNNEL);
+	assert_int_equal(tunnel_rx("tun1"), 1);
+
+	/* GRE: the key must be gre1's (0x01020304), and present */
+	unit_spec_gre4(&s, FOU_GRE_K);
+	unit_build(&s, &p);
+	EXPECT_GRE_FWD(&p);
+	assert_int_equal(tunnel_rx("gre1"), 1);
+	unit_spec_gre4(&s, FOU_GRE_C | FOU_GRE_K | FOU_GRE_S);
+	unit_build(&s, &p);
+	EXPECT_GRE_FWD(&p);
+	assert_int_equal(tunnel_rx("gre1"), 2);
+	s.gre_key = 0x01020305;
+	unit_build(&s, &p);
+	unit_ctx("GRE with another key");
+	PKT_DROP(gw, &p, FOU_DROP_NO_TUNNEL);
+	unit_spec_gre4(&s, 0);
+	unit_build(&s, &p);
+	unit_ctx("GRE without a key");
+	PKT_DROP(gw, &p, FOU_DROP_NO_TUNNEL);
+	assert_int_equal(tunnel_rx("gre1"), 2);
+
+	/* no sit tunnel: sit over FOU comes from anyone */
+	unit_spec_sit(&s);
+	s.src = IP4(10, 0, 0, 3);
+	unit_build(&s, &p);
+	EXPECT_FWD_TO(&p, &mac_nb6);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
 
 int
@@ -789,6 +867,9 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests_mtu[] = {
 		T(test_mtu),
 	};
+	const struct CMUnitTest tests_tunnels[] = {
+		T(test_tunnel_rx_match),
+	};
 	int failures = 0;
 
 	(void)argc;
@@ -797,5 +878,6 @@ main(int argc, char **argv)
 	failures += cmocka_run_group_tests_name("default_route", tests_default, setup_default,
 						teardown);
 	failures += cmocka_run_group_tests_name("mtu", tests_mtu, setup_mtu, teardown);
+	failures += cmocka_run_group_tests_name("tunnels", tests_tunnels, setup_tunnels, teardown);
 	return unit_eal_fini(failures);
 }
