@@ -9,9 +9,11 @@ DEMO_OUT ?= $(BUILD)/demo
 MESON_TEST_ARGS ?= --print-errorlogs
 
 # Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
-# the build, the tests (cmocka, scapy, tshark).
+# the build, the tests (cmocka, scapy, tshark), the interop test's Linux peer
+# VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2).
 DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
-	meson ninja-build pkg-config gcc make python3 python3-scapy tshark
+	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
+	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

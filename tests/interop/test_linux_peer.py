@@ -1,0 +1,1241 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Interop test: dpdk-fou against the Linux kernel's FOU, both directions.
+
+A Debian kernel boots once in QEMU (TCG) with a busybox initramfs and is the
+Linux FOU peer: ipip, gre and sit tunnels with `encap fou` towards dpdk-fou
+(IPv4 through ipip and gre, IPv6 through gre and sit).
+dpdk-fou runs in a network namespace on two net_af_packet ports: port 0 on
+the tap of the VM, port 1 on a veth to a client namespace. The client pings
+and sends TCP through dpdk-fou into every tunnel (dpdk-fou encapsulates, the
+guest decapsulates, and the guest's replies come back encapsulated by Linux
+and decapsulated by dpdk-fou); the guest pings the client the other way; a
+datagram too big for a tunnel must bring an ICMP error from dpdk-fou; one
+datagram per ECN codepoint shows the outer ECN field. The
+whole matrix runs with encap-csum off and on at both ends (dpdk-fou is
+restarted, the guest's tunnels re-created). dumpcap records the tap for the
+whole run; tshark checks every FOU packet dpdk-fou sent.
+
+    netns fouc-PID (client)        netns foug-PID (gateway)             QEMU guest
+    c0 10.1.0.2/24 ========= veth  g1 <- dpdk-fou port 1
+       10.1.4.2, 10.1.47.2            10.1.0.1/24, fd00:1::1/64
+       fd00:1::2/64, fd00:1:47::2  g0 <- dpdk-fou port 0 == tap == eth0 10.99.0.2/24
+                                      10.99.0.10/24                fou_ipip 192.168.4.2/24
+                                                                   fou_gre  192.168.47.2/24
+                                                                            fd00:47::2/64
+                                                                   fou_sit  fd00:41::2/64
+
+Needs root, /dev/net/tun, qemu-system-x86_64, a Debian kernel
+(linux-image-amd64), busybox-static, cpio, iproute2, dumpcap and tshark.
+
+    /usr/bin/python3 tests/interop/test_linux_peer.py --gateway build/app/dpdk-fou
+    ... --hold               set everything up, start dpdk-fou, wait for Ctrl-C
+    ... --guest-exec WORKDIR 'ip -s link'    a command in a held guest
+
+See README.md in this directory.
+"""
+import argparse
+import collections
+import ctypes
+import fcntl
+import hashlib
+import ipaddress
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYTHON = '/usr/bin/python3'
+SELF = os.path.abspath(__file__)
+
+# --- the topology --------------------------------------------------------------
+
+NS_CLIENT = 'fouc-%d' % os.getpid()
+NS_GW = 'foug-%d' % os.getpid()
+TAP = 'g0'                      # gateway namespace, QEMU's tap, dpdk-fou port 0
+VETH_GW = 'g1'                  # gateway namespace, dpdk-fou port 1
+VETH_CLIENT = 'c0'              # client namespace
+
+# Locally administered MACs (02:...): the second byte says who it is.
+MAC_GW0 = '02:f0:00:63:00:0a'
+MAC_GW1 = '02:f0:00:01:00:01'
+MAC_CLIENT = '02:f1:00:01:00:02'
+MAC_GUEST = '02:f2:00:63:00:02'
+
+GUEST_IP = '10.99.0.2'
+GW_OUTER_IP = '10.99.0.10'
+GW4 = '10.1.0.1'
+GW6 = 'fd00:1::1'
+CLIENT4 = '10.1.0.2'
+CLIENT6 = 'fd00:1::2'
+OUTER_TTL = 64
+ECHO_PORT = 7000
+
+# What goes through each tunnel: `kind` is the tunnel type, `family` the
+# inner IP version (gre carries both: gre and gre6 are one tunnel). One client
+# source network per entry: the guest routes each back through the tunnel it
+# came by (see tunnels() in guest/peer.sh). The tunnel MTU is the 1500 of the
+# outer network minus IPv4, UDP and GRE headers.
+TUNNELS = (
+    dict(name='ipip', kind='ipip', port=5555, gw_dev='tunipip', family=4,
+         inner_net='192.168.4.0/24', guest='192.168.4.2', probe='192.168.4.%d',
+         client_net='10.1.4.0/24', client='10.1.4.2', mtu=1500 - 20 - 8),
+    dict(name='gre', kind='gre', port=5556, gw_dev='tungre', family=4,
+         inner_net='192.168.47.0/24', guest='192.168.47.2', probe='192.168.47.%d',
+         client_net='10.1.47.0/24', client='10.1.47.2', mtu=1500 - 20 - 8 - 4),
+    dict(name='gre6', kind='gre', port=5556, gw_dev='tungre', family=6,
+         inner_net='fd00:47::/64', guest='fd00:47::2', probe='fd00:47::%x',
+         client_net='fd00:1:47::/64', client='fd00:1:47::2', mtu=1500 - 20 - 8 - 4),
+    dict(name='sit', kind='sit', port=5557, gw_dev='tunsit', family=6,
+         inner_net='fd00:41::/64', guest='fd00:41::2', probe='fd00:41::%x',
+         client_net='fd00:1::/64', client=CLIENT6, mtu=1500 - 20 - 8),
+)
+# The FOU ports: UDP port -> tunnel kind.
+FOU_PORTS = {t['port']: t['kind'] for t in TUNNELS}
+
+# (guest encap-csum, dpdk-fou encap-csum); ordered so the guest's tunnels are
+# re-created once.
+COMBOS = ((0, 0), (0, 1), (1, 1), (1, 0))
+
+KERNEL_MODULES = ('virtio_pci', 'virtio_net', 'fou', 'ipip', 'ip_gre', 'sit')
+
+BOOT_TIMEOUT = 180
+GUEST_CMD_TIMEOUT = 60
+
+
+class SetupError(Exception):
+    """The test could not be set up: no verdict on dpdk-fou."""
+
+
+def log(msg):
+    print('[interop %s] %s' % (time.strftime('%H:%M:%S'), msg), flush=True)
+
+
+def client_connected(t):
+    """Is t's client address on the veth's network (no extra address and
+    route needed)?"""
+    return t['client'] in (CLIENT4, CLIENT6)
+
+
+def csum_name(on):
+    return 'encap-csum' if on else 'noencap-csum'
+
+
+# --- commands, namespaces, processes ----------------------------------------------
+
+def run(cmd, ns=None, check=True, timeout=30):
+    cmd = [str(c) for c in cmd]
+    if ns is not None:
+        cmd = ['ip', 'netns', 'exec', ns] + cmd
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise SetupError('%s: no exit within %d s' % (' '.join(cmd), timeout))
+    if check and p.returncode != 0:
+        raise SetupError('%s failed (exit %d): %s' % (' '.join(cmd), p.returncode,
+                                                      (p.stderr or p.stdout).strip()))
+    return p
+
+
+def sysctl(ns, key, value):
+    run(['sh', '-c', 'echo %s > /proc/sys/%s' % (value, key.replace('.', '/'))], ns=ns)
+
+
+def _die_with_parent():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(1, signal.SIGTERM, 0, 0, 0)      # PR_SET_PDEATHSIG
+
+
+class Proc:
+    """A process this test started; stop() signals that PID only."""
+
+    def __init__(self, name, cmd, logpath, ns=None):
+        self.name = name
+        self.logpath = logpath
+        if ns is not None:
+            # `ip netns exec` execs the command: the PID is the command's.
+            cmd = ['ip', 'netns', 'exec', ns] + list(cmd)
+        self.cmd = cmd
+        self.log = open(logpath, 'w+')
+        # Its own session: a Ctrl-C reaches this script, which stops
+        # everything in order. SIGTERM if this script dies without cleaning up.
+        self.popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=self.log,
+                                      stderr=subprocess.STDOUT, start_new_session=True,
+                                      preexec_fn=_die_with_parent)
+
+    @property
+    def pid(self):
+        return self.popen.pid
+
+    def running(self):
+        return self.popen.poll() is None
+
+    def output(self):
+        with open(self.logpath, errors='replace') as f:
+            return f.read()
+
+    def stop(self, sig=signal.SIGTERM, timeout=10):
+        """Signal, wait, SIGKILL if still there; the exit status (None if
+        it had to be killed)."""
+        if self.running():
+            try:
+                os.kill(self.popen.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+                self.log.close()
+                return None
+        self.log.close()
+        return self.popen.returncode
+
+
+# --- ethtool, without the ethtool package -------------------------------------------
+
+SIOCETHTOOL = 0x8946
+ETHTOOL_OFF = (0x17, 0x19, 0x1f, 0x24, 0x2c)  # STXCSUM, SSG, STSO, SGSO, SGRO
+
+
+def offloads_off(ifname):
+    """Checksum offload, TSO, GSO and GRO off on a veth end: af_packet would
+    otherwise read partial checksums and 64 KiB GSO frames off the veth."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        for cmd in ETHTOOL_OFF:
+            val = ctypes.create_string_buffer(struct.pack('II', cmd, 0))
+            ifr = struct.pack('16sP', ifname.encode(), ctypes.addressof(val)).ljust(40, b'\0')
+            fcntl.ioctl(s.fileno(), SIOCETHTOOL, ifr)
+    finally:
+        s.close()
+
+
+# --- the guest: initramfs, QEMU, control port -----------------------------------------
+
+def find_kernel(kernel=None):
+    """(vmlinuz, version): the newest /boot/vmlinuz-* with its modules."""
+    if kernel:
+        ver = os.path.basename(kernel).replace('vmlinuz-', '', 1)
+        return kernel, ver
+    found = []
+    for name in os.listdir('/boot') if os.path.isdir('/boot') else []:
+        if name.startswith('vmlinuz-'):
+            ver = name[len('vmlinuz-'):]
+            if os.path.exists('/lib/modules/%s/modules.dep' % ver):
+                found.append(ver)
+    if not found:
+        raise SetupError('no /boot/vmlinuz-* with /lib/modules/*/modules.dep: '
+                         'apt-get install linux-image-amd64')
+
+    def key(v):
+        return [int(x) if x.isdigit() else x for x in re.split(r'[.-]', v)]
+    ver = sorted(found, key=key)[-1]
+    return '/boot/vmlinuz-' + ver, ver
+
+
+def is_static_elf(path):
+    """No PT_INTERP program header: statically linked."""
+    with open(path, 'rb') as f:
+        hdr = f.read(64)
+        if hdr[:4] != b'\x7fELF' or hdr[4] != 2:
+            return False
+        phoff = struct.unpack_from('<Q', hdr, 0x20)[0]
+        phentsize, phnum = struct.unpack_from('<HH', hdr, 0x36)
+        f.seek(phoff)
+        ph = f.read(phentsize * phnum)
+    return all(struct.unpack_from('<I', ph, i * phentsize)[0] != 3 for i in range(phnum))
+
+
+def module_order(kver, wanted):
+    """Module paths from modules.dep, each after its dependencies."""
+    moddir = '/lib/modules/' + kver
+    deps = {}
+    with open(moddir + '/modules.dep') as f:
+        for line in f:
+            path, _, rest = line.partition(':')
+            deps[re.sub(r'\.ko.*$', '', os.path.basename(path)).replace('-', '_')] = \
+                (path, rest.split())
+    order, seen = [], set()
+
+    def visit(name):
+        name = name.replace('-', '_')
+        if name in seen:
+            return
+        seen.add(name)
+        if name not in deps:
+            return          # built into the kernel
+        path, needs = deps[name]
+        for d in needs:
+            visit(re.sub(r'\.ko.*$', '', os.path.basename(d)))
+        order.append(path)
+    for m in wanted:
+        if m.replace('-', '_') not in deps:
+            with open(moddir + '/modules.builtin') as f:
+                if not any(os.path.basename(l.strip()).startswith(m + '.ko') for l in f):
+                    raise SetupError('kernel %s has no module %s' % (kver, m))
+        visit(m)
+    return [os.path.join(moddir, p) for p in order]
+
+
+def build_initramfs(workdir, kver, conf):
+    """busybox + iproute2's ip + the tunnel modules + guest/*: a gzip'd newc
+    cpio in workdir."""
+    busybox = shutil.which('busybox') or '/bin/busybox'
+    if not os.path.exists(busybox) or not is_static_elf(busybox):
+        raise SetupError('%s is not a static busybox: apt-get install busybox-static' % busybox)
+    ip_bin = '/usr/sbin/ip' if os.path.exists('/usr/sbin/ip') else '/sbin/ip'
+    if not os.path.exists(ip_bin):
+        raise SetupError('no iproute2 ip: apt-get install iproute2')
+    if not shutil.which('cpio'):
+        raise SetupError('no cpio: apt-get install cpio')
+    stage = os.path.join(workdir, 'initramfs')
+    for d in ('bin', 'sbin', 'proc', 'sys', 'dev', 'tmp', 'run', 'interop'):
+        os.makedirs(os.path.join(stage, d))
+    shutil.copy(busybox, os.path.join(stage, 'bin/busybox'))
+    applets = run([busybox, '--list']).stdout.split()
+    for a in applets:
+        # `busybox` itself would become a self-loop; `ip` must be iproute2's.
+        if a not in ('busybox', 'ip'):
+            os.symlink('busybox', os.path.join(stage, 'bin', a))
+    shutil.copy(ip_bin, os.path.join(stage, 'sbin/ip'))
+    for lib in re.findall(r'(/\S+) \(0x', run(['ldd', ip_bin]).stdout):
+        dst = stage + lib
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy(os.path.realpath(lib), dst)
+    mods = module_order(kver, KERNEL_MODULES)
+    for m in mods:
+        dst = stage + m
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        shutil.copy(m, dst)
+    with open(os.path.join(stage, 'interop/modules'), 'w') as f:
+        f.write(''.join(m + '\n' for m in mods))
+    shutil.copy(os.path.join(HERE, 'guest/init'), os.path.join(stage, 'init'))
+    os.chmod(os.path.join(stage, 'init'), 0o755)
+    shutil.copy(os.path.join(HERE, 'guest/peer.sh'), os.path.join(stage, 'interop/peer.sh'))
+    with open(os.path.join(stage, 'interop/guest.conf'), 'w') as f:
+        for k, v in conf.items():
+            f.write("%s='%s'\n" % (k, v))
+    out = os.path.join(workdir, 'initramfs.cpio.gz')
+    run(['sh', '-c', 'cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1 > "$2"',
+         'sh', stage, out], timeout=120)
+    shutil.rmtree(stage)
+    return out
+
+
+def strip_console(text):
+    text = text.replace('\r', '')
+    return re.sub(r'\x1b(\[[0-9;?]*[A-Za-z]|[c78])', '', text)
+
+
+class GuestCtl:
+    """The guest's control port (ttyS1 behind a QEMU socket chardev)."""
+
+    def __init__(self, path, timeout=20):
+        deadline = time.monotonic() + timeout
+        while True:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                self.sock.connect(path)
+                break
+            except OSError:
+                self.sock.close()
+                if time.monotonic() > deadline:
+                    raise SetupError('cannot connect to the guest control socket %s' % path)
+                time.sleep(0.2)
+        self.buf = b''
+        self.seq = 0
+
+    def run(self, cmd, timeout=GUEST_CMD_TIMEOUT):
+        """(exit status, output) of a one-line shell command in the guest;
+        status None on timeout."""
+        if '\n' in cmd:
+            raise ValueError('one line only')
+        self.seq += 1
+        tag = 'c%d' % self.seq
+        self.sock.sendall(('%s %s\n' % (tag, cmd)).encode())
+        end = re.compile(rb'@@END %s (\d+)\n' % tag.encode())
+        deadline = time.monotonic() + timeout
+        while True:
+            m = end.search(self.buf)
+            if m:
+                out = self.buf[:m.start()]
+                self.buf = self.buf[m.end():]
+                return int(m.group(1)), out.decode(errors='replace')
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None, self.buf.decode(errors='replace')
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except socket.timeout:
+                continue
+            if not data:
+                return None, self.buf.decode(errors='replace') + '\n(control socket closed)'
+            self.buf += data
+
+    def poweroff(self):
+        try:
+            self.sock.sendall(b'poweroff\n')
+        except OSError:
+            pass
+
+    def close(self):
+        self.sock.close()
+
+
+# --- dpdk-fou ------------------------------------------------------------------------------
+
+class Gateway:
+    """dpdk-fou in the gateway namespace on the tap and the veth."""
+
+    seq = 0
+
+    def __init__(self, binary, workdir, gw_csum):
+        Gateway.seq += 1
+        self.prefix = 'fou-interop-%d-%d' % (os.getpid(), Gateway.seq)
+        csum = 'encap-csum' if gw_csum else 'noencap-csum'
+        opts = [
+            '--link', '0,address=' + MAC_GW0,
+            '--link', '1,address=' + MAC_GW1,
+            '--addr', '0,%s/24' % GW_OUTER_IP,
+            '--addr', '1,%s/24' % GW4,
+            '--addr', '1,%s/64' % GW6,
+            '--neigh', '%s,dev=0,lladdr=%s' % (GUEST_IP, MAC_GUEST),
+            '--neigh', '%s,dev=1,lladdr=%s' % (CLIENT4, MAC_CLIENT),
+            '--neigh', '%s,dev=1,lladdr=%s' % (CLIENT6, MAC_CLIENT),
+        ]
+        for port, kind in FOU_PORTS.items():
+            opts += ['--port', '%d:%s' % (port, kind)]
+        tunnels = set()
+        for t in TUNNELS:
+            if t['gw_dev'] not in tunnels:
+                tunnels.add(t['gw_dev'])
+                opts += ['--tunnel', '%s,type=%s,local=%s,remote=%s,ttl=%d,encap=fou,'
+                         'encap-sport=auto,encap-dport=%d,%s' % (
+                             t['gw_dev'], t['kind'], GW_OUTER_IP, GUEST_IP, OUTER_TTL,
+                             t['port'], csum)]
+            opts += ['--route', '%s,dev=%s' % (t['inner_net'], t['gw_dev'])]
+            if not client_connected(t):
+                opts += ['--route', '%s,dev=1,via=%s' % (
+                    t['client_net'], CLIENT4 if t['family'] == 4 else CLIENT6)]
+        # qdisc_bypass=0: what the PMD sends passes the kernel's packet taps,
+        # so dumpcap on the same interface sees it.
+        cmd = [binary, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+               '--file-prefix', self.prefix, '--log-level=lib.eal:warning',
+               '--vdev', 'net_af_packet0,iface=%s,qdisc_bypass=0' % TAP,
+               '--vdev', 'net_af_packet1,iface=%s,qdisc_bypass=0' % VETH_GW,
+               '--'] + opts
+        self.proc = Proc('dpdk-fou', cmd, os.path.join(workdir, '%s.log' % self.prefix),
+                         ns=NS_GW)
+        self.status = None
+
+    def wait_ready(self, timeout=30):
+        """True once the configuration is printed (ports started, workers
+        about to launch)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            out = self.proc.output()
+            if len(re.findall(r'^fou port \d+', out, re.M)) >= len(FOU_PORTS):
+                time.sleep(0.5)
+                return self.proc.running()
+            if not self.proc.running():
+                return False
+            time.sleep(0.1)
+        return False
+
+    def stop(self):
+        self.status = self.proc.stop(signal.SIGTERM, timeout=15)
+        shutil.rmtree('/var/run/dpdk/' + self.prefix, ignore_errors=True)
+        return self.status
+
+    def command(self):
+        return ' '.join(self.proc.cmd)
+
+
+# --- traffic from the client namespace (run as subcommands of this script) -------------------
+
+def client_tcp(dst, port, nbytes, timeout):
+    """Send nbytes random bytes to the guest's echo server and read the echo
+    back, all within timeout seconds; a dict with the verdict."""
+    data = os.urandom(nbytes)
+    fam = socket.AF_INET6 if ':' in dst else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    deadline = time.monotonic() + timeout
+    res = dict(sent=0, received=0, ok=False, error=None)
+    errors = []
+    t0 = time.monotonic()
+
+    def sender():
+        view = memoryview(data)
+        try:
+            while view:
+                n = s.send(view[:1 << 16])
+                view = view[n:]
+                res['sent'] += n
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            errors.append('send after %d bytes: %r' % (res['sent'], e))
+    chunks = []
+    th = None
+    try:
+        s.settimeout(timeout)
+        s.connect((dst, port))
+        th = threading.Thread(target=sender, daemon=True)
+        th.start()
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise socket.timeout('no end of the echo within %.0f s' % timeout)
+            s.settimeout(left)
+            b = s.recv(1 << 16)
+            if not b:
+                break
+            chunks.append(b)
+            res['received'] += len(b)
+    except OSError as e:
+        errors.append('%r' % e)
+    finally:
+        s.close()       # also ends a sender still blocked
+        if th is not None:
+            th.join(5)
+    got = b''.join(chunks)
+    res['ok'] = got == data and not errors
+    if got != data:
+        n = min(len(got), len(data))
+        res['first_difference'] = next((i for i in range(n) if got[i] != data[i]), n)
+    res['sha256_sent'] = hashlib.sha256(data).hexdigest()
+    res['sha256_received'] = hashlib.sha256(got).hexdigest()
+    res['error'] = '; '.join(errors) or None
+    res['seconds'] = round(time.monotonic() - t0, 2)
+    return res
+
+
+def client_pmtu(dst, size, timeout):
+    """Send one UDP datagram of `size` bytes of IP with DF (IPv6: never
+    fragmented) and read the ICMP error back from the socket's error queue:
+    a dict with the error's origin, type, code, MTU and source."""
+    v6 = ':' in dst
+    fam = socket.AF_INET6 if v6 else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if v6:
+        s.setsockopt(41, 23, 2)     # IPV6_MTU_DISCOVER = IPV6_PMTUDISC_DO
+        s.setsockopt(41, 25, 1)     # IPV6_RECVERR
+        payload = size - 40 - 8
+    else:
+        s.setsockopt(0, 10, 2)      # IP_MTU_DISCOVER = IP_PMTUDISC_DO
+        s.setsockopt(0, 11, 1)      # IP_RECVERR
+        payload = size - 20 - 8
+    s.connect((dst, 9))
+    res = dict(sent=False, error=None)
+    try:
+        s.send(b'\xa5' * payload)
+        res['sent'] = True
+    except OSError as e:
+        res['error'] = 'send: %r' % e
+        return res
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            _, anc, _, _ = s.recvmsg(2048, 512, socket.MSG_ERRQUEUE | socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            time.sleep(0.05)
+            continue
+        for level, typ, data in anc:
+            if (level, typ) in ((0, 11), (41, 25)):
+                errno_, origin, etype, code, _, info, _ = struct.unpack_from('IBBBBII', data)
+                off = data[16:]
+                if v6:
+                    src = socket.inet_ntop(socket.AF_INET6, off[8:24])
+                else:
+                    src = socket.inet_ntop(socket.AF_INET, off[4:8])
+                res.update(errno=errno_, origin=origin, type=etype, code=code, mtu=info,
+                           source=src)
+                return res
+    res['error'] = 'no ICMP error within %.1f s' % timeout
+    return res
+
+
+ECN_NAMES = ('Not-ECT', 'ECT(1)', 'ECT(0)', 'CE')
+ECN_PORT = 9            # discard: the guest answers port unreachable
+
+
+def client_ecn(dst):
+    """One UDP datagram per ECN codepoint (0-3), payload 'ecnN'."""
+    v6 = ':' in dst
+    s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+    for ecn in range(4):
+        if v6:
+            s.setsockopt(41, 67, ecn)   # IPV6_TCLASS
+        else:
+            s.setsockopt(0, 1, ecn)     # IP_TOS
+        s.sendto(b'ecn%d' % ecn, (dst, ECN_PORT))
+    s.close()
+    return dict(ok=True)
+
+
+def client_main(argv):
+    ap = argparse.ArgumentParser(prog='test_linux_peer.py --client')
+    ap.add_argument('what', choices=('tcp', 'pmtu', 'ecn'))
+    ap.add_argument('dst')
+    ap.add_argument('--port', type=int, default=ECHO_PORT)
+    ap.add_argument('--bytes', type=int, default=1 << 20)
+    ap.add_argument('--size', type=int, default=1500)
+    ap.add_argument('--timeout', type=float, default=30)
+    a = ap.parse_args(argv)
+    if a.what == 'tcp':
+        res = client_tcp(a.dst, a.port, a.bytes, a.timeout)
+    elif a.what == 'ecn':
+        res = client_ecn(a.dst)
+    else:
+        res = client_pmtu(a.dst, a.size, a.timeout)
+    print(json.dumps(res))
+    return 0
+
+
+def offloads_main(argv):
+    for ifname in argv:
+        offloads_off(ifname)
+    return 0
+
+
+# --- checks ---------------------------------------------------------------------------------
+
+class Checks:
+    def __init__(self):
+        self.results = []
+
+    def check(self, name, ok, detail=''):
+        self.results.append((name, bool(ok), detail))
+        line = '%-4s %s' % ('PASS' if ok else 'FAIL', name)
+        if not ok and detail:
+            line += '\n       ' + detail.replace('\n', '\n       ')
+        print(line, flush=True)
+        return ok
+
+    def failed(self):
+        return [r for r in self.results if not r[1]]
+
+
+# --- capture analysis ------------------------------------------------------------------------
+
+TSHARK_FIELDS = ('frame.number', 'frame.time_epoch', 'ip.src', 'ip.dst', 'ip.ttl',
+                 'ip.flags.df', 'ip.proto', 'ip.dsfield.ecn', 'udp.srcport', 'udp.dstport',
+                 'udp.checksum', 'udp.checksum.status', 'gre.proto', 'ipv6.src', 'ipv6.dst',
+                 'ipv6.nxt', 'ipv6.hlim', 'ipv6.tclass.ecn', 'tcp.srcport', 'tcp.dstport',
+                 'icmp.type', 'icmp.ident', 'icmpv6.type', 'icmpv6.echo.identifier',
+                 '_ws.expert.severity', '_ws.expert.message')
+EXPERT_ERROR = 0x00800000       # PI_ERROR
+DECODE_AS = dict(ipip='ip', gre='gre', sit='ipv6')
+GRE_PROTO = {4: '0x0800', 6: '0x86dd'}
+
+
+def tshark_rows(tshark, pcap, display_filter):
+    """One dict per frame: field -> list of values. FOU is decoded with
+    decode-as (Wireshark 4.0 maps a UDP port to ip, gre or ipv6); the TCP
+    payload goes to the data dissector, so no application dissector (port
+    7000 is Gryphon's) reports errors on segments of a byte stream."""
+    cmd = [tshark, '-n', '-r', pcap,
+           '-o', 'ip.check_checksum:TRUE', '-o', 'udp.check_checksum:TRUE',
+           '-o', 'tcp.check_checksum:TRUE', '-o', 'tcp.desegment_tcp_streams:FALSE',
+           '-d', 'tcp.port==%d,data' % ECHO_PORT]
+    for port, kind in FOU_PORTS.items():
+        cmd += ['-d', 'udp.port==%d,%s' % (port, DECODE_AS[kind])]
+    cmd += ['-Y', display_filter, '-T', 'fields', '-E', 'separator=/t', '-E', 'occurrence=a',
+            '-E', 'aggregator=|']
+    for f in TSHARK_FIELDS:
+        cmd += ['-e', f]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise SetupError('tshark failed (%d): %s' % (p.returncode, p.stderr.strip()))
+    rows = []
+    for line in p.stdout.splitlines():
+        cols = line.split('\t') + [''] * len(TSHARK_FIELDS)
+        rows.append({f: (c.split('|') if c else []) for f, c in zip(TSHARK_FIELDS, cols)})
+    return rows
+
+
+def expert_errors(row):
+    errs = []
+    for sev, msg in zip(row['_ws.expert.severity'], row['_ws.expert.message'] + [''] * 99):
+        try:
+            v = int(sev, 0)
+        except ValueError:
+            continue
+        if v >= EXPERT_ERROR:
+            errs.append(msg or 'severity %s' % sev)
+    return errs
+
+
+def inner_flow(row, t):
+    """(inner src, inner dst, protocol, ports or ICMP type/id) of a FOU packet,
+    or None if it does not decode as the tunnel's inner protocol."""
+    if t['family'] == 4:
+        if len(row['ip.src']) < 2:
+            return None
+        src, dst, proto = row['ip.src'][1], row['ip.dst'][1], row['ip.proto'][-1]
+    else:
+        if not row['ipv6.src']:
+            return None
+        src, dst, proto = row['ipv6.src'][0], row['ipv6.dst'][0], row['ipv6.nxt'][0]
+    if t['kind'] == 'gre' and row['gre.proto'][:1] != [GRE_PROTO[t['family']]]:
+        return None
+    if row['tcp.srcport']:
+        l4 = ('tcp', row['tcp.srcport'][0], row['tcp.dstport'][0])
+    elif row['icmp.type']:
+        l4 = ('icmp', row['icmp.type'][0], (row['icmp.ident'] or ['-'])[0])
+    elif row['icmpv6.type']:
+        l4 = ('icmpv6', row['icmpv6.type'][0], (row['icmpv6.echo.identifier'] or ['-'])[0])
+    else:
+        l4 = (proto,)
+    return (src, dst) + l4
+
+
+def carries(row, t):
+    """Is this FOU packet one of t's: its port, and for GRE its inner
+    protocol?"""
+    if row['udp.dstport'][:1] != [str(t['port'])]:
+        return False
+    return t['kind'] != 'gre' or row['gre.proto'][:1] == [GRE_PROTO[t['family']]]
+
+
+def analyse_window(checks, label, rows, guest_csum, gw_csum, tunnels):
+    """The checks on the FOU packets of one run of dpdk-fou."""
+    sent = [r for r in rows if r['ip.src'][:1] == [GW_OUTER_IP]]
+    from_guest = [r for r in rows if r['ip.src'][:1] == [GUEST_IP]]
+    for t in tunnels:
+        mine = [r for r in sent if carries(r, t)]
+        n = t['name']
+        if not checks.check('%s: %s: capture has FOU packets from dpdk-fou' % (label, n),
+                            mine, 'no UDP packet from %s to port %d on the tap'
+                            % (GW_OUTER_IP, t['port'])):
+            continue
+        bad = []
+        for r in mine:
+            errs = expert_errors(r)
+            flow = inner_flow(r, t)
+            if errs:
+                bad.append('frame %s: %s' % (r['frame.number'][0], '; '.join(errs)))
+            elif flow is None:
+                bad.append('frame %s: does not decode as FOU/%s' % (r['frame.number'][0], n))
+            elif flow[0] != t['client'] or \
+                    ipaddress.ip_address(flow[1]) not in ipaddress.ip_network(t['inner_net']):
+                bad.append('frame %s: inner %s -> %s is not client -> %s network'
+                           % (r['frame.number'][0], flow[0], flow[1], n))
+        checks.check('%s: %s: all %d FOU packets from dpdk-fou decode without expert errors'
+                     % (label, n, len(mine)), not bad, '\n'.join(bad[:10]))
+        bad = []
+        for r in mine:
+            ck, st = r['udp.checksum'][:1], r['udp.checksum.status'][:1]
+            if gw_csum and (ck == ['0x0000'] or st != ['1']):
+                bad.append('frame %s: checksum %s status %s (want non-zero and good)'
+                           % (r['frame.number'][0], ck, st))
+            if not gw_csum and ck != ['0x0000']:
+                bad.append('frame %s: checksum %s (want 0x0000)' % (r['frame.number'][0], ck))
+        checks.check('%s: %s: dpdk-fou UDP checksums %s' % (
+            label, n, 'valid' if gw_csum else 'zero'), not bad, '\n'.join(bad[:10]))
+        bad = []
+        for r in mine:
+            ttl, df = r['ip.ttl'][:1], r['ip.flags.df'][:1]
+            if ttl != [str(OUTER_TTL)] or df not in (['1'], ['True']) \
+                    or r['ip.dst'][:1] != [GUEST_IP]:
+                bad.append('frame %s: dst %s ttl %s df %s (want %s, %d, set)' % (
+                    r['frame.number'][0], r['ip.dst'][:1], ttl, df, GUEST_IP, OUTER_TTL))
+        checks.check('%s: %s: outer TTL %d, DF set, to %s' % (label, n, OUTER_TTL, GUEST_IP),
+                     not bad, '\n'.join(bad[:10]))
+        # Everything dpdk-fou sends into a tunnel comes from the client,
+        # whose TTL / hop limit is 64: one hop through dpdk-fou leaves 63.
+        inner_ttl = [(r['ip.ttl'][1:2] if t['family'] == 4 else r['ipv6.hlim'][:1])
+                     for r in mine]
+        bad = ['frame %s: %s' % (r['frame.number'][0], v)
+               for r, v in zip(mine, inner_ttl) if v != ['63']]
+        checks.check('%s: %s: inner %s 63 (the client\'s 64, one hop)' % (
+            label, n, 'TTL' if t['family'] == 4 else 'hop limit'), not bad, '\n'.join(bad[:10]))
+        # RFC 6040 normal mode, as Linux' INET_ECN_encapsulate: the outer
+        # ECN field is the inner one, CE sent as ECT(0); the inner unchanged.
+        seen, bad = {}, []
+        for r in mine:
+            if r['udp.dstport'][1:2] != [str(ECN_PORT)]:
+                continue
+            outer = int(r['ip.dsfield.ecn'][0])
+            inner = int((r['ip.dsfield.ecn'][1:2] if t['family'] == 4
+                         else r['ipv6.tclass.ecn'][:1])[0])
+            seen[inner] = outer
+            if outer != (2 if inner == 3 else inner):
+                bad.append('frame %s: inner %s, outer %s' % (
+                    r['frame.number'][0], ECN_NAMES[inner], ECN_NAMES[outer]))
+        missing = [ECN_NAMES[e] for e in range(4) if e not in seen]
+        checks.check('%s: %s: outer ECN from the inner (%s)' % (
+            label, n, ', '.join('%s -> %s' % (ECN_NAMES[i], ECN_NAMES[o])
+                                for i, o in sorted(seen.items()))),
+            not bad and not missing,
+            '\n'.join(bad[:10] + ['no packet with inner %s' % m for m in missing]))
+        flows = collections.defaultdict(set)
+        for r in mine:
+            f = inner_flow(r, t)
+            if f is not None:
+                flows[f].add(r['udp.srcport'][0])
+        unstable = ['%s: source ports %s' % (' '.join(f), sorted(p))
+                    for f, p in flows.items() if len(p) != 1]
+        checks.check('%s: %s: UDP source port stable per inner flow (%d flows, ports %s)' % (
+            label, n, len(flows), sorted({p for ps in flows.values() for p in ps})),
+            flows and not unstable, '\n'.join(unstable[:10]))
+        theirs = [r for r in from_guest if carries(r, t)]
+        bad = [r['frame.number'][0] for r in theirs
+               if (r['udp.checksum'][:1] != ['0x0000']) != bool(guest_csum)
+               or (guest_csum and r['udp.checksum.status'][:1] != ['1'])]
+        checks.check('%s: %s: guest sent FOU with %s (test set-up)' % (
+            label, n, 'valid checksums' if guest_csum else 'checksum zero'),
+            theirs and not bad, 'frames %s' % bad[:10] if theirs else 'no FOU from the guest')
+
+
+# --- the test -------------------------------------------------------------------------------
+
+class InteropTest:
+    def __init__(self, args):
+        self.a = args
+        self.checks = Checks()
+        self.cleanups = []
+        self.guest = None
+        self.qemu = None
+        self.gw = None
+        self.workdir = None
+        self.windows = []
+
+    # -- set-up ------------------------------------------------------------------------------
+
+    def preflight(self):
+        if os.geteuid() != 0:
+            raise SetupError('must run as root (network namespaces, tap, af_packet)')
+        if not os.path.exists('/dev/net/tun'):
+            raise SetupError('no /dev/net/tun: the tap for QEMU cannot be created')
+        for tool, package in (('ip', 'iproute2'), (self.a.qemu, 'qemu-system-x86'),
+                              (self.a.tshark, 'tshark'), (self.a.dumpcap, 'tshark'),
+                              ('busybox', 'busybox-static'), ('cpio', 'cpio')):
+            if not shutil.which(tool):
+                raise SetupError('missing %s (apt-get install %s)' % (tool, package))
+        if not self.a.hold and not os.access(self.a.gateway, os.X_OK):
+            raise SetupError('no dpdk-fou binary at %s' % self.a.gateway)
+        for ns in (NS_CLIENT, NS_GW):
+            if os.path.exists('/run/netns/' + ns):
+                raise SetupError('namespace %s exists already' % ns)
+
+    def add_cleanup(self, fn, *args):
+        self.cleanups.append((fn, args))
+
+    def cleanup(self):
+        for fn, args in reversed(self.cleanups):
+            try:
+                fn(*args)
+            except Exception as e:      # keep cleaning up
+                log('cleanup %s: %s' % (getattr(fn, '__name__', fn), e))
+        self.cleanups = []
+
+    def start(self, name, cmd, ns=None):
+        return Proc(name, cmd, os.path.join(self.workdir, name + '.log'), ns=ns)
+
+    def setup_namespaces(self):
+        run(['ip', 'netns', 'add', NS_GW])
+        self.add_cleanup(run, ['ip', 'netns', 'del', NS_GW], None, False)
+        run(['ip', 'netns', 'add', NS_CLIENT])
+        self.add_cleanup(run, ['ip', 'netns', 'del', NS_CLIENT], None, False)
+        for ns in (NS_GW, NS_CLIENT):
+            run(['ip', '-n', ns, 'link', 'set', 'lo', 'up'])
+        run(['ip', 'link', 'add', 'name', VETH_CLIENT, 'address', MAC_CLIENT, 'netns', NS_CLIENT,
+             'type', 'veth', 'peer', 'name', VETH_GW, 'address', MAC_GW1, 'netns', NS_GW])
+        run(['ip', '-n', NS_GW, 'tuntap', 'add', 'dev', TAP, 'mode', 'tap'])
+        self.add_cleanup(run, ['ip', '-n', NS_GW, 'link', 'del', TAP], None, False)
+        run(['ip', '-n', NS_GW, 'link', 'set', TAP, 'address', MAC_GW0])
+        # The gateway namespace's kernel must stay silent on both ports: no
+        # addresses, no IPv6 (no link-local, no router solicitations).
+        for dev in (TAP, VETH_GW):
+            sysctl(NS_GW, 'net.ipv6.conf.%s.disable_ipv6' % dev, 1)
+        run([PYTHON, SELF, '--offloads-off', VETH_GW], ns=NS_GW)
+        run(['ip', '-n', NS_GW, 'link', 'set', TAP, 'up'])
+        run(['ip', '-n', NS_GW, 'link', 'set', VETH_GW, 'up'])
+
+        # The client: static neighbours (dpdk-fou answers no ARP/ND yet), no
+        # DAD, no link-local address, no router solicitations.
+        for k, v in (('accept_dad', 0), ('addr_gen_mode', 1), ('router_solicitations', 0)):
+            sysctl(NS_CLIENT, 'net.ipv6.conf.%s.%s' % (VETH_CLIENT, k), v)
+        run([PYTHON, SELF, '--offloads-off', VETH_CLIENT], ns=NS_CLIENT)
+        c = ['ip', '-n', NS_CLIENT]
+        run(c + ['addr', 'add', CLIENT4 + '/24', 'dev', VETH_CLIENT])
+        run(c + ['-6', 'addr', 'add', CLIENT6 + '/64', 'dev', VETH_CLIENT, 'nodad'])
+        for t in TUNNELS:
+            if not client_connected(t):
+                run(c + ['addr', 'add', t['client'], 'dev', VETH_CLIENT, 'nodad'])
+        run(c + ['link', 'set', VETH_CLIENT, 'up'])
+        run(c + ['neigh', 'replace', GW4, 'lladdr', MAC_GW1, 'dev', VETH_CLIENT,
+                 'nud', 'permanent'])
+        run(c + ['-6', 'neigh', 'replace', GW6, 'lladdr', MAC_GW1, 'dev', VETH_CLIENT,
+                 'nud', 'permanent'])
+        for t in TUNNELS:
+            run(c + ['route', 'add', t['inner_net'], 'via', GW4 if t['family'] == 4 else GW6,
+                     'src', t['client']])
+
+    def start_capture(self):
+        self.pcaps = {}
+        for dev in (TAP, VETH_GW):
+            path = os.path.join(self.workdir, dev + '.pcap')
+            p = self.start('dumpcap-' + dev, [self.a.dumpcap, '-q', '-i', dev, '-P', '-w', path],
+                           ns=NS_GW)
+            self.add_cleanup(p.stop, signal.SIGINT)
+            self.pcaps[dev] = path
+        deadline = time.monotonic() + 15
+        while not all(os.path.exists(p) and os.path.getsize(p) >= 24 for p in self.pcaps.values()):
+            if time.monotonic() > deadline:
+                raise SetupError('dumpcap did not start (see dumpcap-*.log in %s)' % self.workdir)
+            time.sleep(0.1)
+
+    def boot_guest(self, guest_csum):
+        kernel, kver = find_kernel(self.a.kernel)
+        conf = dict(GUEST_IP=GUEST_IP, OUTER_PLEN=24, GW_IP=GW_OUTER_IP, GW_MAC=MAC_GW0,
+                    TTL=OUTER_TTL, ENCAP_CSUM=guest_csum, ECHO_PORT=ECHO_PORT,
+                    CTL_TTY='/dev/ttyS1')
+        for t in TUNNELS:
+            u = t['name'].upper()
+            conf[u + '_PORT'] = t['port']
+            conf[u + '_GUEST'] = t['guest']
+            conf[u + '_CLIENT'] = t['client_net']
+        t0 = time.monotonic()
+        initrd = build_initramfs(self.workdir, kver, conf)
+        log('initramfs for %s built in %.1f s' % (kver, time.monotonic() - t0))
+        self.console = os.path.join(self.workdir, 'console.log')
+        self.ctl_path = os.path.join(self.workdir, 'ctl.sock')
+        cmd = [self.a.qemu, '-name', 'fou-interop', '-machine', 'pc', '-accel', self.a.accel,
+               '-cpu', 'max' if self.a.accel == 'tcg' else 'host', '-smp', '1', '-m', '256',
+               '-display', 'none', '-nodefaults', '-no-reboot',
+               '-kernel', kernel, '-initrd', initrd,
+               '-append', 'console=ttyS0 quiet panic=-1 mitigations=off',
+               '-chardev', 'file,id=con,path=' + self.console, '-serial', 'chardev:con',
+               '-chardev', 'socket,id=ctl,path=%s,server=on,wait=off' % self.ctl_path,
+               '-serial', 'chardev:ctl',
+               # vnet_hdr=off: no offloads between guest and tap, the frames
+               # on the tap are what a wire would carry.
+               '-netdev', 'tap,id=n0,ifname=%s,script=no,downscript=no,vnet_hdr=off' % TAP,
+               '-device', 'virtio-net-pci,netdev=n0,mac=%s,romfile=' % MAC_GUEST]
+        t0 = time.monotonic()
+        self.qemu = self.start('qemu', cmd, ns=NS_GW)
+        self.add_cleanup(self.stop_guest)
+        while True:
+            text = strip_console(open(self.console, errors='replace').read()) \
+                if os.path.exists(self.console) else ''
+            # SERVING: the control port is in raw mode (input sent earlier
+            # would be echoed and then flushed by stty).
+            if re.search(r'^@@GUEST SERVING', text, re.M):
+                break
+            if re.search(r'^@@GUEST (FATAL|POWEROFF)', text, re.M) or not self.qemu.running():
+                raise SetupError('the guest did not come up:\n%s\n%s' % (
+                    '\n'.join(text.splitlines()[-30:]), self.qemu.output()[-2000:]))
+            if time.monotonic() - t0 > BOOT_TIMEOUT:
+                raise SetupError('the guest was not ready after %d s; console:\n%s' % (
+                    BOOT_TIMEOUT, '\n'.join(text.splitlines()[-30:])))
+            time.sleep(0.3)
+        log('guest ready after %.1f s' % (time.monotonic() - t0))
+        failed = re.findall(r'^@@GUEST (?:FAILED|WARN) .*', text, re.M)
+        if failed:
+            raise SetupError('guest set-up: ' + '; '.join(failed))
+        self.guest = GuestCtl(self.ctl_path)
+        rc, out = self.guest.run('echo ok')
+        if rc != 0 or 'ok' not in out:
+            raise SetupError('the guest control port does not answer: %r' % out)
+        self.guest_csum = guest_csum
+
+    def stop_guest(self):
+        if self.guest is not None:
+            self.guest.poweroff()
+            self.guest.close()
+            self.guest = None
+        if self.qemu is not None:
+            deadline = time.monotonic() + 10
+            while self.qemu.running() and time.monotonic() < deadline:
+                time.sleep(0.2)
+            self.qemu.stop(signal.SIGTERM)
+
+    # -- traffic -----------------------------------------------------------------------------
+
+    def client(self, *args, timeout=90):
+        p = run([PYTHON, SELF, '--client'] + [str(a) for a in args], ns=NS_CLIENT,
+                check=False, timeout=timeout)
+        try:
+            return json.loads(p.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return dict(ok=False, error='client failed (%d): %s %s' % (
+                p.returncode, p.stdout, p.stderr))
+
+    def ping(self, ns, dst, count=3):
+        p = run(['busybox', 'ping', '-c', count, '-i', '0.2', '-W', 3, '-w', 15, dst],
+                ns=ns, check=False, timeout=30)
+        m = re.search(r'(\d+) packets transmitted, (\d+) packets received', p.stdout)
+        return (int(m[1]), int(m[2])) if m else (0, 0), p.stdout + p.stderr
+
+    def guest_ping(self, src, dst, count=3):
+        six = '-6' if ':' in dst else '-4'
+        rc, out = self.guest.run('ping %s -c %d -i 0.2 -W 3 -w 15 -I %s %s' % (
+            six, count, src, dst), timeout=30)
+        m = re.search(r'(\d+) packets transmitted, (\d+) packets received', out)
+        return (int(m[1]), int(m[2])) if m else (0, 0), out
+
+    def guest_gro(self, on):
+        """GRO on the guest's NIC on, or in effect off (no merge of two
+        full-size frames). Linux 6.1 (Debian 6.1.0-57 at least) drops
+        GRE-in-FOU packets that GRO merged, whoever sent them:
+        gre_gro_complete() overwrites gso_type with SKB_GSO_GRE, losing the
+        SKB_GSO_UDP_TUNNEL that udp_gro_complete() set, and
+        udp_unexpected_gso() (\"udp: do not accept non-tunnel GSO skbs landing
+        in a tunnel\") then has the FOU socket resegment and drop them (Udp
+        InErrors, kfree_skb in udp_queue_rcv_skb). A TCP transfer through
+        fou_gre stalls. --gre-gro keeps GRO on to show it."""
+        rc, out = self.guest.run('ip link set dev $(cat /tmp/outer-dev) gro_max_size %d'
+                                 % (65536 if on else 1600))
+        if rc != 0:
+            raise SetupError('guest: cannot set gro_max_size: %s' % out)
+
+    def traffic(self, label, combo_index):
+        a, c = self.a, self.checks
+        for t in self.tunnels:
+            n = t['name']
+            (tx, rx), out = self.ping(NS_CLIENT, t['guest'], a.pings)
+            c.check('%s: %s: client pings %s through dpdk-fou: %d/%d replies'
+                    % (label, n, t['guest'], rx, a.pings), tx == a.pings and rx == a.pings, out)
+            workaround = t['kind'] == 'gre' and not a.gre_gro
+            if workaround:
+                self.guest_gro(False)
+            res = self.client('tcp', t['guest'], '--port', ECHO_PORT, '--bytes', a.bytes,
+                              '--timeout', 30)
+            if workaround:
+                self.guest_gro(True)
+            c.check('%s: %s: TCP %d bytes client -> guest echo -> client identical (%ss%s)'
+                    % (label, n, a.bytes, res.get('seconds', '?'),
+                       ', guest GRO off' if workaround else ''), res.get('ok'),
+                    json.dumps(res))
+            (tx, rx), out = self.guest_ping(t['guest'], t['client'], a.pings)
+            c.check('%s: %s: guest pings %s through dpdk-fou: %d/%d replies'
+                    % (label, n, t['client'], rx, a.pings), tx == a.pings and rx == a.pings, out)
+            self.client('ecn', t['guest'])
+            # A destination of its own per run (the guest needs no such
+            # address: dpdk-fou answers before the tunnel), so no PMTU the
+            # client learnt in an earlier run hides this run's ICMP error.
+            probe = t['probe'] % (100 + combo_index)
+            res = self.client('pmtu', probe, '--size', 1500, '--timeout', 3)
+            want_src = GW6 if t['family'] == 6 else GW4
+            want = ((3, 2, 0) if t['family'] == 6 else (2, 3, 4))  # origin, type, code
+            got = (res.get('origin'), res.get('type'), res.get('code'))
+            c.check('%s: %s: 1500-byte DF packet to %s: %s from %s, mtu %d'
+                    % (label, n, probe, 'ICMPv6 packet too big' if t['family'] == 6 else
+                       'ICMP fragmentation needed', want_src, t['mtu']),
+                    got == want and res.get('mtu') == t['mtu'] and res.get('source') == want_src,
+                    json.dumps(res))
+
+    def combo(self, index, guest_csum, gw_csum):
+        label = 'guest %s / dpdk-fou %s' % (csum_name(guest_csum), csum_name(gw_csum))
+        log('--- %s' % label)
+        c = self.checks
+        if guest_csum != self.guest_csum:
+            rc, out = self.guest.run('tunnels %d' % guest_csum)
+            if not c.check('%s: guest tunnels re-created with %s' % (label, csum_name(guest_csum)),
+                           rc == 0, out):
+                return
+            self.guest_csum = guest_csum
+        t0 = time.time()
+        self.gw = Gateway(self.a.gateway, self.workdir, gw_csum)
+        ready = self.gw.wait_ready()
+        if c.check('%s: dpdk-fou started' % label, ready,
+                   '%s\n%s' % (self.gw.command(), self.gw.proc.output())):
+            self.traffic(label, index)
+        status = self.gw.stop()
+        out = self.gw.proc.output()
+        t1 = time.time()
+        self.windows.append((label, guest_csum, gw_csum, t0, t1))
+        acc = re.search(r'^accounting: .*: (\S+)$', out, re.M)
+        mbufs = re.search(r'^mbufs: .*: (\S+)$', out, re.M)
+        c.check('%s: dpdk-fou exit status 0 (got %s), accounting %s, mbufs %s'
+                % (label, status, acc[1] if acc else 'missing', mbufs[1] if mbufs else 'missing'),
+                status == 0 and acc and acc[1] == 'ok' and mbufs and mbufs[1] == 'ok',
+                '%s\n%s' % (self.gw.command(), out))
+        # Every packet here has a way through: a drop is a packet dpdk-fou
+        # refused that Linux sent or would accept (a checksum, a length...).
+        dropped = re.search(r'^dropped: (\d+)$', out, re.M)
+        c.check('%s: dpdk-fou dropped nothing (dropped: %s)'
+                % (label, dropped[1] if dropped else 'missing'),
+                dropped and dropped[1] == '0',
+                '\n'.join(re.findall(r'^drop \w+: .*$', out, re.M)))
+        for line in re.findall(r'^(?:port \d+: rx|decapsulated|tunnel \w+: encap|sent |drop ).*$',
+                               out, re.M):
+            print('       dpdk-fou: ' + line)
+        self.gw = None
+
+    def analyse(self):
+        rows = tshark_rows(self.a.tshark, self.pcaps[TAP], ' || '.join(
+            'udp.port == %d' % port for port in FOU_PORTS))
+        c = self.checks
+        c.check('capture: %s has FOU packets' % TAP, rows, self.pcaps[TAP])
+        for label, g, d, t0, t1 in self.windows:
+            win = [r for r in rows if t0 <= float(r['frame.time_epoch'][0]) <= t1]
+            analyse_window(c, label, win, g, d, self.tunnels)
+
+    # -- the whole run -----------------------------------------------------------------------
+
+    def run_all(self):
+        self.preflight()
+        self.workdir = self.a.workdir or tempfile.mkdtemp(prefix='fou-interop-')
+        os.makedirs(self.workdir, exist_ok=True)
+        log('work directory %s, namespaces %s %s' % (self.workdir, NS_CLIENT, NS_GW))
+        self.tunnels = [t for t in TUNNELS if t['name'] in self.a.tunnels.split(',')]
+        combos = [COMBOS[int(i)] for i in self.a.combos.split(',')] if self.a.combos else COMBOS
+        try:
+            self.setup_namespaces()
+            self.start_capture()
+            self.boot_guest(combos[0][0])
+            if self.a.hold:
+                return self.hold()
+            for i, (g, d) in enumerate(combos):
+                self.combo(i, g, d)
+        finally:
+            if self.gw is not None:
+                self.gw.stop()
+            self.save_guest_stats()
+            self.cleanup()
+        with open(os.path.join(self.workdir, 'windows.json'), 'w') as f:
+            json.dump(dict(tunnels=self.a.tunnels,
+                           windows=self.windows), f)
+        self.analyse()
+        return self.verdict()
+
+    def verdict(self):
+        failed = self.checks.failed()
+        print('%d checks, %d failed' % (len(self.checks.results), len(failed)))
+        if failed:
+            print('artifacts kept in %s (console.log, *.pcap, dpdk-fou logs)' % self.workdir)
+        elif not self.a.keep and not self.a.workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+        else:
+            print('artifacts in %s' % self.workdir)
+        return 1 if failed else 0
+
+    def save_guest_stats(self):
+        """The guest's counters, for whoever reads a failure."""
+        if self.guest is None or not self.qemu.running():
+            return
+        rc, out = self.guest.run('ip -s -s link show; cat /proc/net/snmp; cat /proc/net/netstat',
+                                 timeout=20)
+        with open(os.path.join(self.workdir, 'guest-stats.txt'), 'w') as f:
+            f.write(out)
+
+    def reanalyse(self, workdir):
+        """The capture checks again on a kept work directory."""
+        self.workdir = workdir
+        with open(os.path.join(workdir, 'windows.json')) as f:
+            saved = json.load(f)
+        self.tunnels = [t for t in TUNNELS if t['name'] in saved['tunnels'].split(',')]
+        self.windows = [tuple(w) for w in saved['windows']]
+        self.pcaps = {dev: os.path.join(workdir, dev + '.pcap') for dev in (TAP, VETH_GW)}
+        self.a.keep = True
+        self.analyse()
+        return self.verdict()
+
+    def hold(self):
+        gw_csum = self.a.hold_gw_csum
+        if os.access(self.a.gateway, os.X_OK):
+            self.gw = Gateway(self.a.gateway, self.workdir, gw_csum)
+            if not self.gw.wait_ready():
+                log('dpdk-fou did not start:\n' + self.gw.proc.output())
+        self.guest.close()
+        self.guest = None
+        guest = '%s %s --guest-exec %s' % (PYTHON, SELF, self.workdir)
+        print('''
+Everything is up until Ctrl-C (or SIGTERM to %d):
+  client     : ip netns exec %s busybox ping 192.168.4.2
+               ip netns exec %s %s %s --client tcp 192.168.4.2 --bytes 1000000
+  gateway ns : ip netns exec %s ...   (dpdk-fou log: %s)
+  guest      : %s 'ip -s link show fou_gre'
+               (TCP through fou_gre: %s 'ip link set eth0 gro_max_size 1600' first)
+  captures   : %s
+''' % (os.getpid(), NS_CLIENT, NS_CLIENT, PYTHON, SELF, NS_GW,
+       self.gw.proc.logpath if self.gw else '(not running)', guest, guest,
+       ' '.join(self.pcaps.values())), flush=True)
+        try:
+            while self.qemu.running():
+                time.sleep(1)
+        except KeyboardInterrupt:
+            pass
+        self.guest = GuestCtl(self.ctl_path, timeout=2) if self.qemu.running() else None
+        return 0
+
+
+def guest_exec_main(workdir, cmd):
+    g = GuestCtl(os.path.join(workdir, 'ctl.sock'), timeout=5)
+    rc, out = g.run(cmd)
+    g.close()
+    sys.stdout.write(out)
+    return 2 if rc is None else rc
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == '--client':
+        return client_main(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == '--offloads-off':
+        return offloads_main(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == '--guest-exec':
+        return guest_exec_main(sys.argv[2], ' '.join(sys.argv[3:]))
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--gateway', help='the built dpdk-fou (required unless --analyse)')
+    ap.add_argument('--tshark', default='tshark')
+    ap.add_argument('--dumpcap', default='dumpcap')
+    ap.add_argument('--qemu', default='qemu-system-x86_64')
+    ap.add_argument('--kernel', help='guest kernel (default: newest /boot/vmlinuz-*)')
+    ap.add_argument('--accel', default='tcg', help='QEMU accelerator (default tcg)')
+    ap.add_argument('--tunnels', default=','.join(t['name'] for t in TUNNELS),
+                    help='a subset of %(default)s')
+    ap.add_argument('--combos', help='indexes into %s (guest, dpdk-fou encap-csum)' % (COMBOS,))
+    ap.add_argument('--bytes', type=int, default=1 << 20, help='TCP transfer size')
+    ap.add_argument('--pings', type=int, default=3)
+    ap.add_argument('--workdir', help='keep everything here (default: a temporary directory, '
+                    'removed when every check passed)')
+    ap.add_argument('--keep', action='store_true', help='keep the work directory')
+    ap.add_argument('--hold', action='store_true',
+                    help='set up, boot, start dpdk-fou, then wait for Ctrl-C')
+    ap.add_argument('--hold-gw-csum', type=int, default=0)
+    ap.add_argument('--gre-gro', action='store_true',
+                    help="keep the guest's GRO on for the GRE TCP transfer (Linux 6.1 then "
+                    'drops merged GRE-in-FOU packets, see guest_gro)')
+    ap.add_argument('--analyse', metavar='WORKDIR',
+                    help='only the capture checks, on the files a kept run left')
+    args = ap.parse_args()
+    if not args.gateway and not args.analyse:
+        ap.error('--gateway is required')
+    args.gateway = os.path.abspath(args.gateway or '.')
+
+    def terminate(signum, frame):
+        raise KeyboardInterrupt('signal %d' % signum)
+    signal.signal(signal.SIGTERM, terminate)
+    t0 = time.monotonic()
+    try:
+        if args.analyse:
+            return InteropTest(args).reanalyse(args.analyse)
+        rc = InteropTest(args).run_all()
+    except SetupError as e:
+        print('SETUP ERROR: %s' % e, flush=True)
+        print('(logs in the work directory named above, if any)')
+        rc = 2
+    except KeyboardInterrupt as e:
+        print('INTERRUPTED: %s' % (e or 'Ctrl-C'), flush=True)
+        rc = 2
+    log('done in %.0f s, exit %d' % (time.monotonic() - t0, rc))
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main())
