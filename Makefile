@@ -46,12 +46,16 @@ demo: build
 	$(BUILD)/app/dpdk-fou -l 0-1 --no-huge -m 512 --no-pci --file-prefix fou-demo-$$$$ \
 		--log-level=lib.eal:warning \
 		--vdev net_pcap0,rx_pcap=tests/data/linux-6.1-all.pcap,tx_pcap=$(DEMO_OUT)/port0-out.pcap \
-		--vdev net_pcap1,tx_pcap=$(DEMO_OUT)/port1-out.pcap \
+		--vdev net_pcap1,rx_pcap=tests/data/inside-replies.pcap,tx_pcap=$(DEMO_OUT)/port1-out.pcap \
 		-- --config config/demo.conf --idle-exit 500
 	@echo "--- port 1 output ($(DEMO_OUT)/port1-out.pcap), decoded by tshark:"
 	@tshark -n -r $(DEMO_OUT)/port1-out.pcap -T fields -E header=y -e frame.number \
 		-e eth.dst -e ip.src -e ip.dst -e ipv6.src -e ipv6.dst -e ip.ttl -e ipv6.hlim \
 		-e _ws.col.Info 2>/dev/null
+	@echo "--- port 0 output ($(DEMO_OUT)/port0-out.pcap), FOU decoded by tshark:"
+	@tshark -n -r $(DEMO_OUT)/port0-out.pcap -X lua_script:tests/tshark/fou.lua -T fields \
+		-E header=y -e frame.number -e udp.srcport -e udp.dstport -e udp.checksum \
+		-e _ws.col.Source -e _ws.col.Destination -e _ws.col.Info 2>/dev/null
 
 check: build
 	meson test -C $(BUILD) $(MESON_TEST_ARGS)

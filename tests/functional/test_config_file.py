@@ -115,5 +115,29 @@ class ConfigFile(ft.GatewayTestCase):
         self.check_same_as_command_line(opts)
 
 
+class Demo(ft.GatewayTestCase):
+    def test_demo(self):
+        """`make demo`: config/demo.conf with the Linux captures on port 0 and
+        tests/data/inside-replies.pcap on port 1 gives the README's summary:
+        every echo reply encapsulated toward the peer (no tshark error), the
+        too-big packet answered with ICMP, only the ICMP errors to 10.99.0.3
+        dropped."""
+        conf = os.path.join(os.path.dirname(ft.Config.data), '..', 'config', 'demo.conf')
+        run = self.run_gw({0: ft.data_file('linux-6.1-all.pcap'),
+                           1: ft.data_file('inside-replies.pcap')},
+                          ['--config', os.path.normpath(conf)])
+        self.assertHealthy(run)
+        s = run.summary
+        self.assertEqual((s.rx, s.tx), ({0: 66, 1: 19}, {0: 18, 1: 55}), run.describe())
+        self.assertEqual(s.drops, {'no_neigh': 12}, run.describe())
+        self.assertEqual(s.icmp, {'icmp_frag_needed': 1}, run.describe())
+        self.assertEqual(s.tunnels, {'fou-ipip': (6, 504), 'fou-gre': (6, 504),
+                                     'fou-sit': (6, 624)}, run.describe())
+        self.assertEqual({n: p for n, (p, _) in s.tunnels_rx.items()},
+                         {'fou-ipip': 18, 'fou-gre': 18, 'fou-sit': 18}, run.describe())
+        self.assertEqual(ft.tshark_problems(run.outputs[0]), [])
+        self.assertEqual(ft.tshark_problems(run.outputs[1], tcp=False), [])
+
+
 if __name__ == '__main__':
     ft.main()
