@@ -8,6 +8,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 
 #include "app.h"
 
@@ -33,6 +34,9 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 	memset(w, 0, sizeof(*w));
 	w->gw = gw;
 	w->st = fou_lcore_stats(gw, lcore_id);
+	/* outer IPv4 IDs: each lcore starts somewhere else, so two lcores
+	 * sending to one remote do not walk the same IDs in step */
+	w->st->ip_id = (uint16_t)rte_rand();
 	w->queue = queue;
 	RTE_ETH_FOREACH_DEV(port) {
 		w->txb[port] = rte_zmalloc_socket("fou_txb", RTE_ETH_TX_BUFFER_SIZE(FOU_BURST), 0,
