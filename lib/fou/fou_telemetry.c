@@ -169,27 +169,38 @@ fou_tel_ports_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	return ret;
 }
 
+/*
+ * {"count": N, "0": {"name": ..., ...}, "1": ...}: keyed by the tunnel's
+ * position, because telemetry keys allow only letters, digits, '_' and '/'
+ * (tunnel names also '-' and '.'), and DPDK 22.11 has neither arrays of
+ * dicts nor dicts nested twice. A dict holds at most
+ * RTE_TEL_MAX_DICT_ENTRIES: count says how many tunnels exist when some
+ * are not listed.
+ */
 static int
 fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 {
-	unsigned int n = fou_tunnel_list(gw, NULL, 0), i;
-	struct fou_tunnel_info *ti;
+	unsigned int total = fou_tunnel_list(gw, NULL, 0), n, i;
+	struct fou_tunnel_info *ti = NULL;
 	int ret = 0;
 
 	rte_tel_data_start_dict(d);
-	if (n == 0)
-		return 0;
-	ti = calloc(n, sizeof(*ti));
-	if (ti == NULL)
-		return -ENOMEM;
-	n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
+	rte_tel_data_add_dict_u64(d, "count", total);
+	n = RTE_MIN(total, (unsigned int)RTE_TEL_MAX_DICT_ENTRIES - 1);
+	if (n != 0) {
+		ti = calloc(n, sizeof(*ti));
+		if (ti == NULL)
+			return -ENOMEM;
+		n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
+	}
 	for (i = 0; i < n && ret == 0; i++) {
 		const struct fou_tunnel_conf *c = &ti[i].conf;
 		struct rte_tel_data *e = rte_tel_data_alloc();
-		char a[INET_ADDRSTRLEN];
+		char a[INET_ADDRSTRLEN], key[12];
 
 		if (e != NULL) {
 			rte_tel_data_start_dict(e);
+			rte_tel_data_add_dict_string(e, "name", c->name);
 			rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
 			inet_ntop(AF_INET, &c->local.v4, a, sizeof(a));
 			rte_tel_data_add_dict_string(e, "local", a);
@@ -206,7 +217,8 @@ fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 			rte_tel_data_add_dict_u64(e, "rx_packets", ti[i].rx_packets);
 			rte_tel_data_add_dict_u64(e, "rx_bytes", ti[i].rx_bytes);
 		}
-		ret = fou_tel_add_container(d, c->name, e);
+		snprintf(key, sizeof(key), "%u", i);
+		ret = fou_tel_add_container(d, key, e);
 	}
 	free(ti);
 	return ret;
@@ -248,19 +260,25 @@ fou_tel_tunnels(const char *cmd __rte_unused, const char *params, struct rte_tel
 	return fou_tel_run(fou_tel_tunnels_fill, params, d);
 }
 
+/* Help texts: rte_telemetry_register_cmd refuses one of RTE_TEL_MAX_STRING_LEN
+ * bytes or more, and the command is then missing. */
+#define FOU_HELP_STATS "Gateway counters: rx, tx, dropped, decapsulated; drops by reason; ICMP errors sent; rx/tx by port. No parameters"
+#define FOU_HELP_PORTS "FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters"
+#define FOU_HELP_TUNNELS "Tunnels: count; per tunnel name, type, endpoints, encap, MTU, packets/bytes sent and received. No parameters"
+static_assert(sizeof(FOU_HELP_STATS) <= RTE_TEL_MAX_STRING_LEN, "/fou/stats help too long");
+static_assert(sizeof(FOU_HELP_PORTS) <= RTE_TEL_MAX_STRING_LEN, "/fou/ports help too long");
+static_assert(sizeof(FOU_HELP_TUNNELS) <= RTE_TEL_MAX_STRING_LEN, "/fou/tunnels help too long");
+
 int
 fou_telemetry_register(struct fou_gw *gw)
 {
 	int ret;
 
 	__atomic_store_n(&fou_tel_gw, gw, __ATOMIC_RELEASE);
-	ret = rte_telemetry_register_cmd("/fou/stats", fou_tel_stats,
-		"Gateway counters: rx, tx, dropped, decapsulated; drops by reason; ICMP errors sent; rx/tx by port. No parameters");
+	ret = rte_telemetry_register_cmd("/fou/stats", fou_tel_stats, FOU_HELP_STATS);
 	if (ret == 0)
-		ret = rte_telemetry_register_cmd("/fou/ports", fou_tel_ports,
-			"FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters");
+		ret = rte_telemetry_register_cmd("/fou/ports", fou_tel_ports, FOU_HELP_PORTS);
 	if (ret == 0)
-		ret = rte_telemetry_register_cmd("/fou/tunnels", fou_tel_tunnels,
-			"Tunnels: name -> type, endpoints, encap, MTU, packets and bytes encapsulated and decapsulated. No parameters");
+		ret = rte_telemetry_register_cmd("/fou/tunnels", fou_tel_tunnels, FOU_HELP_TUNNELS);
 	return ret;
 }

@@ -5,6 +5,7 @@
 same counters, same bytes out of every port."""
 import os
 import shutil
+import signal
 import sys
 import tempfile
 
@@ -123,9 +124,22 @@ class Demo(ft.GatewayTestCase):
         too-big packet answered with ICMP, only the ICMP errors to 10.99.0.3
         dropped."""
         conf = os.path.join(os.path.dirname(ft.Config.data), '..', 'config', 'demo.conf')
-        run = self.run_gw({0: ft.data_file('linux-6.1-all.pcap'),
-                           1: ft.data_file('inside-replies.pcap')},
-                          ['--config', os.path.normpath(conf)])
+        gw = self.start({0: ft.data_file('linux-6.1-all.pcap'),
+                         1: ft.data_file('inside-replies.pcap')},
+                        ['--config', os.path.normpath(conf)])
+
+        def done():
+            r = gw.telemetry('/fou/tunnels') if gw.running() else None
+            t = r[0].get('/fou/tunnels') if r and isinstance(r[0], dict) else None
+            return t if t and sum(t[k]['tx_packets'] for k in t if k != 'count') == 18 \
+                else None
+        tel = ft.wait_for(done, 60, interval=0.1)
+        # the names have '-', which a telemetry key may not: listed by position
+        self.assertEqual(tel and [tel[k]['name'] for k in ('0', '1', '2')],
+                         ['fou-ipip', 'fou-gre', 'fou-sit'], tel)
+        self.assertEqual(tel['count'], 3)
+        gw.signal(signal.SIGTERM)
+        run = gw.wait(ft.RUN_TIMEOUT)
         self.assertHealthy(run)
         s = run.summary
         self.assertEqual((s.rx, s.tx), ({0: 66, 1: 19}, {0: 18, 1: 55}), run.describe())
