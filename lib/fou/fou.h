@@ -39,7 +39,7 @@
 	X(IP_CKSUM_BAD, ip_cksum_bad, "IPv4 header checksum wrong") \
 	X(IP_LEN_BAD, ip_len_bad, "IP length below the header or beyond the frame") \
 	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
-	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination (no local stack)") \
+	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet: never forwarded (no local stack)") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address (FOU receive is over IPv4; no local stack)") \
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP or a plain tunnel (no local stack)") \
@@ -54,11 +54,12 @@
 	X(GRE_CKSUM_BAD, gre_cksum_bad, "GRE checksum wrong") \
 	X(GRE_PROTO_UNKNOWN, gre_proto_unknown, "GRE protocol is neither IPv4 nor IPv6") \
 	X(NO_TUNNEL, no_tunnel, "tunnels of this type exist, and none has these outer addresses (and GRE key)") \
+	X(GRE_CSUM_MISMATCH, gre_csum_mismatch, "GRE checksum present on a tunnel without csum, or missing on one with it") \
 	X(INNER_TRUNCATED, inner_truncated, "inner packet shorter than its IP header") \
 	X(INNER_HDR_BAD, inner_hdr_bad, "inner IP version does not match, or IHL < 5") \
 	X(INNER_LEN_BAD, inner_len_bad, "inner IP length below its header or beyond the tunnel payload") \
 	X(INNER_CKSUM_BAD, inner_cksum_bad, "inner IPv4 header checksum wrong") \
-	X(INNER_MARTIAN, inner_martian, "inner source or destination that is never forwarded") \
+	X(INNER_MARTIAN, inner_martian, "inner source or destination that is never forwarded, or a source that is ours") \
 	X(ECN_DROP, ecn_drop, "outer CE on an inner Not-ECT packet (RFC 6040)") \
 	X(NO_ROUTE, no_route, "no route to the destination, or to a tunnel's remote") \
 	X(INNER_LOCAL, inner_local, "inner destination is a local address (no local stack)") \
@@ -194,7 +195,7 @@ struct fou_tunnel_conf {
 	bool encap_csum;	/* UDP checksum; else 0 */
 	bool key_set;		/* GRE key (okey) */
 	uint32_t key;
-	bool gre_csum;		/* GRE checksum (ocsum) */
+	bool gre_csum;		/* GRE checksum, sent and required (icsum + ocsum) */
 	bool gre_seq;		/* GRE sequence numbers (oseq) */
 };
 

@@ -52,6 +52,47 @@ fou_icmp_route(const struct fou_gw *gw, const struct fou_nexthop *nh, const void
 	return *neigh >= 0;
 }
 
+/*
+ * The source of an error leaving through port-level adjacency a toward
+ * dst: as inet_select_addr / the connected route's preferred source, the
+ * port's address on the network of the next hop (dst itself, or the
+ * gateway), else the port's first address, else the gateway's first.
+ * Slow path: a walk over the address list.
+ */
+static bool
+fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, const void *dst,
+	     void *src)
+{
+	struct fou_ip target = { .family = family };
+	const size_t alen = family == AF_INET ? 4 : 16;
+	unsigned int i;
+
+	if (a->nh->type == FOU_NH_GATEWAY)
+		target = a->nh->gw;
+	else
+		memcpy(family == AF_INET ? (void *)&target.v4 : (void *)target.v6, dst, alen);
+	for (i = 0; i < gw->nb_addrs; i++) {
+		const struct fou_addr *ad = &gw->addrs[i];
+
+		if (ad->port == a->port && fou_prefix_contains(&ad->ip, &target)) {
+			memcpy(src, family == AF_INET ? (const void *)&ad->ip.v4 :
+			       (const void *)ad->ip.v6, alen);
+			return true;
+		}
+	}
+	if (family == AF_INET && (gw->iface[a->port].has_addr4 || gw->has_addr4)) {
+		memcpy(src, gw->iface[a->port].has_addr4 ? &gw->iface[a->port].addr4 : &gw->addr4,
+		       4);
+		return true;
+	}
+	if (family == AF_INET6 && (gw->iface[a->port].has_addr6 || gw->has_addr6)) {
+		memcpy(src, gw->iface[a->port].has_addr6 ? gw->iface[a->port].addr6 : gw->addr6,
+		       16);
+		return true;
+	}
+	return false;
+}
+
 /* ICMP types that are errors themselves: never answered with an error. */
 static bool
 fou_icmp4_is_error(uint8_t type)
@@ -93,15 +134,10 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	if (!fou_icmp_route(gw, fou_route4(gw, daddr), &daddr, &a, &neigh))
 		return fallback;
 	/* the source is an address of the way out (RFC 1812 4.3.2.4, Linux'
-	 * default): the tunnel's local, the egress port's first address, or
-	 * the gateway's first address */
+	 * default): the tunnel's local, or the egress port's */
 	if (a.tun != NULL)
 		saddr = ((const struct rte_ipv4_hdr *)a.tun->hdr)->src_addr;
-	else if (gw->iface[a.port].has_addr4)
-		saddr = gw->iface[a.port].addr4;
-	else if (gw->has_addr4)
-		saddr = gw->addr4;
-	else
+	else if (!fou_icmp_src(gw, &a, AF_INET, &daddr, &saddr))
 		return fallback;
 	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
 		return fallback;
@@ -173,13 +209,9 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	memcpy(daddr, ip6->src_addr, 16);
 	if (!fou_icmp_route(gw, fou_route6(gw, daddr), daddr, &a, &neigh))
 		return fallback;
-	/* the egress port's first IPv6 address (a tunnel has none of its
-	 * own: then the outer port's), or the gateway's first */
-	if (gw->iface[a.port].has_addr6)
-		memcpy(saddr, gw->iface[a.port].addr6, 16);
-	else if (gw->has_addr6)
-		memcpy(saddr, gw->addr6, 16);
-	else
+	/* an address of the egress port (a tunnel has no IPv6 address of
+	 * its own: then of the outer port), or the gateway's first */
+	if (!fou_icmp_src(gw, &a, AF_INET6, daddr, saddr))
 		return fallback;
 	if (a.mtu < RTE_IPV6_MIN_MTU)
 		return fallback;

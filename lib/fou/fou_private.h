@@ -158,6 +158,8 @@ fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32
 	k->zero = 0;
 }
 
+bool fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a);
+
 void fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family,
 			const void *addr);
 

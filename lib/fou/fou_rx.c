@@ -16,6 +16,16 @@
 
 #include "fou_fwd.h"
 
+/* fib_validate_source: one of our addresses, or a connected network's
+ * broadcast address, never arrives as a source. */
+static inline bool
+fou_src4_ours(const struct fou_gw *gw, rte_be32_t src)
+{
+	const struct fou_nexthop *nh = fou_route4(gw, src);
+
+	return nh != NULL && (nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST);
+}
+
 /* What the outer layers leave for the inner packet handler. */
 struct fou_inner_ctx {
 	uint32_t off;		/* offset of the inner IP header in the frame */
@@ -159,7 +169,7 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	fou_count_decap(st, in, FOU_INNER_IPV4);
 
 	if (fou_martian4_src(ip->src_addr) || fou_martian4_dst(ip->dst_addr) ||
-	    fou_bcast4(ip->dst_addr))
+	    fou_bcast4(ip->dst_addr) || fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_INNER_MARTIAN;
 	return fou_fwd4(gw, st, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr),
 			out_port);
@@ -201,7 +211,7 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
  * gre_parse_header does, then steps in past the header.
  */
 static inline unsigned int
-fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, bool *key_set,
+fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uint16_t *gflags,
 	uint32_t *key)
 {
 	const uint8_t *g;
@@ -226,8 +236,8 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, boo
 	if ((flags & FOU_GRE_C) && fou_cksum_fold(m, in->off, in->len, 0) != 0xffff)
 		return FOU_DROP_GRE_CKSUM_BAD;
 	*proto = (uint16_t)(g[2] << 8 | g[3]);
-	*key_set = (flags & FOU_GRE_K) != 0;
-	if (*key_set)
+	*gflags = flags;
+	if (flags & FOU_GRE_K)
 		*key = rte_be_to_cpu_32(*(const unaligned_uint32_t *)
 					(g + ((flags & FOU_GRE_C) ? 8 : 4)));
 	in->off += hlen;
@@ -243,17 +253,22 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, boo
  */
 static inline unsigned int
 fou_tunnel_match(const struct fou_gw *gw, const struct rte_ipv4_hdr *ip, uint8_t type,
-		 bool key_set, uint32_t key, uint32_t len)
+		 uint16_t gflags, uint32_t key, uint32_t len)
 {
+	const struct fou_tunnel *t;
 	struct fou_tun_key k;
 	unsigned int lcore;
 	void *data;
 
 	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
-	fou_tun_key_make(&k, type, ip->dst_addr, ip->src_addr, key_set, key);
+	fou_tun_key_make(&k, type, ip->dst_addr, ip->src_addr, (gflags & FOU_GRE_K) != 0, key);
 	if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0)
 		return FOU_DROP_NO_TUNNEL;
+	/* ip_tunnel_rcv: the checksum is there exactly when the tunnel has csum */
+	t = &gw->tunnels[(uintptr_t)data];
+	if (!(gflags & FOU_GRE_C) != !(t->flags & FOU_TUN_GRE_CSUM))
+		return FOU_DROP_GRE_CSUM_MISMATCH;
 	lcore = rte_lcore_id();
 	if (lcore < RTE_MAX_LCORE) {
 		struct fou_tun_stats *ts = &gw->tun_stats[(size_t)lcore * gw->params.max_tunnels +
@@ -279,8 +294,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	struct fou_inner_ctx in;
 	uint16_t gre_proto;
 	uint32_t ulen, key = 0;
+	uint16_t gflags = 0;
 	uint8_t proto;
-	bool key_set = false, inner_v6;
+	bool inner_v6;
 	unsigned int r;
 
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
@@ -335,7 +351,7 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 		inner_v6 = true;
 		break;
 	case IPPROTO_GRE:
-		r = fou_gre(m, &in, &gre_proto, &key_set, &key);
+		r = fou_gre(m, &in, &gre_proto, &gflags, &key);
 		if (r != FOU_FWD)
 			return r;
 		if (gre_proto != RTE_ETHER_TYPE_IPV4 && gre_proto != RTE_ETHER_TYPE_IPV6)
@@ -345,7 +361,7 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	default:
 		return FOU_DROP_FOU_PROTO_UNHANDLED;
 	}
-	r = fou_tunnel_match(gw, ip, proto, key_set, key, in.len);
+	r = fou_tunnel_match(gw, ip, proto, gflags, key, in.len);
 	if (r != FOU_FWD)
 		return r;
 	return inner_v6 ? fou_inner6(gw, st, m, &in, out_port) :
@@ -356,11 +372,11 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
  * ip_route_input_slow do, then delivered locally or forwarded. */
 static inline unsigned int
 fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   uint32_t off, uint16_t *out_port)
+	   uint32_t off, bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const uint32_t seg_len = rte_pktmbuf_data_len(m);
-	const struct fou_nexthop *nh, *src_nh;
+	const struct fou_nexthop *nh;
 	struct rte_ipv4_hdr *ip;
 	uint32_t hl, tot;
 
@@ -398,11 +414,12 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (fou_martian4_dst(ip->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	nh = fou_route4(gw, ip->dst_addr);
-	src_nh = fou_route4(gw, ip->src_addr);
-	if (src_nh != NULL && (src_nh->type == FOU_NH_LOCAL || src_nh->type == FOU_NH_BCAST))
+	if (fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
 		return fou_rx_local4(gw, st, m, off, ip, hl, tot, out_port);
+	if (l2_group)
+		return FOU_DROP_BCAST_MCAST;
 	return fou_fwd4(gw, st, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
 }
 
@@ -410,7 +427,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
  * (FOU is received over IPv4 only). */
 static inline unsigned int
 fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   uint32_t off, uint16_t *out_port)
+	   uint32_t off, bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -436,6 +453,8 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 		return FOU_DROP_LOCAL_IPV6;
 	if (fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
+	if (l2_group)
+		return FOU_DROP_BCAST_MCAST;
 	return fou_fwd6(gw, st, m, off, ip6, tot, (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, nh,
 			out_port);
 }
@@ -451,6 +470,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	uint32_t off = RTE_ETHER_HDR_LEN;
 	uint16_t etype;
 	unsigned int tags;
+	bool l2_group;
 
 	if (pkt_len < off)
 		return FOU_DROP_ETH_TRUNCATED;
@@ -470,11 +490,14 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 		etype = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(p + off))->eth_proto);
 		off += sizeof(struct rte_vlan_hdr);
 	}
+	/* a frame to a group address is for every host: never forwarded
+	 * (ip_forward / ip6_forward take PACKET_HOST only) */
+	l2_group = !rte_is_unicast_ether_addr(&eth->dst_addr);
 	switch (etype) {
 	case RTE_ETHER_TYPE_IPV4:
-		return fou_rx_ip4(gw, st, m, off, out_port);
+		return fou_rx_ip4(gw, st, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_IPV6:
-		return fou_rx_ip6(gw, st, m, off, out_port);
+		return fou_rx_ip6(gw, st, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
 		return FOU_DROP_ARP;
 	default:

@@ -205,7 +205,7 @@ fou_ip_equal(const struct fou_ip *a, const struct fou_ip *b)
 }
 
 /* Does prefix p (its plen) contain address a? */
-static bool
+bool
 fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a)
 {
 	unsigned int i;

@@ -534,15 +534,17 @@ class Encap(EncapTestCase):
         nbytes = collections.Counter()
         for c in cases:
             nbytes[c.tunnel.name] += len(c.l3)
-        exp = {}
-        for t in tunnels:
-            e = {'type': t.type, 'local': LOCAL, 'remote': t.remote,
+        # {"count": N, "0": {...}, ...} in creation order: tunnel names may
+        # hold '-' and '.', which telemetry keys may not
+        exp = {'count': len(tunnels)}
+        for i, t in enumerate(tunnels):
+            e = {'name': t.name, 'type': t.type, 'local': LOCAL, 'remote': t.remote,
                  'encap': 'fou' if t.fou else 'none', 'mtu': 1400 - t.overhead,
                  'tx_packets': counts[t.name], 'tx_bytes': nbytes[t.name],
                  'rx_packets': 0, 'rx_bytes': 0}
             if t.fou:
                 e['encap_dport'] = t.dport
-            exp[t.name] = e
+            exp[str(i)] = e
         self.assertEqual(tel, {'/fou/tunnels': exp})
         self.assertEqual(stats['drops'], {r: 0 for r in ft.DROP_REASONS})
         self.assertEqual(stats['tx_by_port'], {'0': len(cases), '1': 0})
@@ -610,7 +612,8 @@ B_OPTS = [
     # sends with; the plain one also opens plain GRE. B has no ipip or sit
     # tunnel, so those come from anyone (Linux with tunl0 / sit0 up).
     '--tunnel', 'back,type=gre,local=10.99.0.2,remote=%s,encap=none,key=6' % A_ADDR,
-    '--tunnel', 'backfou,type=gre,local=10.99.0.2,remote=%s,key=5,encap-dport=5556' % A_ADDR,
+    '--tunnel', 'backfou,type=gre,local=10.99.0.2,remote=%s,key=5,csum,encap-dport=5556'
+    % A_ADDR,
     '--route', '172.16.0.0/16,dev=1,via=192.168.7.2',
     '--route', 'fd00:a1::/64,dev=1,via=fd00:7::2', '--route', 'fd00:b1::/64,dev=1,via=fd00:7::2',
     '--neigh', '192.168.7.2,dev=1,lladdr=' + B_NH, '--neigh', 'fd00:7::2,dev=1,lladdr=' + B_NH,
@@ -653,22 +656,27 @@ class DecapOfEncap(ft.GatewayTestCase):
                          {'back': per['rtpgre'], 'backfou': per['rtgre']}, b.stdout)
 
     def test_only_the_tunnels_endpoints_and_key(self):
-        """With a GRE tunnel to A (key 5), B takes GRE over FOU only from A
-        with key 5: another source, another key or no key is no_tunnel;
-        ipip (no ipip tunnel on B) still comes from anyone."""
+        """With a GRE tunnel to A (key 5, csum), B takes GRE over FOU only
+        from A with key 5 and a checksum: another source, another key or no
+        key is no_tunnel, no checksum gre_csum_mismatch; ipip (no ipip
+        tunnel on B) still comes from anyone."""
         frames, exp = [], []
-        for i, (src, key, ok) in enumerate([(A_ADDR, 5, True), ('10.99.0.11', 5, False),
-                                            (A_ADDR, 7, False), (A_ADDR, None, False)]):
+        for i, (src, key, csum, verdict) in enumerate([
+                (A_ADDR, 5, True, None), ('10.99.0.11', 5, True, 'no_tunnel'),
+                (A_ADDR, 7, True, 'no_tunnel'), (A_ADDR, None, True, 'no_tunnel'),
+                (A_ADDR, 5, False, 'gre_csum_mismatch')]):
+            ok = verdict is None
             inner = IP(src='192.168.7.50', dst='172.16.10.%d' % (i + 1), ttl=64) / \
                 UDP(sport=1000 + i, dport=53) / Raw(b'gre-match')
-            gre = GRE(proto=0x0800, key_present=key is not None, key=key or 0)
+            gre = GRE(proto=0x0800, key_present=key is not None, key=key or 0,
+                      chksum_present=csum)
             frame = Ether(src=ft.MAC_PEER, dst=B_MAC0) / IP(src=src, dst='10.99.0.2') / \
                 UDP(sport=40000 + i, dport=5556) / gre / inner
             frames.append(frame)
             exp.append(ft.Expected('gre from %s key %s' % (src, key), frame,
                                    port=1 if ok else None, eth_dst=B_NH if ok else None,
                                    l3=ft.forwarded_l3(bytes(inner)) if ok else None,
-                                   reason=None if ok else 'no_tunnel'))
+                                   reason=verdict))
         inner = IP(src='192.168.7.50', dst='172.16.1.9', ttl=64) / UDP(sport=7, dport=8)
         frame = Ether(src=ft.MAC_PEER, dst=B_MAC0) / IP(src='10.99.0.12', dst='10.99.0.2') / \
             UDP(sport=40009, dport=5555) / inner
@@ -679,7 +687,8 @@ class DecapOfEncap(ft.GatewayTestCase):
                            B_OPTS)
         fwd = [e for e in exp if e.reason is None]
         self.assertCounters(b, rx={0: len(frames), 1: 0}, tx={0: 0, 1: len(fwd)},
-                            drops={'no_tunnel': 3}, decap=[(5556, 'ipv4'), (5555, 'ipv4')],
+                            drops={'no_tunnel': 3, 'gre_csum_mismatch': 1},
+                            decap=[(5556, 'ipv4'), (5555, 'ipv4')],
                             icmp={})
         self.assertOutput(b.outputs[1], fwd, B_MAC1)
         self.assertEqual(b.summary.tunnels_rx['backfou'][0], 1, b.stdout)

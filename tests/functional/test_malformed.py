@@ -158,6 +158,12 @@ def malformed_traffic():
            'bcast_mcast')
     t.drop('from 10.99.0.255 (broadcast source)', eth() /
            IP(src='10.99.0.255', dst='192.168.1.2') / UDP(sport=1, dport=2), 'outer_martian')
+    t.drop('to 192.168.1.2 in an Ethernet broadcast frame', Ether(src=ft.MAC_PEER,
+           dst='ff:ff:ff:ff:ff:ff') / IP(src=ft.IP_PEER, dst='192.168.1.2') /
+           UDP(sport=1, dport=2), 'bcast_mcast')
+    t.drop('IPv6 to fd00:1::2 in an Ethernet multicast frame', Ether(src=ft.MAC_PEER,
+           dst='33:33:00:00:00:02') / IPv6(src='fd00:1::9', dst='fd00:1::2') /
+           UDP(sport=1, dport=2), 'bcast_mcast')
     t.drop('to 224.0.0.5 (OSPF)', Ether(src=ft.MAC_PEER, dst='01:00:5e:00:00:05') /
            IP(src=ft.IP_PEER, dst='224.0.0.5', proto=89) / Raw(bytes(20)), 'bcast_mcast')
     t.drop('FOU to 239.1.2.3', fou(5555, v4(seq=35), dst='239.1.2.3',

@@ -777,7 +777,7 @@ setup_tunnels(void **state)
 static uint64_t
 tunnel_rx(const char *name)
 {
-	struct fou_tunnel_info ti[4];
+	struct fou_tunnel_info ti[8];
 	unsigned int n = fou_tunnel_list(gw, ti, RTE_DIM(ti)), i;
 
 	for (i = 0; i < n; i++)
@@ -817,9 +817,15 @@ test_tunnel_rx_match(void **state)
 	unit_build(&s, &p);
 	EXPECT_GRE_FWD(&p);
 	assert_int_equal(tunnel_rx("gre1"), 1);
-	unit_spec_gre4(&s, FOU_GRE_C | FOU_GRE_K | FOU_GRE_S);
+	unit_spec_gre4(&s, FOU_GRE_K | FOU_GRE_S);
 	unit_build(&s, &p);
 	EXPECT_GRE_FWD(&p);
+	assert_int_equal(tunnel_rx("gre1"), 2);
+	/* ip_tunnel_rcv: a checksum gre1 has not been configured with */
+	unit_spec_gre4(&s, FOU_GRE_C | FOU_GRE_K | FOU_GRE_S);
+	unit_build(&s, &p);
+	unit_ctx("GRE with a checksum, gre1 without csum");
+	PKT_DROP(gw, &p, FOU_DROP_GRE_CSUM_MISMATCH);
 	assert_int_equal(tunnel_rx("gre1"), 2);
 	s.gre_key = 0x01020305;
 	unit_build(&s, &p);
@@ -831,11 +837,118 @@ test_tunnel_rx_match(void **state)
 	PKT_DROP(gw, &p, FOU_DROP_NO_TUNNEL);
 	assert_int_equal(tunnel_rx("gre1"), 2);
 
+	/* gre2 (key 7) has csum: its packets must carry one */
+	UNIT_APPLY(gw, "tunnel", "gre2,type=gre,local=10.0.0.1,remote=10.0.0.2,key=7,csum,"
+		   "encap-dport=5556");
+	unit_spec_gre4(&s, FOU_GRE_C | FOU_GRE_K);
+	s.gre_key = 7;
+	unit_build(&s, &p);
+	EXPECT_GRE_FWD(&p);
+	assert_int_equal(tunnel_rx("gre2"), 1);
+	unit_spec_gre4(&s, FOU_GRE_K);
+	s.gre_key = 7;
+	unit_build(&s, &p);
+	unit_ctx("GRE without a checksum, gre2 with csum");
+	PKT_DROP(gw, &p, FOU_DROP_GRE_CSUM_MISMATCH);
+	assert_int_equal(tunnel_rx("gre2"), 1);
+
 	/* no sit tunnel: sit over FOU comes from anyone */
 	unit_spec_sit(&s);
 	s.src = IP4(10, 0, 0, 3);
 	unit_build(&s, &p);
 	EXPECT_FWD_TO(&p, &mac_nb6);
+}
+
+/* ip_forward takes PACKET_HOST only: a routable packet in a broadcast or
+ * multicast frame is not forwarded (it is for every host on the link). */
+static void
+test_l2_group_not_forwarded(void **state)
+{
+	static const struct rte_ether_addr group[] = {
+		{ { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+		{ { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 } },
+		{ { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 } },
+	};
+	struct unit_spec s;
+	struct unit_pkt p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(group); i++) {
+		unit_spec_ipip(&s);
+		s.dst = IP4(192, 168, 1, 2);	/* routed, with a neighbour */
+		s.eth_dst = group[i];
+		unit_build(&s, &p);
+		unit_ctx("group frame %u to a routed address", i);
+		PKT_DROP(gw, &p, FOU_DROP_BCAST_MCAST);
+		/* to us, it is delivered: FOU in a broadcast frame is decapsulated */
+		unit_spec_ipip(&s);
+		s.eth_dst = group[i];
+		unit_build(&s, &p);
+		unit_ctx("group frame %u to 10.0.0.1", i);
+		EXPECT_FWD_TO(&p, &mac_nb4);
+	}
+}
+
+/* fib_validate_source for the inner packet: our own address or a
+ * connected broadcast address as the source is a martian. */
+static void
+test_inner_source_ours(void **state)
+{
+	static const uint32_t src[] = {
+		IP4(192, 168, 1, 1), IP4(10, 0, 0, 1), IP4(192, 168, 1, 255), IP4(10, 0, 0, 255),
+	};
+	struct unit_spec s;
+	struct unit_pkt p;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(src); i++) {
+		unit_spec_ipip(&s);
+		s.in_src4 = src[i];
+		unit_build(&s, &p);
+		unit_ctx("inner source 0x%08x", src[i]);
+		EXPECT_LATE_DROP(&p, FOU_DROP_INNER_MARTIAN);
+	}
+}
+
+/* An ICMP error's source is the egress port's address on the network of
+ * its next hop (the connected route's preferred source), not merely the
+ * port's first address. */
+static void
+test_icmp_source_network(void **state)
+{
+	struct rte_mbuf *m;
+	struct unit_spec s;
+	struct unit_pkt p;
+	uint16_t port;
+	const uint8_t *b;
+
+	(void)state;
+	UNIT_APPLY(gw, "addr", "1,192.168.2.1/24");
+	UNIT_APPLY(gw, "neigh", "192.168.2.9,dev=1,lladdr=02:00:00:00:02:09");
+	unit_spec_ipip(&s);
+	s.in_src4 = IP4(192, 168, 2, 9);
+	s.in_ttl = 1;
+	unit_build(&s, &p);
+	m = unit_mbuf(p.b, p.len);
+	memset(&unit_stats, 0, sizeof(unit_stats));
+	assert_int_equal(fou_rx_burst(gw, &unit_stats, RX_PORT, &m, 1, &port), 1);
+	assert_int_equal(port, EG_PORT);
+	assert_int_equal(unit_stats.icmp_out[FOU_ICMP_TIME_EXCEEDED], 1);
+	b = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_int_equal(unit_get32(b + 14 + 12), IP4(192, 168, 2, 1));	/* source */
+	assert_int_equal(unit_get32(b + 14 + 16), IP4(192, 168, 2, 9));	/* destination */
+	assert_int_equal(b[14 + 20], 11);					/* time exceeded */
+	rte_pktmbuf_free(m);
+	/* toward 192.168.1.0/24 it is the first address, 192.168.1.1 */
+	s.in_src4 = IP4(192, 168, 1, 2);
+	unit_build(&s, &p);
+	m = unit_mbuf(p.b, p.len);
+	assert_int_equal(fou_rx_burst(gw, &unit_stats, RX_PORT, &m, 1, &port), 1);
+	b = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_int_equal(unit_get32(b + 14 + 12), IP4(192, 168, 1, 1));
+	rte_pktmbuf_free(m);
 }
 
 #define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
@@ -869,6 +982,9 @@ main(int argc, char **argv)
 	};
 	const struct CMUnitTest tests_tunnels[] = {
 		T(test_tunnel_rx_match),
+		T(test_l2_group_not_forwarded),
+		T(test_inner_source_ours),
+		T(test_icmp_source_network),
 	};
 	int failures = 0;
 
