@@ -471,6 +471,9 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 		} else if (fou_parse_num(v, UINT8_MAX, &n) < 0) {
 			fou_err_set(err, "tos '%s' is not inherit or 0-255 (0xNN)", v);
 			return -EINVAL;
+		} else if (n & 1) {
+			/* as ip_tunnel_xmit: bit 0 of a numeric tos means inherit */
+			c.tos_inherit = true;
 		} else {
 			c.tos = (uint8_t)n;
 		}

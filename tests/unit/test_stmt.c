@@ -971,7 +971,7 @@ static void
 test_tunnel_valid(void **state)
 {
 	struct fou_gw *gw = *state;
-	struct fou_tunnel_info ti[8];
+	struct fou_tunnel_info ti[12];
 	unsigned int n;
 
 	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
@@ -999,8 +999,12 @@ test_tunnel_valid(void **state)
 		   "encap=none");
 	UNIT_APPLY(gw, "tunnel", "x23456789012345,type=ipip,local=192.168.1.1,"
 		   "remote=10.20.0.12,encap=none");
+	/* an odd numeric tos is inherit, as in ip_tunnel_xmit */
+	UNIT_APPLY(gw, "tunnel", "odd,type=ipip,local=192.168.1.1,remote=10.20.0.13,tos=0x11,"
+		   "encap=none");
 	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 10);
+	assert_true(ti[9].conf.tos_inherit);
 	assert_int_equal(ti[2].conf.key, 0x01020304);
 	assert_int_equal(ti[2].conf.ttl, 64);
 	assert_int_equal(ti[2].conf.tos, 0x10);
