@@ -35,19 +35,23 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 			proto = 0;
 	} else {
 		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
+		uint64_t addrs[4];	/* rte_hash_crc reads 8 bytes at a time, aligned */
 
-		h = rte_hash_crc(ip6->src_addr, 32, 0);
+		memcpy(addrs, ip6->src_addr, sizeof(addrs));
+		h = rte_hash_crc(addrs, sizeof(addrs), 0);
 		proto = ip6->proto;
 		l4 = sizeof(*ip6);
 	}
 	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
 	    proto == IPPROTO_UDPLITE) {
-		uint32_t buf;
+		uint32_t buf, v;
 		/* the same port for a flow however the packet is segmented */
 		const void *ports = rte_pktmbuf_read(m, l4, sizeof(buf), &buf);
 
-		if (ports != NULL)
-			h = rte_hash_crc_4byte(*(const unaligned_uint32_t *)ports, h);
+		if (ports != NULL) {
+			memcpy(&v, ports, sizeof(v));
+			h = rte_hash_crc_4byte(v, h);
+		}
 	}
 	h = rte_hash_crc_4byte(proto, h);
 	return (uint16_t)(gw->sport_min + (((uint64_t)h * range) >> 32));

@@ -237,9 +237,12 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 		return FOU_DROP_GRE_CKSUM_BAD;
 	*proto = (uint16_t)(g[2] << 8 | g[3]);
 	*gflags = flags;
-	if (flags & FOU_GRE_K)
-		*key = rte_be_to_cpu_32(*(const unaligned_uint32_t *)
-					(g + ((flags & FOU_GRE_C) ? 8 : 4)));
+	if (flags & FOU_GRE_K) {
+		rte_be32_t k;
+
+		memcpy(&k, g + ((flags & FOU_GRE_C) ? 8 : 4), sizeof(k));
+		*key = rte_be_to_cpu_32(k);
+	}
 	in->off += hlen;
 	in->len -= hlen;
 	return FOU_FWD;

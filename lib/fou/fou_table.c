@@ -597,9 +597,11 @@ fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 	 * which is never forwarded as unicast (unless it is the address) */
 	bcast = net;
 	bcast.plen = 32;
-	if (net.family == AF_INET)
+	add_bcast = add_net && net.family == AF_INET && net.plen < 31;
+	if (add_bcast) {
 		bcast.v4 |= rte_cpu_to_be_32(UINT32_MAX >> net.plen);
-	add_bcast = add_net && net.family == AF_INET && net.plen < 31 && bcast.v4 != addr->v4;
+		add_bcast = bcast.v4 != addr->v4;
+	}
 	if (add_bcast && fou_route_exists(gw, &bcast)) {
 		fou_err_set(err, "a route to %s/32 exists", IPSTR(&bcast));
 		return -EEXIST;
