@@ -56,14 +56,15 @@ fou_icmp_route(const struct fou_gw *gw, const struct fou_nexthop *nh, const void
  * The source of an error leaving through port-level adjacency a toward
  * dst: as inet_select_addr / the connected route's preferred source, the
  * port's address on the network of the next hop (dst itself, or the
- * gateway), else the port's first address, else the gateway's first.
- * Slow path: a walk over the address list.
+ * gateway), else the port's first address of the family, else the
+ * gateway's first. Slow path: one walk over the address list.
  */
 static bool
 fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, const void *dst,
 	     void *src)
 {
 	struct fou_ip target = { .family = family };
+	const struct fou_addr *port_first = NULL, *gw_first = NULL, *pick = NULL;
 	const size_t alen = family == AF_INET ? 4 : 16;
 	unsigned int i;
 
@@ -71,26 +72,27 @@ fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, c
 		target = a->nh->gw;
 	else
 		memcpy(family == AF_INET ? (void *)&target.v4 : (void *)target.v6, dst, alen);
-	for (i = 0; i < gw->nb_addrs; i++) {
+	for (i = 0; i < gw->nb_addrs && pick == NULL; i++) {
 		const struct fou_addr *ad = &gw->addrs[i];
 
-		if (ad->port == a->port && fou_prefix_contains(&ad->ip, &target)) {
-			memcpy(src, family == AF_INET ? (const void *)&ad->ip.v4 :
-			       (const void *)ad->ip.v6, alen);
-			return true;
-		}
+		if (ad->ip.family != family)
+			continue;
+		if (gw_first == NULL)
+			gw_first = ad;
+		if (ad->port != a->port)
+			continue;
+		if (port_first == NULL)
+			port_first = ad;
+		if (fou_prefix_contains(&ad->ip, &target))
+			pick = ad;
 	}
-	if (family == AF_INET && (gw->iface[a->port].has_addr4 || gw->has_addr4)) {
-		memcpy(src, gw->iface[a->port].has_addr4 ? &gw->iface[a->port].addr4 : &gw->addr4,
-		       4);
-		return true;
-	}
-	if (family == AF_INET6 && (gw->iface[a->port].has_addr6 || gw->has_addr6)) {
-		memcpy(src, gw->iface[a->port].has_addr6 ? gw->iface[a->port].addr6 : gw->addr6,
-		       16);
-		return true;
-	}
-	return false;
+	if (pick == NULL)
+		pick = port_first != NULL ? port_first : gw_first;
+	if (pick == NULL)
+		return false;
+	memcpy(src, family == AF_INET ? (const void *)&pick->ip.v4 : (const void *)pick->ip.v6,
+	       alen);
+	return true;
 }
 
 /* ICMP types that are errors themselves: never answered with an error. */

@@ -42,9 +42,6 @@ struct fou_iface {
 	struct rte_ether_addr mac;
 	uint16_t mtu;		/* L3 MTU */
 	uint8_t enabled;
-	uint8_t has_addr4, has_addr6;
-	rte_be32_t addr4;	/* first address: source of our ICMP errors */
-	uint8_t addr6[16];
 };
 
 /* Tunnel flags read per packet. */
@@ -132,9 +129,6 @@ struct fou_gw {
 	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
 	uint16_t sport_min, sport_max;
 	uint32_t icmp_rate, icmp_burst;
-	uint8_t has_addr4, has_addr6;		/* fallback ICMP source */
-	rte_be32_t addr4;
-	uint8_t addr6[16];
 
 	/* control only */
 	struct fou_gw_params params;

@@ -626,26 +626,6 @@ fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 		}
 	}
 	gw->addrs[gw->nb_addrs++] = (struct fou_addr){ .port = port, .ip = *addr };
-	/* the first address of a family is the source of ICMP errors */
-	if (addr->family == AF_INET) {
-		if (!gw->iface[port].has_addr4) {
-			gw->iface[port].addr4 = addr->v4;
-			gw->iface[port].has_addr4 = 1;
-		}
-		if (!gw->has_addr4) {
-			gw->addr4 = addr->v4;
-			gw->has_addr4 = 1;
-		}
-	} else {
-		if (!gw->iface[port].has_addr6) {
-			memcpy(gw->iface[port].addr6, addr->v6, 16);
-			gw->iface[port].has_addr6 = 1;
-		}
-		if (!gw->has_addr6) {
-			memcpy(gw->addr6, addr->v6, 16);
-			gw->has_addr6 = 1;
-		}
-	}
 	return 0;
 }
 
