@@ -71,7 +71,6 @@ struct fou_tunnel {
 	uint32_t seq;			/* next GRE sequence number (atomic) */
 	/* control only */
 	struct fou_tunnel_conf conf;
-	uint32_t refcnt;		/* routes into it */
 	uint8_t used;
 } __rte_cache_aligned;
 static_assert(offsetof(struct fou_tunnel, conf) <= RTE_CACHE_LINE_SIZE,
@@ -133,7 +132,6 @@ struct fou_gw {
 	/* control only */
 	struct fou_gw_params params;
 	uint32_t nb_nh;
-	uint32_t nb_tunnels;
 	struct rte_hash *tun_names;		/* name -> index */
 	unsigned int nb_addrs;
 	struct fou_addr addrs[FOU_MAX_ADDRS];

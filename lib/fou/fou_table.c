@@ -679,8 +679,7 @@ fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 void
 fou_tunnel_conf_default(struct fou_tunnel_conf *c)
 {
-	memset(c, 0, sizeof(*c));
-	c->tos_inherit = false;	/* iproute2: tos 0 unless "tos inherit" */
+	memset(c, 0, sizeof(*c));	/* ttl inherit, tos 0, noencap-csum, no GRE options */
 	c->pmtudisc = true;
 	c->encap_fou = true;
 }
@@ -901,7 +900,6 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	t->idx = idx;
 	t->conf = *c;
 	t->used = 1;
-	gw->nb_tunnels++;
 	/* from now on this type is received only from its tunnels */
 	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + 1, __ATOMIC_RELEASE);
 	if (!c->encap_fou)
@@ -932,10 +930,7 @@ fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char 
 		return -EINVAL;
 	}
 	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, err);
-	if (ret < 0)
-		return ret;
-	gw->tunnels[idx].refcnt++;
-	return 0;
+	return ret < 0 ? ret : 0;
 }
 
 unsigned int
