@@ -31,6 +31,18 @@ fou_err_set(struct fou_err *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Names and descriptions of the X-macro lists in fou.h, in enum order. */
+struct fou_named {
+	const char *name;
+	const char *desc;
+};
+#define FOU_NAMED(e, n, d) { #n, d },
+static const struct fou_named fou_drops[] = { FOU_DROP_REASONS(FOU_NAMED) };
+static const struct fou_named fou_icmp_kinds[] = { FOU_ICMP_KINDS(FOU_NAMED) };
+#undef FOU_NAMED
+static_assert(RTE_DIM(fou_drops) == FOU_DROP_MAX, "drop reasons and their names differ");
+static_assert(RTE_DIM(fou_icmp_kinds) == FOU_ICMP_MAX, "ICMP kinds and their names differ");
+
 void
 fou_gw_params_default(struct fou_gw_params *p)
 {
@@ -1003,54 +1015,30 @@ fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_e
 	return 0;
 }
 
-static const char *const fou_icmp_names[] = {
-#define FOU_ICMP_NAME(e, n, d) [FOU_ICMP_##e] = #n,
-	FOU_ICMP_KINDS(FOU_ICMP_NAME)
-#undef FOU_ICMP_NAME
-};
-
-static const char *const fou_icmp_descs[] = {
-#define FOU_ICMP_DESC(e, n, d) [FOU_ICMP_##e] = d,
-	FOU_ICMP_KINDS(FOU_ICMP_DESC)
-#undef FOU_ICMP_DESC
-};
-
 const char *
 fou_icmp_name(enum fou_icmp_kind k)
 {
-	return k < FOU_ICMP_MAX ? fou_icmp_names[k] : NULL;
+	return k < FOU_ICMP_MAX ? fou_icmp_kinds[k].name : NULL;
 }
 
 const char *
 fou_icmp_desc(enum fou_icmp_kind k)
 {
-	return k < FOU_ICMP_MAX ? fou_icmp_descs[k] : NULL;
+	return k < FOU_ICMP_MAX ? fou_icmp_kinds[k].desc : NULL;
 }
 
 /* --- statistics ------------------------------------------------------- */
 
-static const char *const fou_drop_names[] = {
-#define FOU_DROP_NAME(e, n, d) [FOU_DROP_##e] = #n,
-	FOU_DROP_REASONS(FOU_DROP_NAME)
-#undef FOU_DROP_NAME
-};
-
-static const char *const fou_drop_descs[] = {
-#define FOU_DROP_DESC(e, n, d) [FOU_DROP_##e] = d,
-	FOU_DROP_REASONS(FOU_DROP_DESC)
-#undef FOU_DROP_DESC
-};
-
 const char *
 fou_drop_name(enum fou_drop d)
 {
-	return d < FOU_DROP_MAX ? fou_drop_names[d] : NULL;
+	return d < FOU_DROP_MAX ? fou_drops[d].name : NULL;
 }
 
 const char *
 fou_drop_desc(enum fou_drop d)
 {
-	return d < FOU_DROP_MAX ? fou_drop_descs[d] : NULL;
+	return d < FOU_DROP_MAX ? fou_drops[d].desc : NULL;
 }
 
 const char *
