@@ -95,6 +95,23 @@ fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, c
 	return true;
 }
 
+/* The finished error leaves along a, and counts once it has. */
+static unsigned int
+fou_icmp_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+	      const struct fou_adj *a, int32_t neigh, bool v6, enum fou_icmp_kind kind,
+	      uint16_t *out_port)
+{
+	unsigned int r;
+
+	m->l3_len = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L4_ICMP |
+			 (v6 ? RTE_PTYPE_L3_IPV6 : RTE_PTYPE_L3_IPV4);
+	r = fou_adj_send(gw, st, m, a, neigh, v6, out_port);
+	if (r == FOU_FWD)
+		FOU_STAT_ADD(st->icmp_out[kind], 1);
+	return r;
+}
+
 /* ICMP types that are errors themselves: never answered with an error. */
 static bool
 fou_icmp4_is_error(uint8_t type)
@@ -120,7 +137,6 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	uint8_t tos = (uint8_t)((ip->type_of_service & 0x1e) | 0xc0);
 	struct fou_adj a;
 	int32_t neigh;
-	unsigned int r;
 
 	if (gw->icmp_rate == 0)
 		return fallback;
@@ -175,12 +191,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	};
 	st->ip_id++;
 	nip->hdr_checksum = rte_ipv4_cksum(nip);
-	m->l3_len = sizeof(*nip);
-	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | RTE_PTYPE_L4_ICMP;
-	r = fou_adj_send(gw, st, m, &a, neigh, false, out_port);
-	if (r == FOU_FWD)
-		FOU_STAT_ADD(st->icmp_out[kind], 1);
-	return r;
+	return fou_icmp_send(gw, st, m, &a, neigh, false, kind, out_port);
 }
 
 unsigned int
@@ -197,7 +208,6 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	uint16_t c;
 	struct fou_adj a;
 	int32_t neigh;
-	unsigned int r;
 
 	if (gw->icmp_rate == 0)
 		return fallback;
@@ -242,10 +252,5 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	memcpy(icmp + 4, &be, 4);
 	c = (uint16_t)~fou_cksum_fold(m, sizeof(*nip6), len, rte_ipv6_phdr_cksum(nip6, 0));
 	memcpy(icmp + 2, &c, 2);
-	m->l3_len = sizeof(*nip6);
-	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_ICMP;
-	r = fou_adj_send(gw, st, m, &a, neigh, true, out_port);
-	if (r == FOU_FWD)
-		FOU_STAT_ADD(st->icmp_out[kind], 1);
-	return r;
+	return fou_icmp_send(gw, st, m, &a, neigh, true, kind, out_port);
 }
