@@ -16,6 +16,22 @@
 
 #include "fou_fwd.h"
 
+/*
+ * need bytes at offset at, of which avail are there (in the frame, the IP
+ * packet, the tunnel payload): too few is the layer's truncation counter;
+ * then they must be in the first segment, which is all the code reads.
+ */
+static inline unsigned int
+fou_need(const struct rte_mbuf *m, uint32_t at, uint32_t avail, uint32_t need,
+	 unsigned int truncated)
+{
+	if (avail < need)
+		return truncated;
+	if (at + need > rte_pktmbuf_data_len(m))
+		return FOU_DROP_HDR_SPLIT;
+	return FOU_FWD;
+}
+
 /* fib_validate_source: one of our addresses, or a connected network's
  * broadcast address, never arrives as a source. */
 static inline bool
@@ -145,19 +161,18 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	struct rte_ipv4_hdr *ip;
 	uint32_t hl, tot;
 	uint8_t ecn;
+	unsigned int r;
 
-	if (in->len < sizeof(*ip))
-		return FOU_DROP_INNER_TRUNCATED;
-	if (in->off + sizeof(*ip) > m->data_len)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, in->off, in->len, sizeof(*ip), FOU_DROP_INNER_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, in->off);
 	if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5)
 		return FOU_DROP_INNER_HDR_BAD;
 	hl = (ip->version_ihl & 0xfu) * 4;
-	if (hl > in->len)
-		return FOU_DROP_INNER_TRUNCATED;
-	if (in->off + hl > m->data_len)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, in->off, in->len, hl, FOU_DROP_INNER_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	tot = rte_be_to_cpu_16(ip->total_length);
 	if (tot < hl || tot > in->len)
 		return FOU_DROP_INNER_LEN_BAD;
@@ -182,11 +197,11 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	struct rte_ipv6_hdr *ip6;
 	uint32_t tot, vtc;
 	uint8_t ecn;
+	unsigned int r;
 
-	if (in->len < sizeof(*ip6))
-		return FOU_DROP_INNER_TRUNCATED;
-	if (in->off + sizeof(*ip6) > m->data_len)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, in->off, in->len, sizeof(*ip6), FOU_DROP_INNER_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	ip6 = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, in->off);
 	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
 	if ((vtc >> 28) != 6)
@@ -217,11 +232,11 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 	const uint8_t *g;
 	uint16_t flags;
 	uint32_t hlen;
+	unsigned int r;
 
-	if (in->len < 4)
-		return FOU_DROP_GRE_TRUNCATED;
-	if (in->off + 4 > m->data_len)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, in->off, in->len, 4, FOU_DROP_GRE_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	g = rte_pktmbuf_mtod_offset(m, const uint8_t *, in->off);
 	flags = (uint16_t)(g[0] << 8 | g[1]);
 	if (flags & FOU_GRE_VER_MASK)
@@ -229,10 +244,9 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 	if (flags & FOU_GRE_R)
 		return FOU_DROP_GRE_ROUTING;
 	hlen = 4 + 4 * (!!(flags & FOU_GRE_C) + !!(flags & FOU_GRE_K) + !!(flags & FOU_GRE_S));
-	if (in->len < hlen)
-		return FOU_DROP_GRE_TRUNCATED;
-	if (in->off + hlen > m->data_len)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, in->off, in->len, hlen, FOU_DROP_GRE_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	if ((flags & FOU_GRE_C) && fou_cksum_fold(m, in->off, in->len, 0) != 0xffff)
 		return FOU_DROP_GRE_CKSUM_BAD;
 	*proto = (uint16_t)(g[2] << 8 | g[3]);
@@ -292,7 +306,6 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	      uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl,
 	      uint32_t tot, uint16_t *out_port)
 {
-	const uint32_t seg_len = rte_pktmbuf_data_len(m);
 	const struct rte_udp_hdr *udp;
 	struct fou_inner_ctx in;
 	uint16_t gre_proto;
@@ -308,10 +321,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	in.outer_ecn = ip->type_of_service & 3;
 	if (ip->next_proto_id == IPPROTO_UDP) {
 		/* UDP (__udp4_lib_rcv): a shorter UDP length trims the datagram */
-		if (tot - hl < sizeof(*udp))
-			return FOU_DROP_UDP_TRUNCATED;
-		if (seg_len < off + hl + sizeof(*udp))
-			return FOU_DROP_HDR_SPLIT;
+		r = fou_need(m, off + hl, tot - hl, sizeof(*udp), FOU_DROP_UDP_TRUNCATED);
+		if (r != FOU_FWD)
+			return r;
 		udp = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, off + hl);
 		ulen = rte_be_to_cpu_16(udp->dgram_len);
 		if (ulen < sizeof(*udp) || ulen > tot - hl)
@@ -378,23 +390,21 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	   uint32_t off, bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
-	const uint32_t seg_len = rte_pktmbuf_data_len(m);
 	const struct fou_nexthop *nh;
 	struct rte_ipv4_hdr *ip;
 	uint32_t hl, tot;
+	unsigned int r;
 
-	if (pkt_len - off < sizeof(*ip))
-		return FOU_DROP_IP_TRUNCATED;
-	if (seg_len < off + sizeof(*ip))
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, off, pkt_len - off, sizeof(*ip), FOU_DROP_IP_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, off);
 	if ((ip->version_ihl >> 4) != 4 || (ip->version_ihl & 0xf) < 5)
 		return FOU_DROP_IP_HDR_BAD;
 	hl = (ip->version_ihl & 0xfu) * 4;
-	if (pkt_len - off < hl)
-		return FOU_DROP_IP_TRUNCATED;
-	if (seg_len < off + hl)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, off, pkt_len - off, hl, FOU_DROP_IP_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return FOU_DROP_IP_CKSUM_BAD;
@@ -436,11 +446,11 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	const struct fou_nexthop *nh;
 	struct rte_ipv6_hdr *ip6;
 	uint32_t tot;
+	unsigned int r;
 
-	if (pkt_len - off < sizeof(*ip6))
-		return FOU_DROP_IP_TRUNCATED;
-	if (rte_pktmbuf_data_len(m) < off + sizeof(*ip6))
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, off, pkt_len - off, sizeof(*ip6), FOU_DROP_IP_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	ip6 = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, off);
 	if ((rte_be_to_cpu_32(ip6->vtc_flow) >> 28) != 6)
 		return FOU_DROP_IP_HDR_BAD;
@@ -467,18 +477,17 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	   struct rte_mbuf *m, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
-	const uint32_t seg_len = rte_pktmbuf_data_len(m);
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)p;
 	uint32_t off = RTE_ETHER_HDR_LEN;
 	uint16_t etype;
 	unsigned int tags;
 	bool l2_group;
+	unsigned int r;
 
-	if (pkt_len < off)
-		return FOU_DROP_ETH_TRUNCATED;
-	if (seg_len < off)
-		return FOU_DROP_HDR_SPLIT;
+	r = fou_need(m, 0, pkt_len, off, FOU_DROP_ETH_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
 	if (rte_is_unicast_ether_addr(&eth->dst_addr) &&
 	    !rte_is_same_ether_addr(&eth->dst_addr, &gw->iface[rx_port].mac))
 		return FOU_DROP_ETH_OTHER_HOST;
@@ -486,10 +495,10 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	/* 802.1Q, and 802.1ad outside it: the tag is not kept */
 	for (tags = 0; tags < 2 && (etype == RTE_ETHER_TYPE_VLAN || etype == RTE_ETHER_TYPE_QINQ);
 	     tags++) {
-		if (pkt_len < off + sizeof(struct rte_vlan_hdr))
-			return FOU_DROP_ETH_TRUNCATED;
-		if (seg_len < off + sizeof(struct rte_vlan_hdr))
-			return FOU_DROP_HDR_SPLIT;
+		r = fou_need(m, off, pkt_len - off, sizeof(struct rte_vlan_hdr),
+			     FOU_DROP_ETH_TRUNCATED);
+		if (r != FOU_FWD)
+			return r;
 		etype = rte_be_to_cpu_16(((const struct rte_vlan_hdr *)(p + off))->eth_proto);
 		off += sizeof(struct rte_vlan_hdr);
 	}
