@@ -23,25 +23,41 @@ struct fou_app_opts {
 int fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts);
 void fou_app_usage(const char *prgname);
 
-/* Configure and start a port with nb_queues RX and TX queues. */
-int fou_app_port_start(uint16_t port, uint16_t nb_queues, struct rte_mempool *mp,
-		       const struct rte_ether_addr *mac, uint16_t mtu);
+/* How a started port is set up. */
+struct fou_app_port {
+	uint16_t nb_rxq;	/* <= workers: RSS spreads over these */
+	uint16_t nb_txq;	/* one per worker */
+	uint64_t rss_hf;	/* 0: no RSS */
+	uint64_t tx_offloads;	/* RTE_ETH_TX_OFFLOAD_* enabled */
+	char driver[32];
+};
+
+/* Configure and start a port for nb_workers worker lcores. */
+int fou_app_port_start(uint16_t port, uint16_t nb_workers, struct rte_mempool *mp,
+		       const struct rte_ether_addr *mac, uint16_t mtu, struct fou_app_port *out);
+
+/* Packets waiting for one port's TX queue. */
+struct fou_txbuf {
+	uint16_t n;
+	struct rte_mbuf *pkts[FOU_BURST];
+};
 
 /* Worker lcore state: written by its lcore only. */
 struct fou_worker {
 	struct fou_gw *gw;
 	struct fou_lcore_stats *st;
-	uint16_t queue;				/* RX and TX queue on every port */
+	struct fou_worker_conf conf;		/* its RX queues and its TX queue */
 	uint16_t nb_ports;
-	uint16_t ports[RTE_MAX_ETHPORTS];	/* ports this worker polls */
-	struct rte_eth_dev_tx_buffer *txb[RTE_MAX_ETHPORTS];
+	uint16_t ports[RTE_MAX_ETHPORTS];	/* every port: it may send on each */
+	struct fou_txbuf txb[RTE_MAX_ETHPORTS];
 } __rte_cache_aligned;
 
 extern volatile bool fou_app_quit;
 
+/* Worker number idx (0-based) of nb: TX queue idx on every port, RX queue
+ * idx where the port has that many. */
 int fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id,
-		    uint16_t queue);
-void fou_worker_free(struct fou_worker *w);
+		    uint16_t idx, const struct fou_app_port *ports);
 int fou_worker_main(void *arg);
 
 #endif /* FOU_APP_H */

@@ -105,23 +105,47 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 	free(ti);
 }
 
+/* Names of the offloads a port uses, for the startup lines. */
 static void
-fou_app_print_config(struct fou_gw *gw, unsigned int nb_workers)
+fou_app_print_offloads(uint64_t tx_offloads)
+{
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
+		printf(" ipv4_cksum");
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+		printf(" udp_cksum");
+	if (tx_offloads == 0)
+		printf(" none (checksums in software)");
+}
+
+static void
+fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
 {
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
-	unsigned int n, i;
+	unsigned int n, i, lcore;
 	uint16_t port;
 
-	printf("dpdk-fou: %u worker lcore(s)\n", nb_workers);
 	RTE_ETH_FOREACH_DEV(port) {
 		struct rte_ether_addr mac;
 		char macs[RTE_ETHER_ADDR_FMT_SIZE], name[RTE_ETH_NAME_MAX_LEN] = "?";
+		const struct fou_app_port *p = &ports[port];
 		uint16_t mtu;
 
 		fou_iface_get(gw, port, &mac, &mtu);
 		rte_ether_format_addr(macs, sizeof(macs), &mac);
 		rte_eth_dev_get_name_by_port(port, name);
-		printf("port %u (%s): mac %s mtu %u\n", port, name, macs, mtu);
+		printf("port %u (%s): mac %s mtu %u, %u rx / %u tx queues, rss %s, tx offloads",
+		       port, name, macs, mtu, p->nb_rxq, p->nb_txq, p->rss_hf != 0 ? "on" : "off");
+		fou_app_print_offloads(p->tx_offloads);
+		printf("\n");
+	}
+	RTE_LCORE_FOREACH_WORKER(lcore) {
+		const struct fou_worker_conf *c = fou_worker_get(gw, lcore);
+
+		printf("lcore %u: tx queue %u on every port, rx", lcore, c->tx_queue);
+		for (i = 0; i < c->nb_rxq; i++)
+			printf(" port %u queue %u%s", c->rxq[i].port, c->rxq[i].queue,
+			       i + 1 < c->nb_rxq ? "," : "");
+		printf("%s\n", c->nb_rxq == 0 ? " none" : "");
 	}
 	n = fou_port_list(gw, info, RTE_DIM(info));
 	for (i = 0; i < n; i++) {
@@ -184,6 +208,7 @@ int
 main(int argc, char **argv)
 {
 	static struct fou_worker workers[RTE_MAX_LCORE];
+	static struct fou_app_port ports[RTE_MAX_ETHPORTS];
 	struct fou_gw_params params;
 	struct fou_app_opts opts;
 	struct fou_err err = { "" };
@@ -254,21 +279,23 @@ main(int argc, char **argv)
 		uint16_t mtu;
 
 		fou_iface_get(gw, port, &mac, &mtu);
-		if (fou_app_port_start(port, (uint16_t)nb_workers, mp, &mac, mtu) != 0)
+		if (fou_app_port_start(port, (uint16_t)nb_workers, mp, &mac, mtu, &ports[port]) != 0)
 			goto out;
 		started[port] = true;
+		if (fou_iface_tx_offload_set(gw, port, ports[port].tx_offloads, &err) != 0) {
+			fprintf(stderr, "dpdk-fou: %s\n", err.msg);
+			goto out;
+		}
 	}
 	if (fou_telemetry_register(gw) != 0)
 		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
 
-	fou_app_print_config(gw, nb_workers);
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++) != 0) {
-			fprintf(stderr, "dpdk-fou: lcore %u: out of memory\n", lcore);
+		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, ports) != 0)
 			goto out;
-		}
 	}
+	fou_app_print_config(gw, ports);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_remote_launch(fou_worker_main, &workers[lcore], lcore);
 
@@ -287,8 +314,6 @@ out:
 			rte_eth_dev_stop(port);
 		rte_eth_dev_close(port);
 	}
-	RTE_LCORE_FOREACH_WORKER(lcore)
-		fou_worker_free(&workers[lcore]);
 	if (mp != NULL) {
 		unsigned int avail = rte_mempool_avail_count(mp);
 

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Ethdev setup: queues, MTU, MAC and the RX checksum offloads the port has. */
+/*
+ * Ethdev setup: a TX queue per worker, RX queues spread by RSS, MTU, MAC,
+ * and the checksum offloads the port has.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,9 +13,70 @@
 #define FOU_RX_DESC 1024
 #define FOU_TX_DESC 1024
 
+/* The RSS hash types asked for: IPv4/IPv6 with UDP/TCP ports, as far as
+ * the device can hash them. FOU's source-port entropy spreads tunnels. */
+#define FOU_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
+
+/* Queue counts, RSS and offloads for this device and this many workers. */
+static int
+fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t nb_workers,
+		  uint16_t mtu, struct rte_eth_conf *conf, struct fou_app_port *out)
+{
+	if (nb_workers > info->max_tx_queues) {
+		fprintf(stderr,
+			"dpdk-fou: port %u (%s) has at most %u TX queue(s); each of the %u worker lcores needs one (net_pcap: one tx_pcap/tx_iface per worker)\n",
+			port, info->driver_name, info->max_tx_queues, nb_workers);
+		return -EINVAL;
+	}
+	if (info->max_rx_queues == 0) {
+		fprintf(stderr, "dpdk-fou: port %u (%s) has no RX queue\n", port,
+			info->driver_name);
+		return -EINVAL;
+	}
+	if (mtu < info->min_mtu || mtu > info->max_mtu) {
+		fprintf(stderr, "dpdk-fou: port %u (%s): MTU %u is outside the device's %u-%u\n",
+			port, info->driver_name, mtu, info->min_mtu, info->max_mtu);
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof(*out));
+	snprintf(out->driver, sizeof(out->driver), "%s", info->driver_name);
+	out->nb_txq = nb_workers;
+	out->nb_rxq = RTE_MIN(nb_workers, info->max_rx_queues);
+	if (out->nb_rxq > 1) {
+		out->rss_hf = info->flow_type_rss_offloads & FOU_RSS_HF;
+		if (out->rss_hf == 0) {
+			printf("dpdk-fou: port %u (%s) has no RSS for IP/UDP/TCP: one RX queue, polled by the first worker\n",
+			       port, info->driver_name);
+			out->nb_rxq = 1;
+		} else if (out->nb_rxq < nb_workers) {
+			printf("dpdk-fou: port %u (%s) has %u RX queues: %u of the %u workers poll it\n",
+			       port, info->driver_name, out->nb_rxq, out->nb_rxq, nb_workers);
+		}
+	}
+
+	memset(conf, 0, sizeof(*conf));
+	conf->rxmode.mtu = mtu;
+	if (out->rss_hf != 0) {
+		conf->rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf->rx_adv_conf.rss_conf.rss_hf = out->rss_hf;	/* the device's key */
+	}
+	/* The outer header checks use these where the port has them. */
+	conf->rxmode.offloads = info->rx_offload_capa &
+				(RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM |
+				 RTE_ETH_RX_OFFLOAD_SCATTER);
+	/* Encapsulation leaves these checksums to the port where it can;
+	 * the UDP one only together with the IPv4 header one. */
+	out->tx_offloads = info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	if (out->tx_offloads != 0)
+		out->tx_offloads |= info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	conf->txmode.offloads = out->tx_offloads |
+				(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	return 0;
+}
+
 int
-fou_app_port_start(uint16_t port, uint16_t nb_queues, struct rte_mempool *mp,
-		   const struct rte_ether_addr *mac, uint16_t mtu)
+fou_app_port_start(uint16_t port, uint16_t nb_workers, struct rte_mempool *mp,
+		   const struct rte_ether_addr *mac, uint16_t mtu, struct fou_app_port *out)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -26,43 +90,28 @@ fou_app_port_start(uint16_t port, uint16_t nb_queues, struct rte_mempool *mp,
 			rte_strerror(-ret));
 		return ret;
 	}
-	if (nb_queues > info.max_rx_queues || nb_queues > info.max_tx_queues) {
-		fprintf(stderr,
-			"dpdk-fou: port %u (%s) has at most %u RX and %u TX queues; %u worker lcores need one of each\n",
-			port, info.driver_name, info.max_rx_queues, info.max_tx_queues, nb_queues);
-		return -EINVAL;
-	}
-	if (mtu < info.min_mtu || mtu > info.max_mtu) {
-		fprintf(stderr, "dpdk-fou: port %u (%s): MTU %u is outside the device's %u-%u\n",
-			port, info.driver_name, mtu, info.min_mtu, info.max_mtu);
-		return -EINVAL;
-	}
+	ret = fou_app_port_plan(port, &info, nb_workers, mtu, &conf, out);
+	if (ret != 0)
+		return ret;
 
-	memset(&conf, 0, sizeof(conf));
-	conf.rxmode.mtu = mtu;
-	/* The outer header checks use these where the port has them. */
-	conf.rxmode.offloads = info.rx_offload_capa &
-			       (RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM);
-	if (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_SCATTER)
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCATTER;
-	conf.txmode.offloads = info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
-
-	ret = rte_eth_dev_configure(port, nb_queues, nb_queues, &conf);
+	ret = rte_eth_dev_configure(port, out->nb_rxq, out->nb_txq, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
-	for (q = 0; ret == 0 && q < nb_queues; q++) {
+	for (q = 0; ret == 0 && q < out->nb_rxq; q++) {
 		struct rte_eth_rxconf rxc = info.default_rxconf;
-		struct rte_eth_txconf txc = info.default_txconf;
 
 		rxc.offloads = conf.rxmode.offloads;
-		txc.offloads = conf.txmode.offloads;
 		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxc, mp);
-		if (ret == 0)
-			ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, &txc);
+	}
+	for (q = 0; ret == 0 && q < out->nb_txq; q++) {
+		struct rte_eth_txconf txc = info.default_txconf;
+
+		txc.offloads = conf.txmode.offloads;
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, &txc);
 	}
 	if (ret != 0) {
-		fprintf(stderr, "dpdk-fou: port %u (%s): cannot configure %u queue(s): %s\n", port,
-			info.driver_name, nb_queues, rte_strerror(-ret));
+		fprintf(stderr, "dpdk-fou: port %u (%s): cannot configure %u RX / %u TX queue(s): %s\n",
+			port, info.driver_name, out->nb_rxq, out->nb_txq, rte_strerror(-ret));
 		return ret;
 	}
 	if (rte_eth_macaddr_get(port, &cur) == 0 && !rte_is_same_ether_addr(&cur, mac)) {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker lcore loop (l3fwd's shape): drain timer, rx burst on each of
- * its queues, fou_rx_burst(), buffered tx per egress port. No locks, no
- * syscalls, no logging, no allocation once running.
+ * its RX queues, fou_rx_burst() (which prefetches a window ahead), packets
+ * buffered per egress port and sent on this worker's own TX queue there.
+ * No locks, no syscalls, no logging, no allocation once running.
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
-#include <rte_malloc.h>
 #include <rte_random.h>
 
 #include "app.h"
@@ -16,19 +16,11 @@
 
 volatile bool fou_app_quit;
 
-/* rte_eth_tx_buffer error callback: the queue was full. */
-static void
-fou_worker_tx_unsent(struct rte_mbuf **pkts, uint16_t n, void *arg)
-{
-	struct fou_lcore_stats *st = arg;
-
-	FOU_STAT_ADD(st->drop[FOU_DROP_TX_FULL], n);
-	rte_pktmbuf_free_bulk(pkts, n);
-}
-
 int
-fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, uint16_t queue)
+fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, uint16_t idx,
+		const struct fou_app_port *ports)
 {
+	struct fou_err err;
 	uint16_t port;
 
 	memset(w, 0, sizeof(*w));
@@ -37,26 +29,57 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 	/* outer IPv4 IDs: each lcore starts somewhere else, so two lcores
 	 * sending to one remote do not walk the same IDs in step */
 	w->st->ip_id = (uint16_t)rte_rand();
-	w->queue = queue;
+	w->conf.tx_queue = idx;
 	RTE_ETH_FOREACH_DEV(port) {
-		w->txb[port] = rte_zmalloc_socket("fou_txb", RTE_ETH_TX_BUFFER_SIZE(FOU_BURST), 0,
-						  rte_lcore_to_socket_id(lcore_id));
-		if (w->txb[port] == NULL)
-			return -ENOMEM;
-		rte_eth_tx_buffer_init(w->txb[port], FOU_BURST);
-		rte_eth_tx_buffer_set_err_callback(w->txb[port], fou_worker_tx_unsent, w->st);
 		w->ports[w->nb_ports++] = port;
+		if (idx < ports[port].nb_rxq)
+			w->conf.rxq[w->conf.nb_rxq++] = (struct fou_rxq){ port, idx };
+	}
+	if (fou_worker_set(gw, lcore_id, &w->conf, &err) != 0) {
+		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
+		return -EINVAL;
 	}
 	return 0;
 }
 
-void
-fou_worker_free(struct fou_worker *w)
+/*
+ * Send what is buffered for port: rte_eth_tx_prepare first (it fixes up or
+ * refuses offload requests on PMDs that need it), then the queue. A refused
+ * packet is dropped and the rest still go; what the queue cannot take is
+ * dropped as tx_full.
+ */
+static void
+fou_worker_tx_flush(struct fou_worker *w, uint16_t port)
 {
-	unsigned int p;
+	struct fou_txbuf *b = &w->txb[port];
+	const uint16_t q = w->conf.tx_queue;
+	uint16_t done = 0, ok, sent;
 
-	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
-		rte_free(w->txb[p]);
+	while (done < b->n) {
+		ok = rte_eth_tx_prepare(port, q, &b->pkts[done], b->n - done);
+		sent = rte_eth_tx_burst(port, q, &b->pkts[done], ok);
+		FOU_STAT_ADD(w->st->tx[port], sent);
+		if (unlikely(sent < ok)) {
+			FOU_STAT_ADD(w->st->drop[FOU_DROP_TX_FULL], ok - sent);
+			rte_pktmbuf_free_bulk(&b->pkts[done + sent], ok - sent);
+		}
+		done += ok;
+		if (unlikely(done < b->n)) {
+			FOU_STAT_ADD(w->st->drop[FOU_DROP_TX_PREPARE], 1);
+			rte_pktmbuf_free(b->pkts[done++]);
+		}
+	}
+	b->n = 0;
+}
+
+static inline void
+fou_worker_tx(struct fou_worker *w, uint16_t port, struct rte_mbuf *m)
+{
+	struct fou_txbuf *b = &w->txb[port];
+
+	b->pkts[b->n++] = m;
+	if (b->n == FOU_BURST)
+		fou_worker_tx_flush(w, port);
 }
 
 static inline void
@@ -64,12 +87,9 @@ fou_worker_flush(struct fou_worker *w)
 {
 	uint16_t i;
 
-	for (i = 0; i < w->nb_ports; i++) {
-		uint16_t port = w->ports[i];
-		uint16_t sent = rte_eth_tx_buffer_flush(port, w->queue, w->txb[port]);
-
-		FOU_STAT_ADD(w->st->tx[port], sent);
-	}
+	for (i = 0; i < w->nb_ports; i++)
+		if (w->txb[w->ports[i]].n != 0)
+			fou_worker_tx_flush(w, w->ports[i]);
 }
 
 int
@@ -89,20 +109,19 @@ fou_worker_main(void *arg)
 			fou_worker_flush(w);
 			prev_tsc = cur_tsc;
 		}
-		for (i = 0; i < w->nb_ports; i++) {
-			uint16_t port = w->ports[i], n, nf;
+		for (i = 0; i < w->conf.nb_rxq; i++) {
+			const uint16_t port = w->conf.rxq[i].port;
+			uint16_t n, nf;
 
-			n = rte_eth_rx_burst(port, w->queue, pkts, FOU_BURST);
-			if (n == 0)
+			n = rte_eth_rx_burst(port, w->conf.rxq[i].queue, pkts, FOU_BURST);
+			if (n == 0) {
+				FOU_STAT_ADD(w->st->polls_idle, 1);
 				continue;
-			nf = fou_rx_burst(w->gw, w->st, port, pkts, n, out_port);
-			for (j = 0; j < nf; j++) {
-				uint16_t op = out_port[j];
-				uint16_t sent = rte_eth_tx_buffer(op, w->queue, w->txb[op], pkts[j]);
-
-				if (sent != 0)
-					FOU_STAT_ADD(w->st->tx[op], sent);
 			}
+			FOU_STAT_ADD(w->st->polls_busy, 1);
+			nf = fou_rx_burst(w->gw, w->st, port, pkts, n, out_port);
+			for (j = 0; j < nf; j++)
+				fou_worker_tx(w, out_port[j], pkts[j]);
 		}
 	}
 	fou_worker_flush(w);

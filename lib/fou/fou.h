@@ -69,6 +69,7 @@
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop") \
 	X(NO_HEADROOM, no_headroom, "mbuf headroom too small for the outer headers") \
+	X(TX_PREPARE, tx_prepare, "the egress port's rte_eth_tx_prepare refused the packet's offload request") \
 	X(TX_FULL, tx_full, "egress queue full")
 
 enum fou_drop {
@@ -114,6 +115,8 @@ struct fou_lcore_stats {
 	uint64_t decap[FOU_MAX_UDP_PORTS + 1];	/* per FOU port slot */
 	uint64_t decap_inner[FOU_INNER_MAX];
 	uint64_t icmp_out[FOU_ICMP_MAX];
+	uint64_t polls_busy;			/* rx polls that returned packets */
+	uint64_t polls_idle;			/* rx polls that returned none */
 
 	/* Data-path state of the owning lcore, not counters. Zeroed is a
 	 * valid start. */
@@ -235,6 +238,34 @@ struct fou_tunnel_info {
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,
 			     unsigned int n);
 
+/*
+ * The transmit offloads (RTE_ETH_TX_OFFLOAD_*) a started port was configured
+ * with. Encapsulation leaves the outer IPv4 header checksum and the UDP
+ * checksum to the port where it has IPV4_CKSUM / UDP_CKSUM, and computes
+ * them in software otherwise. Call before the workers start.
+ */
+int fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
+			     struct fou_err *err);
+uint64_t fou_iface_tx_offload_get(const struct fou_gw *gw, uint16_t port);
+
+/*
+ * What a worker lcore polls and where it sends: one TX queue on every port,
+ * RX queues on some. Recorded for /fou/lcores; the worker owns its queues.
+ */
+struct fou_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+struct fou_worker_conf {
+	uint16_t tx_queue;
+	uint16_t nb_rxq;
+	struct fou_rxq rxq[RTE_MAX_ETHPORTS];
+};
+int fou_worker_set(struct fou_gw *gw, unsigned int lcore_id, const struct fou_worker_conf *c,
+		   struct fou_err *err);
+/* NULL for an lcore that is not a worker. */
+const struct fou_worker_conf *fou_worker_get(const struct fou_gw *gw, unsigned int lcore_id);
+
 bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
 		  uint16_t *mtu);
@@ -242,6 +273,8 @@ int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr 
 /* Per-lcore counters; sum over every lcore into out. */
 struct fou_lcore_stats *fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id);
 void fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out);
+/* One lcore's counters only (a consistent-enough snapshot into out). */
+int fou_stats_lcore(const struct fou_gw *gw, unsigned int lcore_id, struct fou_lcore_stats *out);
 uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);

@@ -59,8 +59,9 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 
 unsigned int
 fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
-		 const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6)
+		 const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6, uint16_t port)
 {
+	const uint8_t tx_ol = gw->iface[port].tx_ol;
 	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
 	struct rte_ipv4_hdr *ip;
@@ -102,7 +103,13 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
 	ip->packet_id = rte_cpu_to_be_16(st->ip_id);
 	st->ip_id++;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	m->l3_len = sizeof(*ip);
+	if (tx_ol & FOU_TXOL_IPV4) {
+		/* the port fills hdr_checksum (0 in the template) */
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	} else {
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+	}
 
 	if (t->flags & FOU_TUN_FOU) {
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
@@ -136,13 +143,21 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 	if (t->flags & FOU_TUN_UDP_CSUM) {
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 		uint16_t ulen = rte_be_to_cpu_16(udp->dgram_len);
-		uint16_t c = (uint16_t)~fou_cksum_fold(m, sizeof(*ip), ulen,
-						       fou_udp4_phdr_sum(ip, ulen));
 
-		/* RFC 768: a computed zero is sent as all ones */
-		udp->dgram_cksum = c == 0 ? 0xffff : c;
+		if (tx_ol & FOU_TXOL_UDP) {
+			/* the port sums the datagram onto the pseudo header's sum
+			 * (and sends a zero result as all ones) */
+			udp->dgram_cksum = rte_ipv4_phdr_cksum(ip, RTE_MBUF_F_TX_IPV4);
+			m->l4_len = sizeof(*udp);
+			m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_UDP_CKSUM;
+		} else {
+			uint16_t c = (uint16_t)~fou_cksum_fold(m, sizeof(*ip), ulen,
+							       fou_udp4_phdr_sum(ip, ulen));
+
+			/* RFC 768: a computed zero is sent as all ones */
+			udp->dgram_cksum = c == 0 ? 0xffff : c;
+		}
 	}
-	m->l3_len = sizeof(*ip);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 			 ((t->flags & FOU_TUN_FOU) ? RTE_PTYPE_L4_UDP : 0);
 

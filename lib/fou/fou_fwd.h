@@ -192,10 +192,12 @@ fou_eth_push(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t port, int32_t
 /*
  * Encapsulate the IP packet m (starting at its header, cut to its length)
  * into tunnel t: prepends the outer IPv4 [+ UDP] [+ GRE] header. inner_v6
- * says the family; the inner TTL/ECN are final. Returns FOU_FWD or a drop.
+ * says the family; the inner TTL/ECN are final; port is where it leaves (its
+ * checksum offloads are used). Returns FOU_FWD or a drop.
  */
 unsigned int fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
-			      const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6);
+			      const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6,
+			      uint16_t port);
 
 /*
  * Turn m, which holds an IPv4 / IPv6 packet at off of tot bytes that cannot
@@ -223,7 +225,7 @@ fou_adj_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbu
 	unsigned int r;
 
 	if (a->tun != NULL) {
-		r = fou_tunnel_encap(gw, st, a->tun, m, v6);
+		r = fou_tunnel_encap(gw, st, a->tun, m, v6, a->port);
 		if (r != FOU_FWD)
 			return r;
 	}

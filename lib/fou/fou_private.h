@@ -42,7 +42,11 @@ struct fou_iface {
 	struct rte_ether_addr mac;
 	uint16_t mtu;		/* L3 MTU */
 	uint8_t enabled;
+	uint8_t tx_ol;		/* FOU_TXOL_*: checksums the port computes */
 };
+
+#define FOU_TXOL_IPV4 0x01	/* outer IPv4 header checksum */
+#define FOU_TXOL_UDP 0x02	/* UDP checksum over IPv4 */
 
 /* Tunnel flags read per packet. */
 #define FOU_TUN_TTL_INHERIT 0x01
@@ -136,6 +140,8 @@ struct fou_gw {
 	unsigned int nb_addrs;
 	struct fou_addr addrs[FOU_MAX_ADDRS];
 	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */
+	struct fou_worker_conf *workers;	/* RTE_MAX_LCORE entries */
+	bool is_worker[RTE_MAX_LCORE];
 };
 
 static inline void

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -131,7 +132,9 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	gw->tun_stats = rte_zmalloc_socket("fou_tun_stats", sizeof(*gw->tun_stats) *
 					   (size_t)p->max_tunnels * RTE_MAX_LCORE,
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL ||
+	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
+					 RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
 		goto fail;
 	gw->sport_min = 32768;
@@ -162,6 +165,7 @@ fou_gw_free(struct fou_gw *gw)
 	rte_free(gw->neigh_mac);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
+	rte_free(gw->workers);
 	rte_free(gw);
 }
 
@@ -294,6 +298,76 @@ fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac
 	*mac = gw->iface[port].mac;
 	*mtu = gw->iface[port].mtu;
 	return 0;
+}
+
+int
+fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
+			 struct fou_err *err)
+{
+	uint8_t ol = 0;
+
+	if (!fou_iface_enabled(gw, port)) {
+		fou_err_set(err, "port %u is not a gateway port", port);
+		return -ENODEV;
+	}
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
+		ol |= FOU_TXOL_IPV4;
+	/* the UDP checksum offload also needs the IPv4 header flags */
+	if ((tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) && (ol & FOU_TXOL_IPV4))
+		ol |= FOU_TXOL_UDP;
+	gw->iface[port].tx_ol = ol;
+	return 0;
+}
+
+uint64_t
+fou_iface_tx_offload_get(const struct fou_gw *gw, uint16_t port)
+{
+	uint64_t r = 0;
+
+	if (!fou_iface_enabled(gw, port))
+		return 0;
+	if (gw->iface[port].tx_ol & FOU_TXOL_IPV4)
+		r |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	if (gw->iface[port].tx_ol & FOU_TXOL_UDP)
+		r |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	return r;
+}
+
+/* --- worker lcores ----------------------------------------------------- */
+
+int
+fou_worker_set(struct fou_gw *gw, unsigned int lcore_id, const struct fou_worker_conf *c,
+	       struct fou_err *err)
+{
+	uint16_t i;
+
+	if (lcore_id >= RTE_MAX_LCORE) {
+		fou_err_set(err, "lcore %u is beyond RTE_MAX_LCORE", lcore_id);
+		return -EINVAL;
+	}
+	if (c->nb_rxq > RTE_DIM(c->rxq)) {
+		fou_err_set(err, "lcore %u: %u RX queues, at most %zu", lcore_id, c->nb_rxq,
+			    RTE_DIM(c->rxq));
+		return -EINVAL;
+	}
+	for (i = 0; i < c->nb_rxq; i++) {
+		if (!fou_iface_enabled(gw, c->rxq[i].port)) {
+			fou_err_set(err, "lcore %u: port %u is not a gateway port", lcore_id,
+				    c->rxq[i].port);
+			return -ENODEV;
+		}
+	}
+	gw->workers[lcore_id] = *c;
+	gw->is_worker[lcore_id] = true;
+	return 0;
+}
+
+const struct fou_worker_conf *
+fou_worker_get(const struct fou_gw *gw, unsigned int lcore_id)
+{
+	if (lcore_id >= RTE_MAX_LCORE || !gw->is_worker[lcore_id])
+		return NULL;
+	return &gw->workers[lcore_id];
 }
 
 /* --- FOU receive ports ------------------------------------------------ */
@@ -1053,28 +1127,46 @@ fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id)
 	return lcore_id < RTE_MAX_LCORE ? &gw->stats[lcore_id] : NULL;
 }
 
+/* Add one lcore's counters to out (the owner may be writing them). */
+static void
+fou_stats_add(struct fou_lcore_stats *out, const struct fou_lcore_stats *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		out->rx[i] += FOU_STAT_READ(s->rx[i]);
+		out->tx[i] += FOU_STAT_READ(s->tx[i]);
+	}
+	for (i = 0; i < FOU_DROP_MAX; i++)
+		out->drop[i] += FOU_STAT_READ(s->drop[i]);
+	for (i = 0; i <= FOU_MAX_UDP_PORTS; i++)
+		out->decap[i] += FOU_STAT_READ(s->decap[i]);
+	for (i = 0; i < FOU_INNER_MAX; i++)
+		out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]);
+	for (i = 0; i < FOU_ICMP_MAX; i++)
+		out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]);
+	out->polls_busy += FOU_STAT_READ(s->polls_busy);
+	out->polls_idle += FOU_STAT_READ(s->polls_idle);
+}
+
 void
 fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out)
 {
-	unsigned int l, i;
+	unsigned int l;
 
 	memset(out, 0, sizeof(*out));
-	for (l = 0; l < RTE_MAX_LCORE; l++) {
-		const struct fou_lcore_stats *s = &gw->stats[l];
+	for (l = 0; l < RTE_MAX_LCORE; l++)
+		fou_stats_add(out, &gw->stats[l]);
+}
 
-		for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
-			out->rx[i] += FOU_STAT_READ(s->rx[i]);
-			out->tx[i] += FOU_STAT_READ(s->tx[i]);
-		}
-		for (i = 0; i < FOU_DROP_MAX; i++)
-			out->drop[i] += FOU_STAT_READ(s->drop[i]);
-		for (i = 0; i <= FOU_MAX_UDP_PORTS; i++)
-			out->decap[i] += FOU_STAT_READ(s->decap[i]);
-		for (i = 0; i < FOU_INNER_MAX; i++)
-			out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]);
-		for (i = 0; i < FOU_ICMP_MAX; i++)
-			out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]);
-	}
+int
+fou_stats_lcore(const struct fou_gw *gw, unsigned int lcore_id, struct fou_lcore_stats *out)
+{
+	if (lcore_id >= RTE_MAX_LCORE)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	fou_stats_add(out, &gw->stats[lcore_id]);
+	return 0;
 }
 
 uint64_t

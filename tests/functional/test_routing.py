@@ -163,9 +163,9 @@ class Routing(ft.GatewayTestCase):
                          [(p, len(t.out(p))) for p in range(3)])
         self.assertTrue(all(len(t.out(p)) > 0 for p in range(3)))
         # what the gateway says the ports are
-        self.assertRegex(run.stdout, re.compile(r'^port 1 \(net_pcap1\): mac %s mtu 1000$' %
+        self.assertRegex(run.stdout, re.compile(r'^port 1 \(net_pcap1\): mac %s mtu 1000,' %
                                                 ft.MAC_P1, re.I | re.M))
-        self.assertRegex(run.stdout, re.compile(r'^port 2 \(net_pcap2\): mac %s mtu 1500$' %
+        self.assertRegex(run.stdout, re.compile(r'^port 2 \(net_pcap2\): mac %s mtu 1500,' %
                                                 MAC_P2, re.I | re.M))
 
     def test_receive_on_every_port(self):
