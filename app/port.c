@@ -41,18 +41,22 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 	memset(out, 0, sizeof(*out));
 	snprintf(out->driver, sizeof(out->driver), "%s", info->driver_name);
 	out->nb_txq = nb_workers;
+	/*
+	 * Without RSS the RX queues are still set up: software devices spread
+	 * packets over them by themselves (af_packet's fanout hash, virtio's
+	 * host steering, one capture or ring per queue for pcap and ring);
+	 * a NIC puts everything on queue 0 and the others cost an empty poll.
+	 */
 	out->nb_rxq = RTE_MIN(nb_workers, info->max_rx_queues);
 	if (out->nb_rxq > 1) {
 		out->rss_hf = info->flow_type_rss_offloads & FOU_RSS_HF;
-		if (out->rss_hf == 0) {
-			printf("dpdk-fou: port %u (%s) has no RSS for IP/UDP/TCP: one RX queue, polled by the first worker\n",
-			       port, info->driver_name);
-			out->nb_rxq = 1;
-		} else if (out->nb_rxq < nb_workers) {
-			printf("dpdk-fou: port %u (%s) has %u RX queues: %u of the %u workers poll it\n",
-			       port, info->driver_name, out->nb_rxq, out->nb_rxq, nb_workers);
-		}
+		if (out->rss_hf == 0)
+			printf("dpdk-fou: port %u (%s) has no RSS for IP/UDP/TCP: its %u RX queues get what the device puts on each\n",
+			       port, info->driver_name, out->nb_rxq);
 	}
+	if (out->nb_rxq < nb_workers)
+		printf("dpdk-fou: port %u (%s) has %u RX queue(s): %u of the %u workers poll it\n",
+		       port, info->driver_name, out->nb_rxq, out->nb_rxq, nb_workers);
 
 	memset(conf, 0, sizeof(*conf));
 	conf->rxmode.mtu = mtu;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Telemetry commands (read-only): /fou/stats and /fou/ports. They run on
- * the telemetry thread and only read counters and tables.
+ * Telemetry commands (read-only): /fou/stats, /fou/ports, /fou/tunnels and
+ * /fou/lcores. They run on the telemetry thread and only read counters and
+ * tables.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -224,6 +225,61 @@ fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	return ret;
 }
 
+/* One worker lcore: its queues and what it did. */
+static struct rte_tel_data *
+fou_tel_lcore(const struct fou_worker_conf *c, const struct fou_lcore_stats *s)
+{
+	struct rte_tel_data *e = rte_tel_data_alloc();
+	uint64_t rx = 0, tx = 0;
+	char key[24];
+	unsigned int i;
+
+	if (e == NULL)
+		return NULL;
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		rx += s->rx[i];
+		tx += s->tx[i];
+	}
+	rte_tel_data_start_dict(e);
+	rte_tel_data_add_dict_u64(e, "tx_queue", c->tx_queue);
+	for (i = 0; i < c->nb_rxq; i++) {
+		snprintf(key, sizeof(key), "port%u_rx_queue", c->rxq[i].port);
+		rte_tel_data_add_dict_u64(e, key, c->rxq[i].queue);
+	}
+	rte_tel_data_add_dict_u64(e, "rx", rx);
+	rte_tel_data_add_dict_u64(e, "tx", tx);
+	rte_tel_data_add_dict_u64(e, "dropped", fou_stats_drops(s));
+	rte_tel_data_add_dict_u64(e, "polls_busy", s->polls_busy);
+	rte_tel_data_add_dict_u64(e, "polls_idle", s->polls_idle);
+	return e;
+}
+
+/* {"1": {...}, "2": {...}}: the worker lcores by lcore id. */
+static int
+fou_tel_lcores_fill(const struct fou_gw *gw, struct rte_tel_data *d)
+{
+	struct fou_lcore_stats *s;
+	unsigned int l;
+	int ret = 0;
+
+	s = malloc(sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_dict(d);
+	for (l = 0; l < RTE_MAX_LCORE && ret == 0; l++) {
+		const struct fou_worker_conf *c = fou_worker_get(gw, l);
+		char key[8];
+
+		if (c == NULL)
+			continue;
+		fou_stats_lcore(gw, l, s);
+		snprintf(key, sizeof(key), "%u", l);
+		ret = fou_tel_add_container(d, key, fou_tel_lcore(c, s));
+	}
+	free(s);
+	return ret;
+}
+
 /* Run a read-only command that takes no parameters. */
 static int
 fou_tel_run(int (*fill)(const struct fou_gw *, struct rte_tel_data *), const char *params,
@@ -260,11 +316,19 @@ fou_tel_tunnels(const char *cmd __rte_unused, const char *params, struct rte_tel
 	return fou_tel_run(fou_tel_tunnels_fill, params, d);
 }
 
+static int
+fou_tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	return fou_tel_run(fou_tel_lcores_fill, params, d);
+}
+
 /* Help texts: rte_telemetry_register_cmd refuses one of RTE_TEL_MAX_STRING_LEN
  * bytes or more, and the command is then missing. */
 #define FOU_HELP_STATS "Gateway counters: rx, tx, dropped, decapsulated; drops by reason; ICMP errors sent; rx/tx by port. No parameters"
 #define FOU_HELP_PORTS "FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters"
 #define FOU_HELP_TUNNELS "Tunnels: count; per tunnel name, type, endpoints, encap, MTU, packets/bytes sent and received. No parameters"
+#define FOU_HELP_LCORES "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped packets, busy and idle polls. No parameters"
+static_assert(sizeof(FOU_HELP_LCORES) <= RTE_TEL_MAX_STRING_LEN, "/fou/lcores help too long");
 static_assert(sizeof(FOU_HELP_STATS) <= RTE_TEL_MAX_STRING_LEN, "/fou/stats help too long");
 static_assert(sizeof(FOU_HELP_PORTS) <= RTE_TEL_MAX_STRING_LEN, "/fou/ports help too long");
 static_assert(sizeof(FOU_HELP_TUNNELS) <= RTE_TEL_MAX_STRING_LEN, "/fou/tunnels help too long");
@@ -280,5 +344,7 @@ fou_telemetry_register(struct fou_gw *gw)
 		ret = rte_telemetry_register_cmd("/fou/ports", fou_tel_ports, FOU_HELP_PORTS);
 	if (ret == 0)
 		ret = rte_telemetry_register_cmd("/fou/tunnels", fou_tel_tunnels, FOU_HELP_TUNNELS);
+	if (ret == 0)
+		ret = rte_telemetry_register_cmd("/fou/lcores", fou_tel_lcores, FOU_HELP_LCORES);
 	return ret;
 }

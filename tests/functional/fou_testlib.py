@@ -194,9 +194,15 @@ class Run:
 class Gateway:
     """A gateway process; stop() ends it by its PID only."""
 
-    def __init__(self, tmpdir, rx, nb_ports, opts, idle_exit=IDLE_EXIT_MS):
+    def __init__(self, tmpdir, rx, nb_ports, opts, idle_exit=IDLE_EXIT_MS, make_cmd=None):
+        """make_cmd(prefix) -> (command, outputs) replaces the pcap command
+        line of gateway_cmd (other vdevs, lcores, a network namespace)."""
         self.prefix = unique_prefix()
-        self.cmd, self.outputs = gateway_cmd(tmpdir, rx, nb_ports, opts, self.prefix, idle_exit)
+        if make_cmd is None:
+            self.cmd, self.outputs = gateway_cmd(tmpdir, rx, nb_ports, opts, self.prefix,
+                                                 idle_exit)
+        else:
+            self.cmd, self.outputs = make_cmd(self.prefix)
         self._out = open(os.path.join(tmpdir, '%s.stdout' % self.prefix), 'w+')
         self._err = open(os.path.join(tmpdir, '%s.stderr' % self.prefix), 'w+')
         self.t0 = time.monotonic()

@@ -6,10 +6,13 @@
  * sport auto, outer IP ID, GRE sequence, checksums over segmented mbufs)
  * checked by rule; tunnel resolution; plain (encap none) receive.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+
+#include <rte_ethdev.h>
 
 #include "unit.h"
 #include "fou_hdr.h"
@@ -236,6 +239,114 @@ test_tx_golden_cksums(void **state)
 	}
 	/* the engineered case really computes to 0 */
 	assert_int_equal(unit_get16(tx_case("tx_ipip_csum_zero")->out + OUTER_UDP + 6), 0xffff);
+}
+
+/* Is the golden output of c a packet we encapsulated (outer IPv4 from the
+ * tunnel's local address, carrying UDP, GRE, IPIP or IPv6)? ICMP errors
+ * routed back through a tunnel are. */
+static bool
+golden_encapsulated(const struct golden_tx *c)
+{
+	const uint8_t *ip = c->out + ETH;
+
+	if (unit_get16(c->out + 12) != RTE_ETHER_TYPE_IPV4)
+		return false;
+	return unit_get32(ip + 12) == IP4(192, 168, 1, 1) &&
+	       (ip[9] == IPPROTO_UDP || ip[9] == IPPROTO_GRE || ip[9] == IPPROTO_IPIP ||
+		ip[9] == IPPROTO_IPV6);
+}
+
+/*
+ * Do what a port with IPV4_CKSUM / UDP_CKSUM does with f's flags: check the
+ * lengths and the fields we left for it, then fill in the checksums.
+ * Returns whether the UDP checksum was offloaded.
+ */
+static bool
+complete_offloads(const struct golden_tx *c, struct unit_frame *f)
+{
+	uint8_t *ip = f->b + ETH;
+	const uint64_t l4 = f->ol_flags & RTE_MBUF_F_TX_L4_MASK;
+
+	if (!(f->ol_flags & RTE_MBUF_F_TX_IP_CKSUM))
+		fail_msg("%s: outer IPv4 checksum not offloaded", c->name);
+	if (!(f->ol_flags & RTE_MBUF_F_TX_IPV4) || f->l2_len != ETH || f->l3_len != 20)
+		fail_msg("%s: flags %#" PRIx64 " l2_len %u l3_len %u", c->name, f->ol_flags,
+			 f->l2_len, f->l3_len);
+	if (unit_get16(ip + 10) != 0)
+		fail_msg("%s: IPv4 checksum field %#x left for the port", c->name,
+			 unit_get16(ip + 10));
+	unit_ip4_cksum_fix(ip);
+	if (l4 == 0)
+		return false;
+	if (l4 != RTE_MBUF_F_TX_UDP_CKSUM || ip[9] != IPPROTO_UDP || f->l4_len != 8)
+		fail_msg("%s: L4 offload %#" PRIx64 " l4_len %u", c->name, l4, f->l4_len);
+	{
+		uint8_t *udp = ip + 20;
+		uint16_t ulen = unit_get16(udp + 4), ck;
+		uint32_t phdr = unit_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen;
+
+		/* the pseudo header's sum, folded, not complemented */
+		if (unit_get16(udp + 6) != unit_fold(phdr))
+			fail_msg("%s: UDP checksum field %#x, pseudo header sum %#x", c->name,
+				 unit_get16(udp + 6), unit_fold(phdr));
+		unit_put16(udp + 6, 0);
+		ck = (uint16_t)~unit_fold(unit_sum(udp, ulen, phdr));
+		unit_put16(udp + 6, ck == 0 ? 0xffff : ck);
+	}
+	return true;
+}
+
+/*
+ * An egress port with the checksum offloads: the outer IPv4 header checksum
+ * always, the UDP one with encap-csum, left to the port with the right
+ * flags and lengths; once a port has done its part, the frame is scapy's.
+ * A port with only UDP_CKSUM gets nothing (the UDP offload needs the IPv4
+ * one), and one without offloads gets no flags.
+ */
+static void
+test_tx_offload(void **state)
+{
+	static const uint64_t both = RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
+	static const uint64_t sets[] = { both, RTE_ETH_TX_OFFLOAD_IPV4_CKSUM,
+					 RTE_ETH_TX_OFFLOAD_UDP_CKSUM, 0 };
+	unsigned int i, k, nb_ip = 0, nb_udp = 0;
+	struct fou_err err;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(sets); k++) {
+		for (i = 0; i < RTE_DIM(golden_tx); i++) {
+			const struct golden_tx *c = &golden_tx[i];
+			struct fou_gw *gw = tx_gw(c->stmts);
+			bool enc = golden_encapsulated(c), ip_ol, udp_ol = false;
+
+			assert_int_equal(fou_iface_tx_offload_set(gw, RX_PORT, sets[k], &err), 0);
+			assert_int_equal(fou_iface_tx_offload_set(gw, EG_PORT, sets[k], &err), 0);
+			memset(&st, 0, sizeof(st));
+			unit_ctx("%s, port offloads %#" PRIx64, c->name, sets[k]);
+			if (run_copies(gw, c->in, c->in_len, 1) != 1)
+				fail_msg("%s: not sent", c->name);
+			ip_ol = enc && (sets[k] & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM);
+			if (ip_ol) {
+				udp_ol = complete_offloads(c, &got[0]);
+				nb_ip++;
+				nb_udp += udp_ol;
+			} else if (got[0].ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK |
+						      RTE_MBUF_F_TX_IPV4)) {
+				fail_msg("%s: TX flags %#" PRIx64 " on a port without offloads or a packet not encapsulated",
+					 c->name, got[0].ol_flags);
+			}
+			/* encap-csum: a non-zero UDP checksum in scapy's frame */
+			if (udp_ol != (ip_ol && (sets[k] & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) &&
+				       c->out[ETH + 9] == IPPROTO_UDP &&
+				       unit_get16(c->out + OUTER_UDP + 6) != 0))
+				fail_msg("%s: UDP checksum offloaded: %d", c->name, udp_ol);
+			compare_out(c, &got[0], SPORT_MIN, SPORT_MAX);
+		}
+	}
+	/* each of the two port set-ups with IPV4_CKSUM saw the encapsulations */
+	assert_true(nb_ip >= 2 * 100);
+	assert_true(nb_udp >= 20);
+	UNIT_POOL_FULL();
 }
 
 /* A case's frame, in segments split at the given offsets (ascending). */
@@ -933,6 +1044,7 @@ main(int argc, char **argv)
 		T(test_tx_golden_cksums),
 		T(test_tx_golden),
 		T(test_tx_multiseg),
+		T(test_tx_offload),
 		T(test_tx_sport_flows),
 		T(test_tx_sport_segmented),
 		T(test_tx_sport_range),

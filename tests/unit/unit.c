@@ -174,6 +174,10 @@ unit_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 
 		got[i].len = len;
 		got[i].port = out_port[i];
+		got[i].ol_flags = m->ol_flags;
+		got[i].l2_len = (uint8_t)m->l2_len;
+		got[i].l3_len = (uint8_t)m->l3_len;
+		got[i].l4_len = (uint8_t)m->l4_len;
 		if (len <= sizeof(got[i].b))
 			d = rte_pktmbuf_read(m, 0, len, got[i].b);
 		if (d == NULL)

@@ -249,6 +249,8 @@ struct unit_frame {
 	uint8_t b[UNIT_PKT_MAX];
 	uint32_t len;
 	uint16_t port;
+	uint64_t ol_flags;	/* the mbuf's, as the port would get them */
+	uint8_t l2_len, l3_len, l4_len;
 };
 
 /*

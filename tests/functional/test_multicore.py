@@ -1,0 +1,319 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Two worker lcores, each with its own RX and TX queue on every port.
+
+- net_tap ports with two queues, in a network namespace the test creates:
+  the kernel's tap picks the queue of each packet by a flow hash, as a NIC's
+  RSS would. FOU flows that differ only in their outer UDP source port are
+  spread over both workers; with one source port they all stay on one.
+  Every packet comes out once, in order within its flow. Encapsulation on
+  a tap leaves the outer IPv4 and UDP checksums to the port (tap offers
+  both offloads); tshark finds every checksum right.
+- net_pcap ports with two queues (one capture per queue, no RSS): the same
+  encapsulation with the checksums computed in software, each worker
+  reading its own capture and writing its own.
+
+The machine has two CPUs: the main lcore shares CPU 0 with the first
+worker (--lcores 0@0,1@0,2@1); it only sleeps while the workers poll.
+"""
+import collections
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fou_testlib as ft  # noqa: E402
+from fou_testlib import fou  # noqa: E402
+from scapy.packet import Raw  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.layers.inet import IP, UDP  # noqa: E402
+
+LCORES = '0@0,1@0,2@1'
+WORKERS = ('1', '2')
+NB_FLOWS = 64
+PER_FLOW = 12
+TAP0, TAP1 = 'fou-mq0', 'fou-mq1'
+MAC_INSIDE = '02:00:c0:a8:01:63'
+WAIT = 30
+
+# ipip and gre (with a GRE checksum) FOU tunnels, both with encap-csum.
+ENCAP_OPTS = ft.BASE_OPTS + [
+    '--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER,
+    '--tunnel', 't-ipip,type=ipip,local=10.99.0.1,remote=10.99.0.2,ttl=64,'
+                'encap-dport=5555,encap-csum',
+    '--tunnel', 't-gre,type=gre,local=10.99.0.1,remote=10.99.0.2,ttl=64,'
+                'encap-dport=5556,encap-csum,csum',
+    '--route', '192.168.44.0/24,dev=t-ipip',
+    '--route', '192.168.74.0/24,dev=t-gre',
+]
+
+
+def payload(flow, seq):
+    return Raw(b'flow%04d seq%04d ' % (flow, seq) + bytes(range(40)))
+
+
+def decap_frames(fixed_sport=None):
+    """FOU from the peer, flows interleaved: flow f's inner UDP source port
+    is 1000 + f, its outer one 40000 + f (Linux' encap-sport auto gives a
+    flow its own port) unless fixed_sport."""
+    frames = []
+    for s in range(PER_FLOW):
+        for f in range(NB_FLOWS):
+            inner = IP(src='192.168.3.2', dst='192.168.4.1') / \
+                UDP(sport=1000 + f, dport=2000) / payload(f, s)
+            sport = fixed_sport if fixed_sport is not None else 40000 + f
+            frames.append(fou(5555, inner, sport=sport, chksum=0))
+    return frames
+
+
+def encap_frames(flows=range(NB_FLOWS)):
+    """Plain IPv4 from the inside network on port 1, half of the flows into
+    each tunnel."""
+    frames = []
+    for s in range(PER_FLOW):
+        for f in flows:
+            net = 44 if f % 2 == 0 else 74
+            frames.append(Ether(src=MAC_INSIDE, dst=ft.MAC_P1) /
+                          IP(src='192.168.3.2', dst='192.168.%d.9' % net) /
+                          UDP(sport=1000 + f, dport=2000) / payload(f, s))
+    return frames
+
+
+class Netns:
+    """A network namespace of its own, deleted at the end."""
+
+    def __init__(self):
+        self.name = 'fou-mq-%d' % os.getpid()
+        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
+        # no router solicitations or other kernel traffic on the taps
+        self.run(['ip', 'link', 'set', 'lo', 'up'])
+        for conf in ('default', 'all'):
+            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
+
+    def cmd(self, args):
+        return ['ip', 'netns', 'exec', self.name] + list(args)
+
+    def run(self, args, **kw):
+        return subprocess.run(self.cmd(args), check=True, **kw)
+
+    def close(self):
+        subprocess.run(['ip', 'netns', 'del', self.name])
+
+
+def lcore_totals(gw):
+    """/fou/lcores: {lcore: entry}, or None before the gateway answers."""
+    r = gw.telemetry('/fou/lcores')
+    return None if r is None else r[0]['/fou/lcores']
+
+
+class MultiCoreTestCase(ft.GatewayTestCase):
+
+    def start_gw(self, vdevs, opts, idle_exit=None, netns=None):
+        def make_cmd(prefix):
+            cmd = [ft.Config.gateway, '--lcores', LCORES, '--no-huge', '-m', '512',
+                   '--no-pci', '--file-prefix', prefix, '--log-level=lib.eal:warning',
+                   '--log-level=pmd.net.tap:error']
+            for v in vdevs:
+                cmd += ['--vdev', v]
+            cmd += ['--'] + list(opts)
+            if idle_exit is not None:
+                cmd += ['--idle-exit', str(idle_exit)]
+            return (netns.cmd(cmd) if netns else cmd), {}
+        gw = ft.Gateway(self.tmp, None, 0, opts, make_cmd=make_cmd)
+        self._gateways.append(gw)
+        return gw
+
+    def assertWorkers(self, run, lcores):
+        """Both workers ran, and what they counted adds up to the ports."""
+        self.assertEqual(sorted(lcores), list(WORKERS), lcores)
+        s = run.summary
+        self.assertEqual(sum(e['rx'] for e in lcores.values()), sum(s.rx.values()))
+        self.assertEqual(sum(e['tx'] for e in lcores.values()), sum(s.tx.values()))
+        for lc in WORKERS:
+            self.assertEqual(lcores[lc]['tx_queue'], int(lc) - 1)
+
+    def assertChecksums(self, path, n, gre_csum_frames):
+        """tshark decodes n FOU frames with every IPv4, UDP and GRE checksum
+        right, none of them left to be filled in (0)."""
+        rows = ft.tshark_fields(path, ['ip.checksum', 'ip.checksum.status', 'udp.checksum',
+                                       'udp.checksum.status', 'gre.checksum.status'],
+                                fou_ports=ft.FOU_LUA_PORTS)
+        self.assertEqual(len(rows), n)
+        gre = 0
+        for i, r in enumerate(rows):
+            what = 'frame %d: %s' % (i + 1, r)
+            self.assertEqual(r['ip.checksum.status'], ['1', '1'], what)
+            self.assertEqual(r['udp.checksum.status'], ['1', '1'], what)
+            self.assertNotIn('0x0000', r['ip.checksum'] + r['udp.checksum'], what)
+            if r['gre.checksum.status']:
+                self.assertEqual(r['gre.checksum.status'], ['1'], what)
+                gre += 1
+        self.assertEqual(gre, gre_csum_frames)
+        self.assertEqual(ft.tshark_problems(path), [])
+
+    def assertEncapFlows(self, paths, flows):
+        """Every packet of every flow, in order, each flow with one outer
+        source port, through the tunnel its destination routes to."""
+        seen = collections.defaultdict(list)
+        sports = collections.defaultdict(set)
+        for path in paths:
+            if ft.tshark_count(path) == 0:
+                continue
+            for r in ft.tshark_fields(path, ['udp.srcport', 'ip.dst', 'udp.payload'],
+                                      fou_ports=ft.FOU_LUA_PORTS):
+                flow = int(r['udp.srcport'][1]) - 1000
+                text = bytes.fromhex(r['udp.payload'][-1])[:17].decode()
+                self.assertEqual(text[:8], 'flow%04d' % flow)
+                seen[flow].append(int(text[12:16]))
+                sports[flow].add(int(r['udp.srcport'][0]))
+                self.assertEqual(r['ip.dst'][1], '192.168.%d.9' % (44 if flow % 2 == 0 else 74))
+        self.assertEqual(sorted(seen), sorted(flows))
+        for f in flows:
+            self.assertEqual(seen[f], list(range(PER_FLOW)), 'flow %d' % f)
+            self.assertEqual(len(sports[f]), 1, 'flow %d: outer source ports %s' % (f, sports[f]))
+
+
+class TapQueues(MultiCoreTestCase):
+    """net_tap, two queues per port, the kernel choosing the queue per flow."""
+
+    def setUp(self):
+        super().setUp()
+        self.ns = Netns()
+
+    def tearDown(self):
+        super().tearDown()      # the gateways first: the taps go with them
+        self.ns.close()
+
+    def start_tap_gw(self, opts):
+        gw = self.start_gw(['net_tap0,iface=' + TAP0, 'net_tap1,iface=' + TAP1], opts,
+                           netns=self.ns)
+        lcores = ft.wait_for(lambda: gw.running() and lcore_totals(gw), WAIT, 0.2)
+        if not lcores:
+            self.fail('the gateway did not come up\n' + gw.stop().describe())
+        return gw
+
+    def capture(self, iface, name):
+        """dumpcap on the kernel side of a tap, until stop_capture()."""
+        path = self.path(name)
+        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        started = ft.wait_for(lambda: p.poll() is not None or (
+            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
+        self.assertTrue(started and p.poll() is None,
+                        'dumpcap did not start: %s' % (p.poll() is not None and
+                                                        p.stderr.read().decode()))
+        time.sleep(0.5)
+        return p, path
+
+    def stop_capture(self, cap):
+        p, path = cap
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=WAIT)
+        p.stderr.close()
+        return path
+
+    def send(self, iface, frames, name):
+        """Inject frames into the tap from the kernel side (AF_PACKET)."""
+        path = ft.write_pcap(self.path(name), frames)
+        self.ns.run([ft.PYTHON, '-c', 'import sys\nfrom scapy.all import rdpcap, sendp\n'
+                     'sendp(rdpcap(sys.argv[1]), iface=sys.argv[2], verbose=0)', path, iface])
+
+    def run_traffic(self, opts, in_iface, frames, out_iface):
+        """Send frames, wait until the gateway has handled them all, capture
+        what leaves on out_iface; returns (run, lcores, capture path)."""
+        gw = self.start_tap_gw(opts)
+        cap = self.capture(out_iface, 'out.pcap')
+        self.send(in_iface, frames, 'in.pcap')
+
+        def handled():
+            s = gw.telemetry('/fou/stats')
+            return s is not None and s[0]['/fou/stats']['rx'] >= len(frames) and \
+                s[0]['/fou/stats']['tx'] + s[0]['/fou/stats']['dropped'] >= len(frames)
+        self.assertTrue(ft.wait_for(handled, WAIT, 0.2), 'not all packets handled')
+        lcores = lcore_totals(gw)
+        time.sleep(0.5)
+        path = self.stop_capture(cap)
+        gw.signal(signal.SIGINT)
+        run = gw.wait()
+        self.assertHealthy(run)
+        self.assertEqual(run.summary.rx, {0: len(frames) if in_iface == TAP0 else 0,
+                                          1: len(frames) if in_iface == TAP1 else 0},
+                         run.describe())
+        self.assertEqual(run.summary.dropped, 0, run.describe())
+        self.assertWorkers(run, lcores)
+        for p in (0, 1):
+            self.assertRegex(run.stdout, r'(?m)^port %d \(net_tap%d\): .* 2 rx / 2 tx queues, '
+                             r'rss on, tx offloads ipv4_cksum udp_cksum$' % (p, p))
+        return run, lcores, path
+
+    def decap_checks(self, frames, path):
+        """Every inner packet forwarded once, in order within its flow."""
+        rows = ft.tshark_fields(path, ['udp.srcport', 'udp.payload', 'ip.checksum.status'])
+        self.assertEqual(len(rows), len(frames))
+        seen = collections.defaultdict(list)
+        for r in rows:
+            text = bytes.fromhex(r['udp.payload'][-1])[:17].decode()
+            flow = int(r['udp.srcport'][0]) - 1000
+            self.assertEqual(text[:8], 'flow%04d' % flow)
+            self.assertEqual(r['ip.checksum.status'], ['1'])
+            seen[flow].append(int(text[12:16]))
+        self.assertEqual(dict(seen), {f: list(range(PER_FLOW)) for f in range(NB_FLOWS)})
+
+    def test_outer_source_ports_spread_flows_over_workers(self):
+        frames = decap_frames()
+        run, lcores, path = self.run_traffic(ft.BASE_OPTS, TAP0, frames, TAP1)
+        self.decap_checks(frames, path)
+        for lc in WORKERS:
+            self.assertGreater(lcores[lc]['rx'], 0, lcores)
+            self.assertEqual(lcores[lc]['port0_rx_queue'], int(lc) - 1)
+            self.assertGreater(lcores[lc]['polls_busy'], 0, lcores)
+
+    def test_one_outer_source_port_stays_on_one_worker(self):
+        frames = decap_frames(fixed_sport=40000)
+        run, lcores, path = self.run_traffic(ft.BASE_OPTS, TAP0, frames, TAP1)
+        self.decap_checks(frames, path)
+        self.assertEqual(sorted(e['rx'] for e in lcores.values()), [0, len(frames)], lcores)
+
+    def test_encap_checksums_offloaded(self):
+        frames = encap_frames()
+        run, lcores, path = self.run_traffic(ENCAP_OPTS, TAP1, frames, TAP0)
+        for lc in WORKERS:
+            self.assertGreater(lcores[lc]['tx'], 0, lcores)
+        self.assertChecksums(path, len(frames), len(frames) // 2)
+        self.assertEncapFlows([path], range(NB_FLOWS))
+
+
+class PcapQueues(MultiCoreTestCase):
+    """net_pcap, one capture per queue and no RSS: checksums in software."""
+
+    def test_encap_checksums_in_software(self):
+        halves = (range(0, NB_FLOWS, 2), range(1, NB_FLOWS, 2))   # ipip, gre
+        rx = [ft.write_pcap(self.path('in%d.pcap' % q), encap_frames(h))
+              for q, h in enumerate(halves)]
+        out = [[self.path('out%d-q%d.pcap' % (p, q)) for q in (0, 1)] for p in (0, 1)]
+        vdevs = ['net_pcap0,tx_pcap=%s,tx_pcap=%s' % tuple(out[0]),
+                 'net_pcap1,rx_pcap=%s,rx_pcap=%s,tx_pcap=%s,tx_pcap=%s' %
+                 (rx[0], rx[1], out[1][0], out[1][1])]
+        run = self.start_gw(vdevs, ENCAP_OPTS, idle_exit=ft.IDLE_EXIT_MS).wait()
+        self.assertHealthy(run)
+        n = sum(len(h) for h in halves) * PER_FLOW
+        self.assertEqual(run.summary.tx, {0: n, 1: 0}, run.describe())
+        self.assertRegex(run.stdout, r'(?m)^dpdk-fou: port 1 \(net_pcap\) has no RSS')
+        for p in (0, 1):
+            self.assertRegex(run.stdout, r'(?m)^port %d \(net_pcap%d\): .* tx offloads none '
+                             r'\(checksums in software\)$' % (p, p))
+        self.assertRegex(run.stdout, r'(?m)^lcore 1: tx queue 0 on every port, rx port 0 '
+                         r'queue 0, port 1 queue 0$')
+        self.assertRegex(run.stdout, r'(?m)^lcore 2: tx queue 1 on every port, rx port 0 '
+                         r'queue 1, port 1 queue 1$')
+        # worker q read capture q and wrote on its own queue's capture
+        for q, h in enumerate(halves):
+            self.assertChecksums(out[0][q], len(h) * PER_FLOW, len(h) * PER_FLOW * q)
+            self.assertEncapFlows([out[0][q]], h)
+
+
+if __name__ == '__main__':
+    ft.main()
