@@ -22,9 +22,11 @@
 struct snap {
 	struct fou_gw gw;
 	struct fou_nexthop *nh;
-	struct rte_ether_addr *neigh_mac;
+	struct fou_neigh_info *neighs;
+	struct fou_route_info *routes;
 	struct fou_tunnel *tunnels;
-	int32_t nb_neigh, nb_tun_names;
+	unsigned int nb_neigh, nb_routes;
+	int32_t nb_tun_names;
 };
 
 static void
@@ -32,12 +34,16 @@ snap_take(const struct fou_gw *gw, struct snap *s)
 {
 	memcpy(&s->gw, gw, sizeof(*gw));
 	s->nh = malloc(sizeof(*s->nh) * gw->params.max_nexthops);
-	s->neigh_mac = malloc(sizeof(*s->neigh_mac) * gw->params.max_neighs);
 	assert_non_null(s->nh);
-	assert_non_null(s->neigh_mac);
 	memcpy(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops);
-	memcpy(s->neigh_mac, gw->neigh_mac, sizeof(*s->neigh_mac) * gw->params.max_neighs);
-	s->nb_neigh = rte_hash_count(gw->neigh);
+	s->nb_neigh = fou_neigh_list(gw, NULL, 0, 0);
+	s->neighs = calloc(s->nb_neigh + 1, sizeof(*s->neighs));
+	assert_non_null(s->neighs);
+	fou_neigh_list(gw, s->neighs, s->nb_neigh, 0);
+	s->nb_routes = fou_route_list(gw, NULL, 0, 0);
+	s->routes = calloc(s->nb_routes + 1, sizeof(*s->routes));
+	assert_non_null(s->routes);
+	fou_route_list(gw, s->routes, s->nb_routes, 0);
 	s->tunnels = malloc(sizeof(*s->tunnels) * gw->params.max_tunnels);
 	assert_non_null(s->tunnels);
 	memcpy(s->tunnels, gw->tunnels, sizeof(*s->tunnels) * gw->params.max_tunnels);
@@ -48,18 +54,26 @@ snap_take(const struct fou_gw *gw, struct snap *s)
 static bool
 snap_same(const struct fou_gw *gw, struct snap *s)
 {
-	bool same = memcmp(&s->gw, gw, sizeof(*gw)) == 0 &&
-		    memcmp(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops) == 0 &&
-		    memcmp(s->neigh_mac, gw->neigh_mac,
-			   sizeof(*s->neigh_mac) * gw->params.max_neighs) == 0 &&
-		    s->nb_neigh == rte_hash_count(gw->neigh) &&
-		    memcmp(s->tunnels, gw->tunnels,
-			   sizeof(*s->tunnels) * gw->params.max_tunnels) == 0 &&
-		    s->nb_tun_names == rte_hash_count(gw->tun_names);
+	struct snap now;
+	bool same;
 
+	snap_take(gw, &now);
+	same = memcmp(&s->gw, gw, sizeof(*gw)) == 0 &&
+	       memcmp(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops) == 0 &&
+	       s->nb_neigh == now.nb_neigh &&
+	       memcmp(s->neighs, now.neighs, sizeof(*s->neighs) * s->nb_neigh) == 0 &&
+	       s->nb_routes == now.nb_routes &&
+	       memcmp(s->routes, now.routes, sizeof(*s->routes) * s->nb_routes) == 0 &&
+	       memcmp(s->tunnels, gw->tunnels, sizeof(*s->tunnels) * gw->params.max_tunnels) == 0 &&
+	       s->nb_tun_names == rte_hash_count(gw->tun_names);
 	free(s->nh);
-	free(s->neigh_mac);
+	free(s->neighs);
+	free(s->routes);
 	free(s->tunnels);
+	free(now.nh);
+	free(now.neighs);
+	free(now.routes);
+	free(now.tunnels);
 	return same;
 }
 
