@@ -2,13 +2,17 @@
 /*
  * Config file: one statement per line as `NAME = ARG`, the same NAME and
  * ARG as the command line's `--NAME ARG`; '#' starts a comment. Read with
- * rte_cfgfile; sections are not used.
+ * rte_cfgfile; sections are not used. The running configuration is
+ * written back as the same statements (fou_config_dump()).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
 
 #include <rte_cfgfile.h>
 
@@ -116,4 +120,199 @@ out:
 	free(entries);
 	rte_cfgfile_close(cfg);
 	return ret;
+}
+
+/* --- the running configuration as statements ---------------------------- */
+
+struct fou_dump {
+	fou_stmt_cb cb;
+	void *ctx;
+	struct fou_err *err;
+	int ret;
+};
+
+static void
+fou_dump_emit(struct fou_dump *d, const char *name, const char *fmt, ...)
+	__rte_format_printf(3, 4);
+
+static void
+fou_dump_emit(struct fou_dump *d, const char *name, const char *fmt, ...)
+{
+	char arg[FOU_ERR_LEN];
+	va_list ap;
+
+	if (d->ret != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(arg, sizeof(arg), fmt, ap);
+	va_end(ap);
+	d->ret = d->cb(d->ctx, name, arg, d->err);
+}
+
+static const char *
+fou_dump_ip(const struct fou_ip *ip, char *buf, size_t len)
+{
+	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
+		      (const void *)ip->v6, buf, len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+#define DUMPIP(ip) fou_dump_ip((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
+
+static void
+fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct rte_ether_addr mac;
+	char m[RTE_ETHER_ADDR_FMT_SIZE];
+	uint16_t port, mtu;
+	uint16_t smin, smax;
+	uint32_t rate, burst;
+
+	fou_sport_range_get(gw, &smin, &smax);
+	fou_dump_emit(d, "sport-range", "%u-%u", smin, smax);
+	fou_icmp_rate_get(gw, &rate, &burst);
+	fou_dump_emit(d, "icmp-rate", "%u,burst=%u", rate, burst);
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (fou_iface_get(gw, port, &mac, &mtu) < 0)
+			continue;
+		rte_ether_format_addr(m, sizeof(m), &mac);
+		fou_dump_emit(d, "link", "%u,address=%s,mtu=%u", port, m, mtu);
+	}
+}
+
+static void
+fou_dump_addrs_neighs(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct fou_addr_info *ai;
+	struct fou_neigh_info *ni;
+	unsigned int n, i;
+	char m[RTE_ETHER_ADDR_FMT_SIZE];
+
+	n = fou_addr_list(gw, NULL, 0);
+	ai = calloc(n + 1, sizeof(*ai));
+	if (ai == NULL)
+		goto nomem;
+	n = RTE_MIN(n, fou_addr_list(gw, ai, n));
+	for (i = 0; i < n; i++)
+		fou_dump_emit(d, "addr", "%u,%s/%u", ai[i].port, DUMPIP(&ai[i].ip), ai[i].ip.plen);
+	free(ai);
+	n = fou_neigh_list(gw, NULL, 0, 0);
+	ni = calloc(n + 1, sizeof(*ni));
+	if (ni == NULL)
+		goto nomem;
+	n = RTE_MIN(n, fou_neigh_list(gw, ni, n, 0));
+	for (i = 0; i < n; i++) {
+		rte_ether_format_addr(m, sizeof(m), &ni[i].mac);
+		fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", DUMPIP(&ni[i].ip), ni[i].port, m);
+	}
+	free(ni);
+	return;
+nomem:
+	fou_err_set(d->err, "out of memory");
+	d->ret = -ENOMEM;
+}
+
+static void
+fou_dump_ports(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	unsigned int n = fou_port_list(gw, info, RTE_DIM(info)), i;
+
+	for (i = 0; i < n; i++) {
+		const char *name = fou_proto_name(info[i].ipproto);
+
+		if (name != NULL)
+			fou_dump_emit(d, "port", "%u:%s", info[i].udp_port, name);
+		else
+			fou_dump_emit(d, "port", "%u:%u", info[i].udp_port, info[i].ipproto);
+	}
+}
+
+/* A tunnel statement with what differs from iproute2's defaults. */
+static void
+fou_dump_tunnel(const struct fou_tunnel_conf *c, struct fou_dump *d)
+{
+	char arg[FOU_ERR_LEN];
+	int n;
+
+	n = snprintf(arg, sizeof(arg), "%s,type=%s,local=%s,remote=%s", c->name,
+		     fou_proto_name(c->type), DUMPIP(&c->local), DUMPIP(&c->remote));
+	if (c->ttl != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",ttl=%u", c->ttl);
+	if (c->tos_inherit)
+		n += snprintf(arg + n, sizeof(arg) - n, ",tos=inherit");
+	else if (c->tos != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",tos=0x%02x", c->tos);
+	if (!c->pmtudisc)
+		n += snprintf(arg + n, sizeof(arg) - n, ",nopmtudisc");
+	if (!c->encap_fou)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap=none");
+	if (c->encap_sport != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap-sport=%u", c->encap_sport);
+	if (c->encap_fou)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap-dport=%u", c->encap_dport);
+	if (c->encap_csum)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap-csum");
+	if (c->key_set)
+		n += snprintf(arg + n, sizeof(arg) - n, ",key=%u", c->key);
+	if (c->gre_csum)
+		n += snprintf(arg + n, sizeof(arg) - n, ",csum");
+	if (c->gre_seq)
+		snprintf(arg + n, sizeof(arg) - n, ",seq");
+	fou_dump_emit(d, "tunnel", "%s", arg);
+}
+
+static void
+fou_dump_tunnels_routes(const struct fou_gw *gw, struct fou_dump *d)
+{
+	unsigned int n = fou_tunnel_list(gw, NULL, 0), i;
+	struct fou_tunnel_info *ti = calloc(n + 1, sizeof(*ti));
+	struct fou_route_info *ri;
+
+	if (ti == NULL)
+		goto nomem;
+	n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
+	for (i = 0; i < n; i++)
+		fou_dump_tunnel(&ti[i].conf, d);
+	free(ti);
+	n = fou_route_list(gw, NULL, 0, 0);
+	ri = calloc(n + 1, sizeof(*ri));
+	if (ri == NULL)
+		goto nomem;
+	n = RTE_MIN(n, fou_route_list(gw, ri, n, 0));
+	for (i = 0; i < n; i++) {
+		const struct fou_route_info *r = &ri[i];
+
+		if (r->from_addr)
+			continue;
+		if (r->tunnel[0] != '\0')
+			fou_dump_emit(d, "route", "%s/%u,dev=%s", DUMPIP(&r->prefix),
+				      r->prefix.plen, r->tunnel);
+		else if (r->via.family != 0)
+			fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", DUMPIP(&r->prefix),
+				      r->prefix.plen, r->port, DUMPIP(&r->via));
+		else
+			fou_dump_emit(d, "route", "%s/%u,dev=%u", DUMPIP(&r->prefix),
+				      r->prefix.plen, r->port);
+	}
+	free(ri);
+	return;
+nomem:
+	fou_err_set(d->err, "out of memory");
+	d->ret = -ENOMEM;
+}
+
+int
+fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_err *err)
+{
+	struct fou_dump d = { .cb = cb, .ctx = ctx, .err = err };
+
+	fou_dump_links(gw, &d);
+	fou_dump_addrs_neighs(gw, &d);
+	if (d.ret == 0)
+		fou_dump_ports(gw, &d);
+	if (d.ret == 0)
+		fou_dump_tunnels_routes(gw, &d);
+	return d.ret;
 }
