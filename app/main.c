@@ -276,6 +276,7 @@ main(int argc, char **argv)
 
 	fou_app_monitor(gw, &opts);
 	rte_eal_mp_wait_lcore();
+	fou_telemetry_stop(gw);		/* no command changes what the summary reads */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	ok = fou_app_print_stats(gw);

@@ -374,7 +374,13 @@ int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct f
 uint16_t fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
 		      struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port);
 
-/* Telemetry: /fou/stats and /fou/ports. */
+/*
+ * Telemetry: the /fou/... commands (see fou_telemetry.c), registered once
+ * the ports run. fou_telemetry_stop(): from now on they answer nothing
+ * and change nothing (waits for one in progress), so that what the
+ * caller reads after it is final.
+ */
 int fou_telemetry_register(struct fou_gw *gw);
+void fou_telemetry_stop(struct fou_gw *gw);
 
 #endif /* FOU_H */

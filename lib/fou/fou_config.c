@@ -16,7 +16,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "fou.h"
+#include "fou_private.h"
 
 #define FOU_CFG_GLOBAL "GLOBAL"	/* rte_cfgfile's name for lines before any section */
 
@@ -149,17 +149,6 @@ fou_dump_emit(struct fou_dump *d, const char *name, const char *fmt, ...)
 	d->ret = d->cb(d->ctx, name, arg, d->err);
 }
 
-static const char *
-fou_dump_ip(const struct fou_ip *ip, char *buf, size_t len)
-{
-	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
-		      (const void *)ip->v6, buf, len) == NULL)
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-#define DUMPIP(ip) fou_dump_ip((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
-
 static void
 fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 {
@@ -181,36 +170,60 @@ fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 	}
 }
 
+/*
+ * Emit a statement for each entry of a table: list() fills an array of n
+ * entries of size bytes and returns how many there are.
+ */
 static void
-fou_dump_addrs_neighs(const struct fou_gw *gw, struct fou_dump *d)
+fou_dump_table(const struct fou_gw *gw, struct fou_dump *d, size_t size,
+	       unsigned int (*list)(const struct fou_gw *gw, void *out, unsigned int n),
+	       void (*emit)(struct fou_dump *d, const void *entry))
 {
-	struct fou_addr_info *ai;
-	struct fou_neigh_info *ni;
-	unsigned int n, i;
+	unsigned int n = list(gw, NULL, 0), i;
+	uint8_t *v;
+
+	if (d->ret != 0)
+		return;
+	v = calloc(n + 1, size);
+	if (v == NULL) {
+		fou_err_set(d->err, "out of memory");
+		d->ret = -ENOMEM;
+		return;
+	}
+	n = RTE_MIN(n, list(gw, v, n));
+	for (i = 0; i < n; i++)
+		emit(d, v + i * size);
+	free(v);
+}
+
+static unsigned int
+fou_dump_list_addrs(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_addr_list(gw, out, n);
+}
+
+static void
+fou_dump_addr(struct fou_dump *d, const void *entry)
+{
+	const struct fou_addr_info *a = entry;
+
+	fou_dump_emit(d, "addr", "%u,%s/%u", a->port, IPSTR(&a->ip), a->ip.plen);
+}
+
+static unsigned int
+fou_dump_list_neighs(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_neigh_list(gw, out, n, 0);
+}
+
+static void
+fou_dump_neigh(struct fou_dump *d, const void *entry)
+{
+	const struct fou_neigh_info *ni = entry;
 	char m[RTE_ETHER_ADDR_FMT_SIZE];
 
-	n = fou_addr_list(gw, NULL, 0);
-	ai = calloc(n + 1, sizeof(*ai));
-	if (ai == NULL)
-		goto nomem;
-	n = RTE_MIN(n, fou_addr_list(gw, ai, n));
-	for (i = 0; i < n; i++)
-		fou_dump_emit(d, "addr", "%u,%s/%u", ai[i].port, DUMPIP(&ai[i].ip), ai[i].ip.plen);
-	free(ai);
-	n = fou_neigh_list(gw, NULL, 0, 0);
-	ni = calloc(n + 1, sizeof(*ni));
-	if (ni == NULL)
-		goto nomem;
-	n = RTE_MIN(n, fou_neigh_list(gw, ni, n, 0));
-	for (i = 0; i < n; i++) {
-		rte_ether_format_addr(m, sizeof(m), &ni[i].mac);
-		fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", DUMPIP(&ni[i].ip), ni[i].port, m);
-	}
-	free(ni);
-	return;
-nomem:
-	fou_err_set(d->err, "out of memory");
-	d->ret = -ENOMEM;
+	rte_ether_format_addr(m, sizeof(m), &ni->mac);
+	fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", IPSTR(&ni->ip), ni->port, m);
 }
 
 static void
@@ -231,13 +244,14 @@ fou_dump_ports(const struct fou_gw *gw, struct fou_dump *d)
 
 /* A tunnel statement with what differs from iproute2's defaults. */
 static void
-fou_dump_tunnel(const struct fou_tunnel_conf *c, struct fou_dump *d)
+fou_dump_tunnel(struct fou_dump *d, const void *entry)
 {
+	const struct fou_tunnel_conf *c = &((const struct fou_tunnel_info *)entry)->conf;
 	char arg[FOU_ERR_LEN];
 	int n;
 
 	n = snprintf(arg, sizeof(arg), "%s,type=%s,local=%s,remote=%s", c->name,
-		     fou_proto_name(c->type), DUMPIP(&c->local), DUMPIP(&c->remote));
+		     fou_proto_name(c->type), IPSTR(&c->local), IPSTR(&c->remote));
 	if (c->ttl != 0)
 		n += snprintf(arg + n, sizeof(arg) - n, ",ttl=%u", c->ttl);
 	if (c->tos_inherit)
@@ -263,44 +277,35 @@ fou_dump_tunnel(const struct fou_tunnel_conf *c, struct fou_dump *d)
 	fou_dump_emit(d, "tunnel", "%s", arg);
 }
 
-static void
-fou_dump_tunnels_routes(const struct fou_gw *gw, struct fou_dump *d)
+static unsigned int
+fou_dump_list_tunnels(const struct fou_gw *gw, void *out, unsigned int n)
 {
-	unsigned int n = fou_tunnel_list(gw, NULL, 0), i;
-	struct fou_tunnel_info *ti = calloc(n + 1, sizeof(*ti));
-	struct fou_route_info *ri;
+	return fou_tunnel_list(gw, out, n);
+}
 
-	if (ti == NULL)
-		goto nomem;
-	n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
-	for (i = 0; i < n; i++)
-		fou_dump_tunnel(&ti[i].conf, d);
-	free(ti);
-	n = fou_route_list(gw, NULL, 0, 0);
-	ri = calloc(n + 1, sizeof(*ri));
-	if (ri == NULL)
-		goto nomem;
-	n = RTE_MIN(n, fou_route_list(gw, ri, n, 0));
-	for (i = 0; i < n; i++) {
-		const struct fou_route_info *r = &ri[i];
+static unsigned int
+fou_dump_list_routes(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_route_list(gw, out, n, 0);
+}
 
-		if (r->from_addr)
-			continue;
-		if (r->tunnel[0] != '\0')
-			fou_dump_emit(d, "route", "%s/%u,dev=%s", DUMPIP(&r->prefix),
-				      r->prefix.plen, r->tunnel);
-		else if (r->via.family != 0)
-			fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", DUMPIP(&r->prefix),
-				      r->prefix.plen, r->port, DUMPIP(&r->via));
-		else
-			fou_dump_emit(d, "route", "%s/%u,dev=%u", DUMPIP(&r->prefix),
-				      r->prefix.plen, r->port);
-	}
-	free(ri);
-	return;
-nomem:
-	fou_err_set(d->err, "out of memory");
-	d->ret = -ENOMEM;
+/* Routes of route statements; an address brings its own. */
+static void
+fou_dump_route(struct fou_dump *d, const void *entry)
+{
+	const struct fou_route_info *r = entry;
+
+	if (r->from_addr)
+		return;
+	if (r->tunnel[0] != '\0')
+		fou_dump_emit(d, "route", "%s/%u,dev=%s", IPSTR(&r->prefix), r->prefix.plen,
+			      r->tunnel);
+	else if (r->via.family != 0)
+		fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", IPSTR(&r->prefix),
+			      r->prefix.plen, r->port, IPSTR(&r->via));
+	else
+		fou_dump_emit(d, "route", "%s/%u,dev=%u", IPSTR(&r->prefix), r->prefix.plen,
+			      r->port);
 }
 
 int
@@ -309,10 +314,13 @@ fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_e
 	struct fou_dump d = { .cb = cb, .ctx = ctx, .err = err };
 
 	fou_dump_links(gw, &d);
-	fou_dump_addrs_neighs(gw, &d);
-	if (d.ret == 0)
-		fou_dump_ports(gw, &d);
-	if (d.ret == 0)
-		fou_dump_tunnels_routes(gw, &d);
+	fou_dump_table(gw, &d, sizeof(struct fou_addr_info), fou_dump_list_addrs, fou_dump_addr);
+	fou_dump_table(gw, &d, sizeof(struct fou_neigh_info), fou_dump_list_neighs,
+		       fou_dump_neigh);
+	fou_dump_ports(gw, &d);
+	fou_dump_table(gw, &d, sizeof(struct fou_tunnel_info), fou_dump_list_tunnels,
+		       fou_dump_tunnel);
+	fou_dump_table(gw, &d, sizeof(struct fou_route_info), fou_dump_list_routes,
+		       fou_dump_route);
 	return d.ret;
 }

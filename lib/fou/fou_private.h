@@ -4,6 +4,7 @@
 #define FOU_PRIVATE_H
 
 #include <assert.h>
+#include <arpa/inet.h>
 #include <rte_hash.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
@@ -206,6 +207,10 @@ fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32
 }
 
 bool fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a);
+
+/* The address as text (no prefix length), for messages and listings. */
+const char *fou_ip_str(const struct fou_ip *ip, char *buf, size_t len);
+#define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
 
 void fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family,
 			const void *addr);

@@ -240,7 +240,7 @@ fou_lcore_reader_stop(struct fou_gw *gw, unsigned int lcore_id)
 
 /* --- addresses as text, for messages ---------------------------------- */
 
-static const char *
+const char *
 fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
 {
 	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
@@ -248,8 +248,6 @@ fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
 		snprintf(buf, len, "?");
 	return buf;
 }
-
-#define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
 
 /* --- prefix arithmetic ------------------------------------------------ */
 

@@ -21,8 +21,6 @@
 
 #include "fou_private.h"
 
-#define FOU_MAX_ADDRS_LIST FOU_MAX_ADDRS
-
 /*
  * Telemetry runs a thread per client connection, and the thread outlives
  * the gateway: every command holds fou_tel_lock, which makes the commands
@@ -54,6 +52,12 @@ fou_telemetry_detach(struct fou_gw *gw)
 	if (fou_tel_gw == gw)
 		fou_tel_gw = NULL;
 	pthread_mutex_unlock(&fou_tel_lock);
+}
+
+void
+fou_telemetry_stop(struct fou_gw *gw)
+{
+	fou_telemetry_detach(gw);
 }
 
 /*
@@ -186,20 +190,9 @@ fou_tel_page_start(struct rte_tel_data *d, unsigned int total, unsigned int offs
 }
 
 static const char *
-fou_tel_ip(const struct fou_ip *ip, char *buf, size_t len)
-{
-	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
-		      (const void *)ip->v6, buf, len) == NULL)
-		snprintf(buf, len, "?");
-	return buf;
-}
-
-#define TELIP(ip) fou_tel_ip((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
-
-static const char *
 fou_tel_prefix(const struct fou_ip *ip, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%u", TELIP(ip), ip->plen);
+	snprintf(buf, len, "%s/%u", IPSTR(ip), ip->plen);
 	return buf;
 }
 
@@ -399,16 +392,40 @@ fou_tel_add_entry(struct rte_tel_data *d, unsigned int pos, struct rte_tel_data 
 #define FOU_TEL_PAGE_TUNNELS 32u
 #define FOU_TEL_PAGE 64u
 
-static void
-fou_tel_tunnel_entry(struct rte_tel_data *e, const struct fou_tunnel_info *ti)
+/*
+ * A page of a table: entries offset.. of the total, at most page, from
+ * v[0..] (the page's first entry first), each written by entry().
+ */
+static int
+fou_tel_page(struct rte_tel_data *d, unsigned int total, unsigned int offset, unsigned int page,
+	     void (*entry)(struct rte_tel_data *e, const void *v, unsigned int i), const void *v)
 {
+	unsigned int n = offset < total ? RTE_MIN(total - offset, page) : 0, i;
+	int ret = 0;
+
+	fou_tel_page_start(d, total, offset, n);
+	for (i = 0; i < n && ret == 0; i++) {
+		struct rte_tel_data *e = rte_tel_data_alloc();
+
+		if (e != NULL) {
+			rte_tel_data_start_dict(e);
+			entry(e, v, i);
+		}
+		ret = fou_tel_add_entry(d, offset + i, e);
+	}
+	return ret;
+}
+
+static void
+fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_tunnel_info *ti = (const struct fou_tunnel_info *)v + i;
 	const struct fou_tunnel_conf *c = &ti->conf;
 
-	rte_tel_data_start_dict(e);
 	fou_tel_add_str(e, "name", c->name);
 	rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
-	rte_tel_data_add_dict_string(e, "local", TELIP(&c->local));
-	rte_tel_data_add_dict_string(e, "remote", TELIP(&c->remote));
+	rte_tel_data_add_dict_string(e, "local", IPSTR(&c->local));
+	rte_tel_data_add_dict_string(e, "remote", IPSTR(&c->remote));
 	rte_tel_data_add_dict_string(e, "encap", c->encap_fou ? "fou" : "none");
 	if (c->encap_fou)
 		rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
@@ -425,105 +442,86 @@ static int
 fou_tel_tunnels_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_tunnel_info *ti = calloc(FOU_TEL_PAGE_TUNNELS, sizeof(*ti));
-	unsigned int total, n, i;
-	int ret = 0;
+	unsigned int total;
+	int ret;
 
 	if (ti == NULL)
 		return -ENOMEM;
 	total = fou_tunnel_list_from(gw, ti, FOU_TEL_PAGE_TUNNELS, a->offset, true);
-	n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE_TUNNELS) : 0;
-	fou_tel_page_start(d, total, a->offset, n);
-	for (i = 0; i < n && ret == 0; i++) {
-		struct rte_tel_data *e = rte_tel_data_alloc();
-
-		if (e != NULL)
-			fou_tel_tunnel_entry(e, &ti[i]);
-		ret = fou_tel_add_entry(d, a->offset + i, e);
-	}
+	ret = fou_tel_page(d, total, a->offset, FOU_TEL_PAGE_TUNNELS, fou_tel_tunnel_entry, ti);
 	free(ti);
 	return ret;
+}
+
+static void
+fou_tel_route_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_route_info *ri = (const struct fou_route_info *)v + i;
+	char dev[8];
+
+	rte_tel_data_add_dict_string(e, "prefix", TELPREFIX(&ri->prefix));
+	rte_tel_data_add_dict_string(e, "type", ri->type);
+	snprintf(dev, sizeof(dev), "%u", ri->port);
+	if (ri->tunnel[0] != '\0')
+		fou_tel_add_str(e, "dev", ri->tunnel);
+	else if (strcmp(ri->type, "local") != 0)
+		rte_tel_data_add_dict_string(e, "dev", dev);
+	if (ri->via.family != 0)
+		rte_tel_data_add_dict_string(e, "via", IPSTR(&ri->via));
+	rte_tel_data_add_dict_string(e, "origin", ri->from_addr ? "addr" : "route");
 }
 
 static int
 fou_tel_routes_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_route_info ri[FOU_TEL_PAGE];
-	unsigned int total = fou_route_list(gw, ri, FOU_TEL_PAGE, a->offset), n, i;
-	int ret = 0;
+	unsigned int total = fou_route_list(gw, ri, FOU_TEL_PAGE, a->offset);
 
-	n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE) : 0;
-	fou_tel_page_start(d, total, a->offset, n);
-	for (i = 0; i < n && ret == 0; i++) {
-		struct rte_tel_data *e = rte_tel_data_alloc();
-		char dev[8];
+	return fou_tel_page(d, total, a->offset, FOU_TEL_PAGE, fou_tel_route_entry, ri);
+}
 
-		if (e != NULL) {
-			rte_tel_data_start_dict(e);
-			rte_tel_data_add_dict_string(e, "prefix", TELPREFIX(&ri[i].prefix));
-			rte_tel_data_add_dict_string(e, "type", ri[i].type);
-			snprintf(dev, sizeof(dev), "%u", ri[i].port);
-			if (ri[i].tunnel[0] != '\0')
-				fou_tel_add_str(e, "dev", ri[i].tunnel);
-			else if (strcmp(ri[i].type, "local") != 0)
-				rte_tel_data_add_dict_string(e, "dev", dev);
-			if (ri[i].via.family != 0)
-				rte_tel_data_add_dict_string(e, "via", TELIP(&ri[i].via));
-			rte_tel_data_add_dict_string(e, "origin",
-						     ri[i].from_addr ? "addr" : "route");
-		}
-		ret = fou_tel_add_entry(d, a->offset + i, e);
-	}
-	return ret;
+static void
+fou_tel_neigh_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_neigh_info *ni = (const struct fou_neigh_info *)v + i;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_tel_data_add_dict_string(e, "ip", IPSTR(&ni->ip));
+	rte_tel_data_add_dict_u64(e, "dev", ni->port);
+	rte_ether_format_addr(mac, sizeof(mac), &ni->mac);
+	rte_tel_data_add_dict_string(e, "lladdr", mac);
 }
 
 static int
 fou_tel_neighs_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_neigh_info ni[FOU_TEL_PAGE];
-	unsigned int total = fou_neigh_list(gw, ni, FOU_TEL_PAGE, a->offset), n, i;
-	int ret = 0;
+	unsigned int total = fou_neigh_list(gw, ni, FOU_TEL_PAGE, a->offset);
 
-	n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE) : 0;
-	fou_tel_page_start(d, total, a->offset, n);
-	for (i = 0; i < n && ret == 0; i++) {
-		struct rte_tel_data *e = rte_tel_data_alloc();
-		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	return fou_tel_page(d, total, a->offset, FOU_TEL_PAGE, fou_tel_neigh_entry, ni);
+}
 
-		if (e != NULL) {
-			rte_tel_data_start_dict(e);
-			rte_tel_data_add_dict_string(e, "ip", TELIP(&ni[i].ip));
-			rte_tel_data_add_dict_u64(e, "dev", ni[i].port);
-			rte_ether_format_addr(mac, sizeof(mac), &ni[i].mac);
-			rte_tel_data_add_dict_string(e, "lladdr", mac);
-		}
-		ret = fou_tel_add_entry(d, a->offset + i, e);
-	}
-	return ret;
+static void
+fou_tel_addr_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_addr_info *ai = (const struct fou_addr_info *)v + i;
+
+	rte_tel_data_add_dict_u64(e, "dev", ai->port);
+	rte_tel_data_add_dict_string(e, "addr", TELPREFIX(&ai->ip));
 }
 
 static int
 fou_tel_addrs_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
-	struct fou_addr_info *ai = calloc(FOU_MAX_ADDRS_LIST, sizeof(*ai));
-	unsigned int total, n, i;
-	int ret = 0;
+	struct fou_addr_info *ai = calloc(FOU_MAX_ADDRS, sizeof(*ai));
+	unsigned int total;
+	int ret;
 
 	if (ai == NULL)
 		return -ENOMEM;
-	total = fou_addr_list(gw, ai, FOU_MAX_ADDRS_LIST);
-	n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE) : 0;
-	fou_tel_page_start(d, total, a->offset, n);
-	for (i = 0; i < n && ret == 0; i++) {
-		const struct fou_addr_info *x = &ai[a->offset + i];
-		struct rte_tel_data *e = rte_tel_data_alloc();
-
-		if (e != NULL) {
-			rte_tel_data_start_dict(e);
-			rte_tel_data_add_dict_u64(e, "dev", x->port);
-			rte_tel_data_add_dict_string(e, "addr", TELPREFIX(&x->ip));
-		}
-		ret = fou_tel_add_entry(d, a->offset + i, e);
-	}
+	total = fou_addr_list(gw, ai, FOU_MAX_ADDRS);
+	ret = fou_tel_page(d, total, a->offset, FOU_TEL_PAGE, fou_tel_addr_entry,
+			   ai + RTE_MIN(a->offset, total));
 	free(ai);
 	return ret;
 }

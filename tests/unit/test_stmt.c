@@ -1274,19 +1274,6 @@ test_gw_create_enomem(void **state)
 
 /* --- deletes ----------------------------------------------------------------- */
 
-static void
-unit_del(struct fou_gw *gw, const char *name, const char *arg, const char *file, int line)
-{
-	struct fou_err err = { "" };
-	int ret = fou_stmt_del(gw, name, arg, &err);
-
-	if (ret != 0) {
-		print_error("del %s %s: %d (%s)\n", name, arg, ret, err.msg);
-		_fail(file, line);
-	}
-}
-#define UNIT_DEL(gw, name, arg) unit_del((gw), (name), (arg), __FILE__, __LINE__)
-
 /* The standard ipip frame, decapsulated and then dropped for reason. */
 static void
 expect_golden_drop(const struct fou_gw *gw, unsigned int reason, const char *file, int line)
