@@ -338,22 +338,28 @@ fou_tel_reset_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
 
 /* --- tables -------------------------------------------------------------- */
 
+/*
+ * FOU ports, keyed by UDP port, 128 a page (255 ports with their counters
+ * would not fit in one reply): {"count", "offset", ["next"], "5555": {...}}.
+ */
+#define FOU_TEL_PAGE_PORTS 128u
+
 static int
-fou_tel_ports_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
-		   struct rte_tel_data *d)
+fou_tel_ports_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
 	struct fou_lcore_stats *s;
-	unsigned int n, i;
+	unsigned int total, n, i;
 	int ret = 0;
 
 	s = malloc(sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
 	fou_stats_get(gw, -1, s);
-	n = fou_port_list(gw, info, RTE_DIM(info));
-	rte_tel_data_start_dict(d);
-	for (i = 0; i < n && ret == 0; i++) {
+	total = fou_port_list(gw, info, RTE_DIM(info));
+	n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE_PORTS) : 0;
+	fou_tel_page_start(d, total, a->offset, n);
+	for (i = a->offset; i < a->offset + n && ret == 0; i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		const char *name = fou_proto_name(info[i].ipproto);
 		char key[8];
@@ -671,7 +677,7 @@ fn(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d) \
 
 FOU_TEL_READ_CMD(fou_tel_stats, fou_tel_stats_fill, fou_tel_stats_keys)
 FOU_TEL_READ_CMD(fou_tel_stats_reset, fou_tel_reset_fill, fou_tel_no_keys)
-FOU_TEL_READ_CMD(fou_tel_ports, fou_tel_ports_fill, fou_tel_no_keys)
+FOU_TEL_READ_CMD(fou_tel_ports, fou_tel_ports_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_tunnels, fou_tel_tunnels_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_routes, fou_tel_routes_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_neighs, fou_tel_neighs_fill, fou_tel_offset_keys)
@@ -683,7 +689,7 @@ FOU_TEL_READ_CMD(fou_tel_config, fou_tel_config_fill, fou_tel_offset_keys)
 #define FOU_TEL_CMDS(X) \
 	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
 	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
-	X("/fou/ports", fou_tel_ports, "FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters") \
+	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
 	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, counters") \
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
 	X("/fou/neighs", fou_tel_neighs, "Static neighbours, 64 a page (offset=N): ip, dev, lladdr") \

@@ -195,9 +195,9 @@ class TelemetryControl(ft.GatewayTestCase):
         self.assertEqual(gw.wait(timeout=30).rc, 0)
 
     def test_tables_are_paged(self):
-        """More routes than a reply holds: every page within telemetry's
-        limits, all of them together the whole table; a delete goes from
-        the listing and from /fou/config."""
+        """More routes and FOU ports than a reply holds: every page within
+        telemetry's limits, all of them together the whole table; a delete
+        goes from the listing and from /fou/config."""
         gw = self.start({}, ft.BASE_OPTS)
         c = self.client(gw)
         n = 300
@@ -210,6 +210,16 @@ class TelemetryControl(ft.GatewayTestCase):
         self.assertEqual(len(set(prefixes)), len(prefixes))
         for i in range(n):
             self.assertIn('10.%d.%d.0/24' % (i // 256 + 1, i % 256), prefixes)
+        # 203 FOU ports: two pages, keyed by UDP port
+        for p in range(7000, 7200):
+            self.assertEqual(c.cmd('/fou/port/add,%d:gre' % p), {'status': 'ok'})
+        first = c.cmd('/fou/ports')
+        self.assertEqual((first['count'], first['offset'], first['next']), (203, 0, 128))
+        second = c.cmd('/fou/ports,offset=128')
+        self.assertNotIn('next', second)
+        ports = {k: v for page in (first, second) for k, v in page.items() if k.isdigit()}
+        self.assertEqual(sorted(map(int, ports)), [5555, 5556, 5557] + list(range(7000, 7200)))
+        self.assertEqual(ports['7100'], {'proto': 'gre', 'ipproto': 47, 'decap': 0})
         lines = ft.config_lines(c)
         self.assertEqual(c.cmd('/fou/route/del,10.1.5.0/24,dev=1,via=192.168.1.2'),
                          {'status': 'ok'})
