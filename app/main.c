@@ -287,15 +287,15 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (fou_telemetry_register(gw) != 0)
-		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
-
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, ports) != 0)
 			goto out;
 	}
 	fou_app_print_config(gw, ports);
+	/* from here on telemetry commands are the only writer */
+	if (fou_telemetry_register(gw) != 0)
+		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_remote_launch(fou_worker_main, &workers[lcore], lcore);
 
@@ -303,6 +303,7 @@ main(int argc, char **argv)
 
 	fou_app_monitor(gw, &opts);
 	rte_eal_mp_wait_lcore();
+	fou_telemetry_stop(gw);		/* no command changes what the summary reads */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	ok = fou_app_print_stats(gw);

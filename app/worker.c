@@ -13,6 +13,7 @@
 #include "app.h"
 
 #define FOU_TX_DRAIN_US 100
+#define FOU_QS_LOOPS 16		/* loops between two RCU quiescent-state reports */
 
 volatile bool fou_app_quit;
 
@@ -100,10 +101,16 @@ fou_worker_main(void *arg)
 	struct rte_mbuf *pkts[FOU_BURST];
 	uint16_t out_port[FOU_BURST];
 	uint64_t prev_tsc = 0;
+	unsigned int lcore = rte_lcore_id(), loops = 0;
 
+	if (fou_lcore_reader_start(w->gw, lcore) != 0)
+		return -1;
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		uint64_t cur_tsc = rte_rdtsc();
 		uint16_t i, j;
+
+		if (++loops % FOU_QS_LOOPS == 0)
+			fou_lcore_quiescent(w->gw, lcore);
 
 		if (unlikely(cur_tsc - prev_tsc > drain_tsc)) {
 			fou_worker_flush(w);
@@ -125,5 +132,6 @@ fou_worker_main(void *arg)
 		}
 	}
 	fou_worker_flush(w);
+	fou_lcore_reader_stop(w->gw, lcore);
 	return 0;
 }

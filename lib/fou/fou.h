@@ -6,6 +6,16 @@
  * path reads it, and only the control functions below change it. Worker
  * lcores call fou_rx_burst(); everything else runs on the main lcore or the
  * telemetry thread.
+ *
+ * Concurrency: any number of worker lcores read the tables without locks
+ * while one thread at a time calls the control functions (the caller
+ * serialises them: the command line before the workers start, then the
+ * telemetry commands). A worker registers with fou_lcore_reader_start()
+ * and reports a quiescent state (holds no pointer into the tables) with
+ * fou_lcore_quiescent() between bursts. Each control function returns only
+ * after every registered worker has passed one: its change is then in
+ * effect for every packet a worker starts on, and what it removed is no
+ * longer in use (and is reused only then).
  */
 #ifndef FOU_H
 #define FOU_H
@@ -154,6 +164,18 @@ void fou_gw_params_default(struct fou_gw_params *p);
 struct fou_gw *fou_gw_create(const struct fou_gw_params *p, struct fou_err *err);
 void fou_gw_free(struct fou_gw *gw);
 
+/* Worker lcores as readers of the tables (rte_rcu_qsbr, thread id = lcore
+ * id): start before the first burst, report between bursts, stop (go
+ * offline) before the lcore returns, or control operations wait forever. */
+int fou_lcore_reader_start(struct fou_gw *gw, unsigned int lcore_id);
+void fou_lcore_quiescent(struct fou_gw *gw, unsigned int lcore_id);
+void fou_lcore_reader_stop(struct fou_gw *gw, unsigned int lcore_id);
+bool fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id);
+
+/* The ports are started: a link change from now on also goes to the
+ * ethdev (MTU, MAC address or promiscuous mode). */
+void fou_gw_ports_running(struct fou_gw *gw);
+
 /*
  * Control operations: one function each, shared by the command line, the
  * config file and telemetry. All return 0 or -errno with err filled; a
@@ -177,6 +199,14 @@ int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		  const struct fou_ip *via, struct fou_err *err);
 int fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		  const struct rte_ether_addr *mac, struct fou_err *err);
+
+/* Deletes. A FOU port (ipproto 0: any); an address with its routes (not
+ * while a tunnel has it as local); a route (not one an address brought);
+ * a neighbour; a tunnel with the routes into it (as `ip link del`). */
+int fou_port_del(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
+int fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
+int fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err);
+int fou_neigh_del(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port, struct fou_err *err);
 
 /*
  * A tunnel, as `ip link add NAME type ipip|sit|gre local L remote R ...
@@ -204,6 +234,7 @@ struct fou_tunnel_conf {
 
 void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
 int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);
+int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);
 /* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
 int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
 			 struct fou_err *err);
@@ -213,6 +244,8 @@ int fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fo
 /* ICMP errors: at most rate per second per lcore after a burst; rate 0
  * sends none. Default 1000/s, burst 50 (Linux' icmp_msgs_per_sec/burst). */
 int fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err);
+void fou_sport_range_get(const struct fou_gw *gw, uint16_t *min, uint16_t *max);
+void fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst);
 
 /* Read-only views for the summary and telemetry. */
 struct fou_port_info {
@@ -234,9 +267,48 @@ struct fou_tunnel_info {
 	uint64_t rx_packets;	/* received from the remote and decapsulated */
 	uint64_t rx_bytes;	/* inner bytes */
 };
-/* Fills up to n entries in creation order; returns the total count. */
+/* Fills up to n entries in slot order; returns the total count. */
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,
 			     unsigned int n);
+/* The same from the offset-th tunnel on; counters since creation, or since
+ * fou_stats_reset(). */
+unsigned int fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out,
+				  unsigned int n, unsigned int offset, bool since_reset);
+
+struct fou_addr_info {
+	uint16_t port;
+	struct fou_ip ip;	/* with its prefix length */
+};
+/* Fills up to n addresses in the order they were added; returns the count. */
+unsigned int fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n);
+
+struct fou_route_info {
+	struct fou_ip prefix;
+	const char *type;	/* local, connected, gateway, tunnel, broadcast */
+	uint16_t port;		/* connected, gateway, broadcast */
+	struct fou_ip via;	/* gateway; family 0 otherwise */
+	char tunnel[FOU_TUNNEL_NAMESIZE];	/* tunnel */
+	bool from_addr;		/* brought by an address (not a route statement) */
+};
+/* Fills up to n routes from the offset-th, in the order they were added;
+ * returns the count of all. */
+unsigned int fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
+			    unsigned int offset);
+/* The route to exactly prefix; -ESRCH if there is none. */
+int fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix,
+		  struct fou_route_info *ri);
+
+struct fou_neigh_info {
+	uint16_t port;
+	struct fou_ip ip;
+	struct rte_ether_addr mac;
+};
+/* Fills up to n neighbours from the offset-th (table order); returns the
+ * count of all. */
+unsigned int fou_neigh_list(const struct fou_gw *gw, struct fou_neigh_info *out, unsigned int n,
+			    unsigned int offset);
+int fou_neigh_get(const struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
+		  struct rte_ether_addr *mac);
 
 /*
  * The transmit offloads (RTE_ETH_TX_OFFLOAD_*) a started port was configured
@@ -270,11 +342,14 @@ bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
 		  uint16_t *mtu);
 
-/* Per-lcore counters; sum over every lcore into out. */
+/* Per-lcore counters; sum over every lcore into out (since the start). */
 struct fou_lcore_stats *fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id);
 void fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out);
-/* One lcore's counters only (a consistent-enough snapshot into out). */
-int fou_stats_lcore(const struct fou_gw *gw, unsigned int lcore_id, struct fou_lcore_stats *out);
+/* Since the last fou_stats_reset(): of one lcore, or of all (lcore_id < 0). */
+int fou_stats_get(const struct fou_gw *gw, int lcore_id, struct fou_lcore_stats *out);
+/* Start the counters fou_stats_get() and fou_tunnel_list_from() show from
+ * zero, without writing the workers' counters. */
+void fou_stats_reset(struct fou_gw *gw);
 uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
@@ -288,6 +363,11 @@ const char *fou_icmp_desc(enum fou_icmp_kind k);
  * calls the control operation for NAME.
  */
 int fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err);
+/* Undo a statement: its identifying fields (and, optionally, the others of
+ * the add, which must then match). -EOPNOTSUPP for one that is only set
+ * (link, sport-range, icmp-rate). */
+int fou_stmt_del(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err);
+const char *fou_stmt_del_usage(const char *name);	/* NULL: cannot be deleted */
 /* Order in which statements must be applied (links before addresses ...);
  * -1 for an unknown name. */
 int fou_stmt_rank(const char *name);
@@ -307,6 +387,13 @@ int fou_parse_proto(const char *s, uint8_t *ipproto, struct fou_err *err);
  */
 typedef int (*fou_stmt_cb)(void *ctx, const char *name, const char *arg, struct fou_err *err);
 int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err);
+/*
+ * The running configuration as statements that rebuild it (every link,
+ * sport-range and icmp-rate, then addresses, neighbours, FOU ports,
+ * tunnels and routes in the order they are held): cb for each, stops at
+ * the first non-zero return.
+ */
+int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_err *err);
 
 /*
  * Data path. Classify, decapsulate, route, encapsulate and rewrite n
@@ -318,7 +405,13 @@ int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err 
 uint16_t fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
 		      struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port);
 
-/* Telemetry: /fou/stats and /fou/ports. */
+/*
+ * Telemetry: the /fou/... commands (see fou_telemetry.c), registered once
+ * the ports run. fou_telemetry_stop(): from now on they answer nothing
+ * and change nothing (waits for one in progress), so that what the
+ * caller reads after it is final.
+ */
 int fou_telemetry_register(struct fou_gw *gw);
+void fou_telemetry_stop(struct fou_gw *gw);
 
 #endif /* FOU_H */

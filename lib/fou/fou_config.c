@@ -2,17 +2,21 @@
 /*
  * Config file: one statement per line as `NAME = ARG`, the same NAME and
  * ARG as the command line's `--NAME ARG`; '#' starts a comment. Read with
- * rte_cfgfile; sections are not used.
+ * rte_cfgfile; sections are not used. The running configuration is
+ * written back as the same statements (fou_config_dump()).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
 
 #include <rte_cfgfile.h>
 
-#include "fou.h"
+#include "fou_private.h"
 
 #define FOU_CFG_GLOBAL "GLOBAL"	/* rte_cfgfile's name for lines before any section */
 
@@ -116,4 +120,207 @@ out:
 	free(entries);
 	rte_cfgfile_close(cfg);
 	return ret;
+}
+
+/* --- the running configuration as statements ---------------------------- */
+
+struct fou_dump {
+	fou_stmt_cb cb;
+	void *ctx;
+	struct fou_err *err;
+	int ret;
+};
+
+static void
+fou_dump_emit(struct fou_dump *d, const char *name, const char *fmt, ...)
+	__rte_format_printf(3, 4);
+
+static void
+fou_dump_emit(struct fou_dump *d, const char *name, const char *fmt, ...)
+{
+	char arg[FOU_ERR_LEN];
+	va_list ap;
+
+	if (d->ret != 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(arg, sizeof(arg), fmt, ap);
+	va_end(ap);
+	d->ret = d->cb(d->ctx, name, arg, d->err);
+}
+
+static void
+fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct rte_ether_addr mac;
+	char m[RTE_ETHER_ADDR_FMT_SIZE];
+	uint16_t port, mtu;
+	uint16_t smin, smax;
+	uint32_t rate, burst;
+
+	fou_sport_range_get(gw, &smin, &smax);
+	fou_dump_emit(d, "sport-range", "%u-%u", smin, smax);
+	fou_icmp_rate_get(gw, &rate, &burst);
+	fou_dump_emit(d, "icmp-rate", "%u,burst=%u", rate, burst);
+	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
+		if (fou_iface_get(gw, port, &mac, &mtu) < 0)
+			continue;
+		rte_ether_format_addr(m, sizeof(m), &mac);
+		fou_dump_emit(d, "link", "%u,address=%s,mtu=%u", port, m, mtu);
+	}
+}
+
+/*
+ * Emit a statement for each entry of a table: list() fills an array of n
+ * entries of size bytes and returns how many there are.
+ */
+static void
+fou_dump_table(const struct fou_gw *gw, struct fou_dump *d, size_t size,
+	       unsigned int (*list)(const struct fou_gw *gw, void *out, unsigned int n),
+	       void (*emit)(struct fou_dump *d, const void *entry))
+{
+	unsigned int n = list(gw, NULL, 0), i;
+	uint8_t *v;
+
+	if (d->ret != 0)
+		return;
+	v = calloc(n + 1, size);
+	if (v == NULL) {
+		fou_err_set(d->err, "out of memory");
+		d->ret = -ENOMEM;
+		return;
+	}
+	n = RTE_MIN(n, list(gw, v, n));
+	for (i = 0; i < n; i++)
+		emit(d, v + i * size);
+	free(v);
+}
+
+static unsigned int
+fou_dump_list_addrs(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_addr_list(gw, out, n);
+}
+
+static void
+fou_dump_addr(struct fou_dump *d, const void *entry)
+{
+	const struct fou_addr_info *a = entry;
+
+	fou_dump_emit(d, "addr", "%u,%s/%u", a->port, IPSTR(&a->ip), a->ip.plen);
+}
+
+static unsigned int
+fou_dump_list_neighs(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_neigh_list(gw, out, n, 0);
+}
+
+static void
+fou_dump_neigh(struct fou_dump *d, const void *entry)
+{
+	const struct fou_neigh_info *ni = entry;
+	char m[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(m, sizeof(m), &ni->mac);
+	fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", IPSTR(&ni->ip), ni->port, m);
+}
+
+static void
+fou_dump_ports(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	unsigned int n = fou_port_list(gw, info, RTE_DIM(info)), i;
+
+	for (i = 0; i < n; i++) {
+		const char *name = fou_proto_name(info[i].ipproto);
+
+		if (name != NULL)
+			fou_dump_emit(d, "port", "%u:%s", info[i].udp_port, name);
+		else
+			fou_dump_emit(d, "port", "%u:%u", info[i].udp_port, info[i].ipproto);
+	}
+}
+
+/* A tunnel statement with what differs from iproute2's defaults. */
+static void
+fou_dump_tunnel(struct fou_dump *d, const void *entry)
+{
+	const struct fou_tunnel_conf *c = &((const struct fou_tunnel_info *)entry)->conf;
+	char arg[FOU_ERR_LEN];
+	int n;
+
+	n = snprintf(arg, sizeof(arg), "%s,type=%s,local=%s,remote=%s", c->name,
+		     fou_proto_name(c->type), IPSTR(&c->local), IPSTR(&c->remote));
+	if (c->ttl != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",ttl=%u", c->ttl);
+	if (c->tos_inherit)
+		n += snprintf(arg + n, sizeof(arg) - n, ",tos=inherit");
+	else if (c->tos != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",tos=0x%02x", c->tos);
+	if (!c->pmtudisc)
+		n += snprintf(arg + n, sizeof(arg) - n, ",nopmtudisc");
+	if (!c->encap_fou)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap=none");
+	if (c->encap_sport != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap-sport=%u", c->encap_sport);
+	if (c->encap_fou)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap-dport=%u", c->encap_dport);
+	if (c->encap_csum)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap-csum");
+	if (c->key_set)
+		n += snprintf(arg + n, sizeof(arg) - n, ",key=%u", c->key);
+	if (c->gre_csum)
+		n += snprintf(arg + n, sizeof(arg) - n, ",csum");
+	if (c->gre_seq)
+		snprintf(arg + n, sizeof(arg) - n, ",seq");
+	fou_dump_emit(d, "tunnel", "%s", arg);
+}
+
+static unsigned int
+fou_dump_list_tunnels(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_tunnel_list(gw, out, n);
+}
+
+static unsigned int
+fou_dump_list_routes(const struct fou_gw *gw, void *out, unsigned int n)
+{
+	return fou_route_list(gw, out, n, 0);
+}
+
+/* Routes of route statements; an address brings its own. */
+static void
+fou_dump_route(struct fou_dump *d, const void *entry)
+{
+	const struct fou_route_info *r = entry;
+
+	if (r->from_addr)
+		return;
+	if (r->tunnel[0] != '\0')
+		fou_dump_emit(d, "route", "%s/%u,dev=%s", IPSTR(&r->prefix), r->prefix.plen,
+			      r->tunnel);
+	else if (r->via.family != 0)
+		fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", IPSTR(&r->prefix),
+			      r->prefix.plen, r->port, IPSTR(&r->via));
+	else
+		fou_dump_emit(d, "route", "%s/%u,dev=%u", IPSTR(&r->prefix), r->prefix.plen,
+			      r->port);
+}
+
+int
+fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_err *err)
+{
+	struct fou_dump d = { .cb = cb, .ctx = ctx, .err = err };
+
+	fou_dump_links(gw, &d);
+	fou_dump_table(gw, &d, sizeof(struct fou_addr_info), fou_dump_list_addrs, fou_dump_addr);
+	fou_dump_table(gw, &d, sizeof(struct fou_neigh_info), fou_dump_list_neighs,
+		       fou_dump_neigh);
+	fou_dump_ports(gw, &d);
+	fou_dump_table(gw, &d, sizeof(struct fou_tunnel_info), fou_dump_list_tunnels,
+		       fou_dump_tunnel);
+	fou_dump_table(gw, &d, sizeof(struct fou_route_info), fou_dump_list_routes,
+		       fou_dump_route);
+	return d.ret;
 }

@@ -82,18 +82,22 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
 	return FOU_FWD;
 }
 
-/* rte_hash position of the adjacency's neighbour MAC, or < 0. */
-static inline int32_t
-fou_adj_neigh(const struct fou_gw *gw, const struct fou_adj *a)
+/* The MAC address of the adjacency's neighbour; false when there is none. */
+static inline bool
+fou_adj_neigh(const struct fou_gw *gw, const struct fou_adj *a, struct rte_ether_addr *mac)
 {
 	const struct fou_nexthop *nh = a->nh;
 	struct fou_neigh_key key;
+	void *data;
 
 	fou_neigh_key_make(&key, nh->port, nh->family,
 			   nh->type == FOU_NH_GATEWAY ?
 			   (nh->family == AF_INET ? (const void *)&nh->gw.v4 :
 			    (const void *)nh->gw.v6) : a->dst);
-	return rte_hash_lookup(gw->neigh, &key);
+	if (rte_hash_lookup_data(gw->neigh, &key, &data) < 0)
+		return false;
+	fou_neigh_mac(data, mac);
+	return true;
 }
 
 /* Linux' martian rules (ip_route_input_slow): a source that never sends, */
@@ -169,15 +173,15 @@ fou_l3_isolate(struct rte_mbuf *m, uint32_t off, uint32_t len)
 
 /* Put the Ethernet header for the neighbour in front of the IP packet. */
 static inline unsigned int
-fou_eth_push(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t port, int32_t neigh,
-	     uint16_t ether_type)
+fou_eth_push(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t port,
+	     const struct rte_ether_addr *dst, uint16_t ether_type)
 {
 	struct rte_ether_hdr *eth;
 
 	eth = (struct rte_ether_hdr *)rte_pktmbuf_prepend(m, RTE_ETHER_HDR_LEN);
 	if (unlikely(eth == NULL))
 		return FOU_DROP_NO_HEADROOM;
-	rte_ether_addr_copy(&gw->neigh_mac[neigh], &eth->dst_addr);
+	rte_ether_addr_copy(dst, &eth->dst_addr);
 	rte_ether_addr_copy(&gw->iface[port].mac, &eth->src_addr);
 	eth->ether_type = rte_cpu_to_be_16(ether_type);
 	m->l2_len = RTE_ETHER_HDR_LEN;
@@ -220,7 +224,8 @@ unsigned int fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st
  */
 static inline unsigned int
 fou_adj_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	     const struct fou_adj *a, int32_t neigh, bool v6, uint16_t *out_port)
+	     const struct fou_adj *a, const struct rte_ether_addr *neigh, bool v6,
+	     uint16_t *out_port)
 {
 	unsigned int r;
 

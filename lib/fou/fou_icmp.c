@@ -42,14 +42,13 @@ fou_icmp_allow(const struct fou_gw *gw, struct fou_lcore_stats *st)
 /* Route the error back to dst; false when there is no way back. */
 static bool
 fou_icmp_route(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
-	       struct fou_adj *a, int32_t *neigh)
+	       struct fou_adj *a, struct rte_ether_addr *neigh)
 {
 	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return false;
 	if (fou_adj_resolve(gw, nh, dst, a) != FOU_FWD)
 		return false;
-	*neigh = fou_adj_neigh(gw, a);
-	return *neigh >= 0;
+	return fou_adj_neigh(gw, a, neigh);
 }
 
 /*
@@ -66,14 +65,15 @@ fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, c
 	struct fou_ip target = { .family = family };
 	const struct fou_addr *port_first = NULL, *gw_first = NULL, *pick = NULL;
 	const size_t alen = family == AF_INET ? 4 : 16;
+	const struct fou_addr_set *as = __atomic_load_n(&gw->addrs, __ATOMIC_ACQUIRE);
 	unsigned int i;
 
 	if (a->nh->type == FOU_NH_GATEWAY)
 		target = a->nh->gw;
 	else
 		memcpy(family == AF_INET ? (void *)&target.v4 : (void *)target.v6, dst, alen);
-	for (i = 0; i < gw->nb_addrs && pick == NULL; i++) {
-		const struct fou_addr *ad = &gw->addrs[i];
+	for (i = 0; i < as->n && pick == NULL; i++) {
+		const struct fou_addr *ad = &as->a[i];
 
 		if (ad->ip.family != family)
 			continue;
@@ -98,7 +98,8 @@ fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, c
 /* The finished error leaves along a, and counts once it has. */
 static unsigned int
 fou_icmp_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	      const struct fou_adj *a, int32_t neigh, bool v6, enum fou_icmp_kind kind,
+	      const struct fou_adj *a, const struct rte_ether_addr *neigh, bool v6,
+	      enum fou_icmp_kind kind,
 	      uint16_t *out_port)
 {
 	unsigned int r;
@@ -136,7 +137,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	uint16_t c;
 	uint8_t tos = (uint8_t)((ip->type_of_service & 0x1e) | 0xc0);
 	struct fou_adj a;
-	int32_t neigh;
+	struct rte_ether_addr neigh;
 
 	if (gw->icmp_rate == 0)
 		return fallback;
@@ -191,7 +192,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	};
 	st->ip_id++;
 	nip->hdr_checksum = rte_ipv4_cksum(nip);
-	return fou_icmp_send(gw, st, m, &a, neigh, false, kind, out_port);
+	return fou_icmp_send(gw, st, m, &a, &neigh, false, kind, out_port);
 }
 
 unsigned int
@@ -207,7 +208,7 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	rte_be32_t be;
 	uint16_t c;
 	struct fou_adj a;
-	int32_t neigh;
+	struct rte_ether_addr neigh;
 
 	if (gw->icmp_rate == 0)
 		return fallback;
@@ -252,5 +253,5 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	memcpy(icmp + 4, &be, 4);
 	c = (uint16_t)~fou_cksum_fold(m, sizeof(*nip6), len, rte_ipv6_phdr_cksum(nip6, 0));
 	memcpy(icmp + 2, &c, 2);
-	return fou_icmp_send(gw, st, m, &a, neigh, true, kind, out_port);
+	return fou_icmp_send(gw, st, m, &a, &neigh, true, kind, out_port);
 }

@@ -118,18 +118,23 @@ struct fou_fields {
 	char *val[FOU_STMT_MAX_FIELDS];
 };
 
-struct fou_stmt {
-	const char *name;
+/* One form of a statement: its add (or set), or its delete. */
+struct fou_stmt_form {
 	const char *usage;
-	const char *help;
 	unsigned int npos;			/* positional fields, all required */
 	const char *keys[FOU_STMT_MAX_FIELDS];	/* allowed keys, NULL-terminated */
 	const char *flags[FOU_STMT_MAX_FIELDS];	/* allowed words without a value */
 	int (*apply)(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err);
 };
 
+struct fou_stmt {
+	const char *name;
+	const char *help;
+	struct fou_stmt_form add, del;		/* del.apply NULL: only set */
+};
+
 static int
-fou_fields_split(const struct fou_stmt *st, const char *arg, struct fou_fields *f,
+fou_fields_split(const struct fou_stmt_form *st, const char *arg, struct fou_fields *f,
 		 struct fou_err *err)
 {
 	char *tok, *save = NULL;
@@ -245,32 +250,53 @@ fou_fields_need(const struct fou_fields *f, const char *key, const char *what,
 
 /* --- statements ------------------------------------------------------- */
 
+/* UDPPORT:PROTO; without need_proto the :PROTO may be left out (0). */
 static int
-fou_stmt_port(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+fou_field_port(char *s, bool need_proto, uint16_t *udp_port, uint8_t *proto,
+	       struct fou_err *err)
 {
-	char *colon = strchr(f->pos[0], ':');
+	char *colon = strchr(s, ':');
 	uint32_t udp;
-	uint8_t proto;
 	int ret;
 
-	if (colon == NULL) {
-		fou_err_set(err, "'%s' is not UDPPORT:PROTO", f->pos[0]);
+	*proto = 0;
+	if (colon == NULL && need_proto) {
+		fou_err_set(err, "'%s' is not UDPPORT:PROTO", s);
 		return -EINVAL;
 	}
-	*colon = '\0';
-	ret = fou_parse_u32(f->pos[0], UINT16_MAX, &udp);
+	if (colon != NULL)
+		*colon = '\0';
+	ret = fou_parse_u32(s, UINT16_MAX, &udp);
 	if (ret < 0 || udp == 0) {
-		fou_err_set(err, "UDP port '%s' is not in 1-65535", f->pos[0]);
+		fou_err_set(err, "UDP port '%s' is not in 1-65535", s);
 		return -EINVAL;
 	}
-	ret = fou_parse_proto(colon + 1, &proto, err);
-	if (ret < 0)
-		return ret;
-	return fou_port_add(gw, (uint16_t)udp, proto, err);
+	*udp_port = (uint16_t)udp;
+	return colon == NULL ? 0 : fou_parse_proto(colon + 1, proto, err);
 }
 
 static int
-fou_stmt_addr(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+fou_stmt_port(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	uint16_t udp;
+	uint8_t proto;
+	int ret = fou_field_port(f->pos[0], true, &udp, &proto, err);
+
+	return ret < 0 ? ret : fou_port_add(gw, udp, proto, err);
+}
+
+static int
+fou_stmt_port_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	uint16_t udp;
+	uint8_t proto;
+	int ret = fou_field_port(f->pos[0], false, &udp, &proto, err);
+
+	return ret < 0 ? ret : fou_port_del(gw, udp, proto, err);
+}
+
+static int
+fou_stmt_addr_any(struct fou_gw *gw, struct fou_fields *f, bool add, struct fou_err *err)
 {
 	struct fou_ip ip;
 	uint16_t port;
@@ -281,7 +307,19 @@ fou_stmt_addr(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 		ret = fou_parse_ip(f->pos[1], true, &ip, err);
 	if (ret < 0)
 		return ret;
-	return fou_addr_add(gw, port, &ip, err);
+	return add ? fou_addr_add(gw, port, &ip, err) : fou_addr_del(gw, port, &ip, err);
+}
+
+static int
+fou_stmt_addr(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_addr_any(gw, f, true, err);
+}
+
+static int
+fou_stmt_addr_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_addr_any(gw, f, false, err);
 }
 
 /* dev=: a DPDK port number, or a tunnel name (never all digits). */
@@ -289,6 +327,45 @@ static bool
 fou_dev_is_port(const char *dev)
 {
 	return strspn(dev, "0123456789") == strlen(dev);
+}
+
+/*
+ * route del PREFIX[,dev=...][,via=...]: as `ip route del`, dev and via
+ * are optional and, when given, must be the route's.
+ */
+static int
+fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *dev = fou_fields_get(f, "dev"), *via_s = fou_fields_get(f, "via");
+	struct fou_route_info ri;
+	struct fou_ip prefix, via;
+	char cur[FOU_TUNNEL_NAMESIZE];
+	int ret;
+
+	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
+	if (ret < 0)
+		return ret;
+	if (fou_route_get(gw, &prefix, &ri) < 0)
+		return fou_route_del(gw, &prefix, err);	/* names what is missing */
+	if (ri.tunnel[0] != '\0')
+		rte_strscpy(cur, ri.tunnel, sizeof(cur));
+	else
+		snprintf(cur, sizeof(cur), "%u", ri.port);
+	if (dev != NULL && strcmp(dev, cur) != 0) {
+		fou_err_set(err, "dev=%s: the route to %s is dev %s", dev, f->pos[0], cur);
+		return -EINVAL;
+	}
+	if (via_s != NULL) {
+		ret = fou_parse_ip(via_s, false, &via, err);
+		if (ret < 0)
+			return ret;
+		if (ri.via.family == 0 || memcmp(&via, &ri.via, sizeof(via)) != 0) {
+			fou_err_set(err, "via=%s: the route to %s has %s", via_s, f->pos[0],
+				    ri.via.family == 0 ? "no gateway" : "another gateway");
+			return -EINVAL;
+		}
+	}
+	return fou_route_del(gw, &prefix, err);
 }
 
 static int
@@ -320,30 +397,64 @@ fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_route_add(gw, &prefix, port, via_s != NULL ? &via : NULL, err);
 }
 
+/* IP,dev=PORTID[,lladdr=MAC]: *has_mac says whether lladdr was there. */
 static int
-fou_stmt_neigh(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+fou_fields_neigh(const struct fou_fields *f, struct fou_ip *ip, uint16_t *port,
+		 struct rte_ether_addr *mac, bool *has_mac, struct fou_err *err)
 {
-	const char *dev, *lladdr;
-	struct rte_ether_addr mac;
-	struct fou_ip ip;
-	uint16_t port;
+	const char *dev, *lladdr = fou_fields_get(f, "lladdr");
 	int ret;
 
-	ret = fou_parse_ip(f->pos[0], false, &ip, err);
+	ret = fou_parse_ip(f->pos[0], false, ip, err);
 	if (ret < 0)
 		return ret;
 	dev = fou_fields_need(f, "dev", "PORTID", err);
 	if (dev == NULL)
 		return -EINVAL;
-	lladdr = fou_fields_need(f, "lladdr", "MAC", err);
-	if (lladdr == NULL)
-		return -EINVAL;
-	ret = fou_field_dev(dev, &port, err);
-	if (ret == 0)
-		ret = fou_field_mac(lladdr, &mac, err);
+	ret = fou_field_dev(dev, port, err);
+	*has_mac = lladdr != NULL;
+	if (ret == 0 && lladdr != NULL)
+		ret = fou_field_mac(lladdr, mac, err);
+	return ret;
+}
+
+static int
+fou_stmt_neigh(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	struct rte_ether_addr mac;
+	struct fou_ip ip;
+	uint16_t port;
+	bool has_mac;
+	int ret;
+
+	ret = fou_fields_neigh(f, &ip, &port, &mac, &has_mac, err);
+	if (ret == 0 && !has_mac) {
+		fou_err_set(err, "missing lladdr=MAC");
+		ret = -EINVAL;
+	}
+	return ret < 0 ? ret : fou_neigh_add(gw, &ip, port, &mac, err);
+}
+
+static int
+fou_stmt_neigh_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	struct rte_ether_addr mac, cur;
+	char a[RTE_ETHER_ADDR_FMT_SIZE];
+	struct fou_ip ip;
+	uint16_t port;
+	bool has_mac;
+	int ret;
+
+	ret = fou_fields_neigh(f, &ip, &port, &mac, &has_mac, err);
 	if (ret < 0)
 		return ret;
-	return fou_neigh_add(gw, &ip, port, &mac, err);
+	if (has_mac && fou_neigh_get(gw, &ip, port, &cur) == 0 &&
+	    !rte_is_same_ether_addr(&mac, &cur)) {
+		rte_ether_format_addr(a, sizeof(a), &cur);
+		fou_err_set(err, "lladdr: the neighbour's is %s", a);
+		return -EINVAL;
+	}
+	return fou_neigh_del(gw, &ip, port, err);
 }
 
 static int
@@ -529,6 +640,12 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 }
 
 static int
+fou_stmt_tunnel_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_tunnel_del(gw, f->pos[0], err);
+}
+
+static int
 fou_stmt_sport_range(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
 	char *dash = strchr(f->pos[0], '-');
@@ -566,34 +683,38 @@ fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 
 /* In application order: what a statement refers to comes before it. */
 static const struct fou_stmt fou_stmts[] = {
-	{ "sport-range", "MIN-MAX",
+	{ "sport-range",
 	  "UDP source ports for encap-sport auto (default 32768-60999, Linux' ip_local_port_range)",
-	  1, { NULL }, { NULL }, fou_stmt_sport_range },
-	{ "icmp-rate", "PERSEC[,burst=N]",
+	  { "MIN-MAX", 1, { NULL }, { NULL }, fou_stmt_sport_range }, { NULL } },
+	{ "icmp-rate",
 	  "ICMP errors sent per second per lcore after a burst (default 1000, burst 50; 0: none)",
-	  1, { "burst" }, { NULL }, fou_stmt_icmp_rate },
-	{ "link", "PORTID[,address=MAC][,mtu=N]",
-	  "set a port's MAC address and L3 MTU (default 1500)",
-	  1, { "address", "mtu" }, { NULL }, fou_stmt_link },
-	{ "addr", "PORTID,IP/PLEN", "local address on a DPDK port (IPv4 or IPv6)",
-	  2, { NULL }, { NULL }, fou_stmt_addr },
-	{ "neigh", "IP,dev=PORTID,lladdr=MAC", "static neighbour",
-	  1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh },
-	{ "port", "UDPPORT:PROTO",
+	  { "PERSEC[,burst=N]", 1, { "burst" }, { NULL }, fou_stmt_icmp_rate }, { NULL } },
+	{ "link", "set a port's MAC address and L3 MTU (default 1500)",
+	  { "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, { NULL }, fou_stmt_link },
+	  { NULL } },
+	{ "addr", "local address on a DPDK port (IPv4 or IPv6)",
+	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr },
+	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del } },
+	{ "neigh", "static neighbour",
+	  { "IP,dev=PORTID,lladdr=MAC", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh },
+	  { "IP,dev=PORTID[,lladdr=MAC]", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh_del } },
+	{ "port",
 	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number",
-	  1, { NULL }, { NULL }, fou_stmt_port },
-	{ "tunnel",
-	  "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
-	  "[,pmtudisc|nopmtudisc][,encap=fou|none][,encap-sport=auto|N][,encap-dport=N]"
-	  "[,encap-csum|noencap-csum][,key=N][,csum][,seq]",
-	  "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou ...`",
-	  1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
-	       "key" },
-	  { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "csum", "seq" },
-	  fou_stmt_tunnel },
-	{ "route", "PREFIX,dev=PORTID|TUNNEL[,via=IP]",
-	  "route (IPv4 or IPv6) out of a port, or into a tunnel",
-	  1, { "dev", "via" }, { NULL }, fou_stmt_route },
+	  { "UDPPORT:PROTO", 1, { NULL }, { NULL }, fou_stmt_port },
+	  { "UDPPORT[:PROTO]", 1, { NULL }, { NULL }, fou_stmt_port_del } },
+	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou ...`",
+	  { "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
+	    "[,pmtudisc|nopmtudisc][,encap=fou|none][,encap-sport=auto|N][,encap-dport=N]"
+	    "[,encap-csum|noencap-csum][,key=N][,csum][,seq]",
+	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
+		 "key" },
+	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "csum", "seq" },
+	    fou_stmt_tunnel },
+	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del } },
+	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",
+	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route },
+	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP]", 1, { "dev", "via" }, { NULL },
+	    fou_stmt_route_del } },
 };
 
 const char *
@@ -634,13 +755,23 @@ fou_stmt_usage(const char *name)
 {
 	const struct fou_stmt *st = fou_stmt_find(name);
 
-	return st == NULL ? NULL : st->usage;
+	return st == NULL ? NULL : st->add.usage;
 }
 
-int
-fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err)
+const char *
+fou_stmt_del_usage(const char *name)
 {
 	const struct fou_stmt *st = fou_stmt_find(name);
+
+	return st == NULL ? NULL : st->del.usage;
+}
+
+static int
+fou_stmt_run(struct fou_gw *gw, const char *name, bool del, const char *arg,
+	     struct fou_err *err)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+	const struct fou_stmt_form *form;
 	struct fou_fields f;
 	int ret;
 
@@ -648,8 +779,25 @@ fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_
 		fou_err_set(err, "unknown statement '%s'", name);
 		return -EINVAL;
 	}
-	ret = fou_fields_split(st, arg, &f, err);
+	form = del ? &st->del : &st->add;
+	if (form->apply == NULL) {
+		fou_err_set(err, "%s is set, not deleted (set it again)", name);
+		return -EOPNOTSUPP;
+	}
+	ret = fou_fields_split(form, arg, &f, err);
 	if (ret < 0)
 		return ret;
-	return st->apply(gw, &f, err);
+	return form->apply(gw, &f, err);
+}
+
+int
+fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err)
+{
+	return fou_stmt_run(gw, name, false, arg, err);
+}
+
+int
+fou_stmt_del(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err)
+{
+	return fou_stmt_run(gw, name, true, arg, err);
 }

@@ -4,9 +4,11 @@
 #define FOU_PRIVATE_H
 
 #include <assert.h>
+#include <arpa/inet.h>
 #include <rte_hash.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
+#include <rte_rcu_qsbr.h>
 
 #include "fou.h"
 
@@ -105,7 +107,7 @@ struct fou_udp_port {
 	uint8_t ipproto;	/* 0 = free slot */
 };
 
-/* Control-side record of a local address (for on-link checks, display). */
+/* A local address (on-link checks, ICMP error sources, display). */
 struct fou_addr {
 	uint16_t port;
 	struct fou_ip ip;
@@ -113,13 +115,32 @@ struct fou_addr {
 
 #define FOU_MAX_ADDRS 256
 
+/*
+ * The address list, read by the data path (ICMP error sources): a change
+ * is written into the other of two sets, published, and the old set is
+ * reused only after a grace period.
+ */
+struct fou_addr_set {
+	unsigned int n;
+	struct fou_addr a[FOU_MAX_ADDRS];
+};
+
+/*
+ * Control-side record of a route installed in the LPM (or as a default
+ * route): what /fou/routes lists, /fou/config saves and delete finds.
+ */
+struct fou_route {
+	struct fou_ip prefix;
+	uint32_t nh;		/* index into gw->nh */
+	uint8_t from_addr;	/* installed by an address: local, connected, broadcast */
+};
+
 struct fou_gw {
 	/* read per packet */
 	struct rte_lpm *lpm4;
 	struct rte_lpm6 *lpm6;
 	struct fou_nexthop *nh;
-	struct rte_hash *neigh;
-	struct rte_ether_addr *neigh_mac;	/* by rte_hash position */
+	struct rte_hash *neigh;			/* key -> MAC (fou_neigh_mac()) */
 	uint32_t default_nh4;			/* 0/0 route: nh index + 1, 0 = none */
 	uint32_t default_nh6;
 	struct fou_iface iface[RTE_MAX_ETHPORTS];
@@ -132,17 +153,52 @@ struct fou_gw {
 	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
 	uint16_t sport_min, sport_max;
 	uint32_t icmp_rate, icmp_burst;
+	const struct fou_addr_set *addrs;	/* one of addr_sets */
+
+	/* Readers (worker lcores) report quiescent states here; a control
+	 * operation waits for a grace period before it returns (and before
+	 * it reuses anything it unlinked). */
+	struct rte_rcu_qsbr *qsbr;
 
 	/* control only */
 	struct fou_gw_params params;
 	uint32_t nb_nh;
 	struct rte_hash *tun_names;		/* name -> index */
-	unsigned int nb_addrs;
-	struct fou_addr addrs[FOU_MAX_ADDRS];
+	struct fou_addr_set addr_sets[2];
+	struct fou_route *routes;		/* in the order they were added */
+	uint32_t nb_routes, max_routes;
+	bool ports_running;			/* link changes go to the ethdev too */
 	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */
 	struct fou_worker_conf *workers;	/* RTE_MAX_LCORE entries */
 	bool is_worker[RTE_MAX_LCORE];
+	/* what /fou/stats/reset saw: readers subtract it (control only) */
+	struct fou_lcore_stats *stats_base;	/* RTE_MAX_LCORE entries */
+	struct fou_tun_stats *tun_base;		/* max_tunnels entries */
+	uint8_t lcore_reader[RTE_MAX_LCORE];	/* registered with qsbr */
 };
+
+/* The neighbour's MAC travels in the rte_hash data word (6 of its 8
+ * bytes), so a reader sees the key and its MAC published together. */
+static inline void *
+fou_neigh_data(const struct rte_ether_addr *mac)
+{
+	uint64_t v = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
+		v = v << 8 | mac->addr_bytes[i];
+	return (void *)(uintptr_t)v;
+}
+
+static inline void
+fou_neigh_mac(const void *data, struct rte_ether_addr *mac)
+{
+	uint64_t v = (uintptr_t)data;
+	int i;
+
+	for (i = RTE_ETHER_ADDR_LEN - 1; i >= 0; i--, v >>= 8)
+		mac->addr_bytes[i] = (uint8_t)v;
+}
 
 static inline void
 fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32_t remote,
@@ -158,10 +214,17 @@ fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32
 
 bool fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a);
 
+/* The address as text (no prefix length), for messages and listings. */
+const char *fou_ip_str(const struct fou_ip *ip, char *buf, size_t len);
+#define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
+
 void fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family,
 			const void *addr);
 
 /* Stop telemetry commands from reading gw; waits for one in progress. */
 void fou_telemetry_detach(struct fou_gw *gw);
+
+/* Wait until every worker lcore has passed a quiescent state. */
+void fou_gw_sync(const struct fou_gw *gw);
 
 #endif /* FOU_PRIVATE_H */

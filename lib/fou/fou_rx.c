@@ -62,7 +62,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 {
 	struct fou_adj a;
 	uint16_t old_w0, old_w4, cksum;
-	int32_t neigh;
+	struct rte_ether_addr neigh;
 	unsigned int r;
 
 	if (nh == NULL)
@@ -84,8 +84,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	neigh = fou_adj_neigh(gw, &a);
-	if (neigh < 0)
+	if (!fou_adj_neigh(gw, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
 
 	/* TTL and ECN change; patch the checksum for both words (RFC 1624) */
@@ -101,7 +100,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	m->l3_len = hl;
 	m->packet_type = RTE_PTYPE_L2_ETHER |
 			 (hl == sizeof(*ip) ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT);
-	return fou_adj_send(gw, st, m, &a, neigh, false, out_port);
+	return fou_adj_send(gw, st, m, &a, &neigh, false, out_port);
 }
 
 /* The same for the IPv6 packet at off, as ip6_forward does. */
@@ -112,7 +111,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 {
 	struct fou_adj a;
 	uint32_t vtc;
-	int32_t neigh;
+	struct rte_ether_addr neigh;
 	unsigned int r;
 
 	if (nh == NULL)
@@ -134,8 +133,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	neigh = fou_adj_neigh(gw, &a);
-	if (neigh < 0)
+	if (!fou_adj_neigh(gw, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
 
 	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
@@ -144,7 +142,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	fou_l3_isolate(m, off, tot);
 	m->l3_len = sizeof(*ip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6;
-	return fou_adj_send(gw, st, m, &a, neigh, true, out_port);
+	return fou_adj_send(gw, st, m, &a, &neigh, true, out_port);
 }
 
 static inline void

@@ -63,11 +63,30 @@ fou_obj_name(char *buf, size_t len, const char *what, const struct fou_gw *gw)
 	snprintf(buf, len, "fou_%s_%p", what, (const void *)gw);
 }
 
+/* The tables the data path reads: lock-free readers, memory reused only
+ * after a grace period of gw->qsbr (SYNC mode: the delete waits). */
+static int
+fou_gw_rcu_attach(struct fou_gw *gw)
+{
+	int ret;
+
+	ret = rte_lpm_rcu_qsbr_add(gw->lpm4, &(struct rte_lpm_rcu_config){
+		.v = gw->qsbr, .mode = RTE_LPM_QSBR_MODE_SYNC });
+	if (ret == 0)
+		ret = rte_hash_rcu_qsbr_add(gw->neigh, &(struct rte_hash_rcu_config){
+			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
+	if (ret == 0)
+		ret = rte_hash_rcu_qsbr_add(gw->tun_rx, &(struct rte_hash_rcu_config){
+			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
+	return ret;
+}
+
 struct fou_gw *
 fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 {
 	struct fou_gw *gw;
 	char name[RTE_HASH_NAMESIZE];
+	size_t qsz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
 
 	gw = rte_zmalloc_socket("fou_gw", sizeof(*gw), RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (gw == NULL) {
@@ -75,7 +94,12 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		return NULL;
 	}
 	gw->params = *p;
+	gw->addrs = &gw->addr_sets[0];
 
+	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
+	gw->qsbr = rte_zmalloc_socket("fou_qsbr", qsz, RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw->qsbr == NULL || rte_rcu_qsbr_init(gw->qsbr, RTE_MAX_LCORE) != 0)
+		goto fail;
 	/* rte_errno of the first failure: later calls may change it */
 	fou_obj_name(name, sizeof(name), "lpm4", gw);
 	gw->lpm4 = rte_lpm_create(name, p->socket_id,
@@ -96,6 +120,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		.key_len = sizeof(struct fou_neigh_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = p->socket_id,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	});
 	if (gw->neigh == NULL)
 		goto fail;
@@ -116,13 +141,20 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		.key_len = sizeof(struct fou_tun_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = p->socket_id,
+		.extra_flag = RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF,
 	});
-	if (gw->tun_rx == NULL)
+	if (gw->tun_rx == NULL || fou_gw_rcu_attach(gw) != 0)
 		goto fail;
-	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
-	gw->neigh_mac = rte_zmalloc_socket("fou_neigh_mac",
-					   sizeof(*gw->neigh_mac) * p->max_neighs,
-					   RTE_CACHE_LINE_SIZE, p->socket_id);
+	rte_errno = ENOMEM;
+	gw->max_routes = p->max_routes4 + p->max_routes6 + 2;	/* + the default routes */
+	gw->routes = rte_zmalloc_socket("fou_routes", sizeof(*gw->routes) * gw->max_routes, 0,
+					p->socket_id);
+	gw->stats_base = rte_zmalloc_socket("fou_stats_base",
+					    sizeof(*gw->stats_base) * RTE_MAX_LCORE,
+					    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->tun_base = rte_zmalloc_socket("fou_tun_base",
+					  sizeof(*gw->tun_base) * RTE_MAX(p->max_tunnels, 1u), 0,
+					  p->socket_id);
 	gw->nh = rte_zmalloc_socket("fou_nh", sizeof(*gw->nh) * p->max_nexthops,
 				    RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * RTE_MAX_LCORE,
@@ -134,7 +166,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (gw->neigh_mac == NULL || gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
+	if (gw->routes == NULL || gw->stats_base == NULL || gw->tun_base == NULL ||
+	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
 		goto fail;
 	gw->sport_min = 32768;
@@ -162,16 +195,55 @@ fou_gw_free(struct fou_gw *gw)
 	rte_hash_free(gw->tun_rx);
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
-	rte_free(gw->neigh_mac);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
 	rte_free(gw->workers);
+	rte_free(gw->routes);
+	rte_free(gw->stats_base);
+	rte_free(gw->tun_base);
+	rte_free(gw->qsbr);
 	rte_free(gw);
+}
+
+void
+fou_gw_sync(const struct fou_gw *gw)
+{
+	rte_rcu_qsbr_synchronize(gw->qsbr, RTE_QSBR_THRID_INVALID);
+}
+
+int
+fou_lcore_reader_start(struct fou_gw *gw, unsigned int lcore_id)
+{
+	int ret;
+
+	if (lcore_id >= RTE_MAX_LCORE)
+		return -EINVAL;
+	ret = rte_rcu_qsbr_thread_register(gw->qsbr, lcore_id);
+	if (ret != 0)
+		return ret;
+	rte_rcu_qsbr_thread_online(gw->qsbr, lcore_id);
+	__atomic_store_n(&gw->lcore_reader[lcore_id], 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+void
+fou_lcore_quiescent(struct fou_gw *gw, unsigned int lcore_id)
+{
+	rte_rcu_qsbr_quiescent(gw->qsbr, lcore_id);
+}
+
+void
+fou_lcore_reader_stop(struct fou_gw *gw, unsigned int lcore_id)
+{
+	if (lcore_id >= RTE_MAX_LCORE)
+		return;
+	rte_rcu_qsbr_thread_offline(gw->qsbr, lcore_id);
+	rte_rcu_qsbr_thread_unregister(gw->qsbr, lcore_id);
 }
 
 /* --- addresses as text, for messages ---------------------------------- */
 
-static const char *
+const char *
 fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
 {
 	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
@@ -179,8 +251,6 @@ fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
 		snprintf(buf, len, "?");
 	return buf;
 }
-
-#define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
 
 /* --- prefix arithmetic ------------------------------------------------ */
 
@@ -262,6 +332,44 @@ fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
 	return 0;
 }
 
+/*
+ * A started port takes the new MTU and MAC address itself; one that
+ * cannot change its address gets everything (promiscuous mode) and the
+ * data path filters in software, as at start.
+ */
+static int
+fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
+		  uint16_t mtu, struct fou_err *err)
+{
+	int ret = 0;
+
+	if (!rte_eth_dev_is_valid_port(port))
+		return 0;
+	if (mtu != gw->iface[port].mtu)
+		ret = rte_eth_dev_set_mtu(port, mtu);
+	if (ret < 0 && ret != -ENOTSUP) {
+		fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu, rte_strerror(-ret));
+		return ret;
+	}
+	if (rte_is_same_ether_addr(mac, &gw->iface[port].mac))
+		return 0;
+	ret = rte_eth_dev_default_mac_addr_set(port, (struct rte_ether_addr *)(uintptr_t)mac);
+	if (ret == -ENOTSUP)
+		ret = rte_eth_promiscuous_enable(port);
+	if (ret < 0 && ret != -ENOTSUP) {
+		fou_err_set(err, "port %u: cannot set the MAC address: %s", port,
+			    rte_strerror(-ret));
+		return ret;
+	}
+	return 0;
+}
+
+void
+fou_gw_ports_running(struct fou_gw *gw)
+{
+	gw->ports_running = true;
+}
+
 int
 fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu,
 	      struct fou_err *err)
@@ -278,9 +386,18 @@ fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac
 		fou_err_set(err, "port %u: MTU %u below %u", port, mtu, RTE_ETHER_MIN_MTU);
 		return -EINVAL;
 	}
+	if (gw->ports_running) {
+		int ret = fou_iface_program(gw, port, mac, mtu, err);
+
+		if (ret < 0)
+			return ret;
+	}
+	/* A packet in flight may see half of a new MAC address: the data
+	 * path does not stop for a link change, as a NIC's filter would not. */
 	gw->iface[port].mac = *mac;
-	gw->iface[port].mtu = mtu;
-	gw->iface[port].enabled = 1;
+	__atomic_store_n(&gw->iface[port].mtu, mtu, __ATOMIC_RELEASE);
+	__atomic_store_n(&gw->iface[port].enabled, 1, __ATOMIC_RELEASE);
+	fou_gw_sync(gw);
 	return 0;
 }
 
@@ -415,6 +532,32 @@ fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_e
 	gw->udp[slot].ipproto = ipproto;
 	/* the slot is complete before a reader can reach it */
 	__atomic_store_n(&gw->udp_slot[udp_port], (uint8_t)slot, __ATOMIC_RELEASE);
+	fou_gw_sync(gw);
+	return 0;
+}
+
+int
+fou_port_del(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err)
+{
+	unsigned int slot = gw->udp_slot[udp_port], l;
+
+	if (slot == 0) {
+		fou_err_set(err, "UDP port %u is not a FOU port", udp_port);
+		return -ENOENT;
+	}
+	if (ipproto != 0 && gw->udp[slot].ipproto != ipproto) {
+		fou_err_set(err, "FOU port %u has protocol %u, not %u", udp_port,
+			    gw->udp[slot].ipproto, ipproto);
+		return -EINVAL;
+	}
+	__atomic_store_n(&gw->udp_slot[udp_port], 0, __ATOMIC_RELEASE);
+	fou_gw_sync(gw);
+	/* no worker counts for the slot any more: the next port starts at 0 */
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		__atomic_store_n(&gw->stats[l].decap[slot], 0, __ATOMIC_RELAXED);
+		gw->stats_base[l].decap[slot] = 0;
+	}
+	gw->udp[slot] = (struct fou_udp_port){ 0 };
 	return 0;
 }
 
@@ -478,12 +621,31 @@ fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
 	return (int)free_slot;
 }
 
+/* Drop a reference. A next hop nobody uses keeps its content until
+ * fou_gw_commit(): a worker may still hold it. */
 static void
 fou_nh_put(struct fou_gw *gw, uint32_t idx)
 {
-	if (--gw->nh[idx].refcnt == 0) {
-		memset(&gw->nh[idx], 0, sizeof(gw->nh[idx]));
-		gw->nb_nh--;
+	gw->nh[idx].refcnt--;
+}
+
+/*
+ * The end of every control operation: wait for a grace period, so that
+ * the change is in effect on every worker when the operation returns and
+ * nothing unlinked is still in use; then free the next hops that lost
+ * their last route.
+ */
+static void
+fou_gw_commit(struct fou_gw *gw)
+{
+	uint32_t i;
+
+	fou_gw_sync(gw);
+	for (i = 0; i < gw->params.max_nexthops; i++) {
+		if (gw->nh[i].type != 0 && gw->nh[i].refcnt == 0) {
+			memset(&gw->nh[i], 0, sizeof(gw->nh[i]));
+			gw->nb_nh--;
+		}
 	}
 }
 
@@ -517,26 +679,48 @@ fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
 	return rte_lpm6_add(gw->lpm6, prefix->v6, prefix->plen, nh);
 }
 
-static void
-fou_route_uninstall(struct fou_gw *gw, const struct fou_ip *prefix)
+/* Position of the route to prefix in gw->routes, or -1. */
+static int
+fou_route_find(const struct fou_gw *gw, const struct fou_ip *prefix)
 {
-	if (prefix->plen == 0) {
-		if (prefix->family == AF_INET)
-			gw->default_nh4 = 0;
-		else
-			gw->default_nh6 = 0;
-	} else if (prefix->family == AF_INET) {
+	uint32_t i;
+
+	for (i = 0; i < gw->nb_routes; i++)
+		if (gw->routes[i].prefix.plen == prefix->plen &&
+		    fou_ip_equal(&gw->routes[i].prefix, prefix))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Take route i out of the LPM and the list and drop its next hop. rte_lpm
+ * frees a tbl8 group only after a grace period (its RCU mode); rte_lpm6
+ * puts a group back on its free list untouched, and it can be reused only
+ * by a later add, which comes after this operation's grace period.
+ */
+static void
+fou_route_uninstall(struct fou_gw *gw, uint32_t i)
+{
+	const struct fou_ip *prefix = &gw->routes[i].prefix;
+
+	if (prefix->plen == 0)
+		__atomic_store_n(prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6,
+				 0, __ATOMIC_RELEASE);
+	else if (prefix->family == AF_INET)
 		rte_lpm_delete(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen);
-	} else {
+	else
 		rte_lpm6_delete(gw->lpm6, prefix->v6, prefix->plen);
-	}
+	fou_nh_put(gw, gw->routes[i].nh);
+	memmove(&gw->routes[i], &gw->routes[i + 1],
+		(gw->nb_routes - i - 1) * sizeof(gw->routes[0]));
+	gw->nb_routes--;
 }
 
 /* Add a route with a next hop of the given kind; the caller checked it.
  * Returns the next hop index. */
 static int
 fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
-		 const struct fou_ip *via, uint32_t tunnel, struct fou_err *err)
+		 const struct fou_ip *via, uint32_t tunnel, bool from_addr, struct fou_err *err)
 {
 	int nh, ret;
 
@@ -556,6 +740,9 @@ fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, u
 			    ret == -ENOSPC ? "routing table full" : strerror(-ret));
 		return ret;
 	}
+	/* max_routes is the LPMs' room and two default routes: never full here */
+	gw->routes[gw->nb_routes++] = (struct fou_route){
+		.prefix = *prefix, .nh = (uint32_t)nh, .from_addr = from_addr };
 	return nh;
 }
 
@@ -564,9 +751,9 @@ fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip)
 {
 	unsigned int i;
 
-	for (i = 0; i < gw->nb_addrs; i++)
-		if (fou_ip_equal(&gw->addrs[i].ip, ip))
-			return &gw->addrs[i];
+	for (i = 0; i < gw->addrs->n; i++)
+		if (fou_ip_equal(&gw->addrs->a[i].ip, ip))
+			return &gw->addrs->a[i];
 	return NULL;
 }
 
@@ -597,8 +784,8 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 	if (ret < 0)
 		return ret;
 	if (via == NULL) {
-		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, 0, err);
-		return ret < 0 ? ret : 0;
+		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, 0, false, err);
+		goto out;
 	}
 
 	if (via->family != prefix->family) {
@@ -614,29 +801,139 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		return -EINVAL;
 	}
 	/* As Linux: the gateway must be on a network of the port. */
-	for (i = 0; i < gw->nb_addrs; i++)
-		if (gw->addrs[i].port == port && fou_prefix_contains(&gw->addrs[i].ip, via))
+	for (i = 0; i < gw->addrs->n; i++)
+		if (gw->addrs->a[i].port == port && fou_prefix_contains(&gw->addrs->a[i].ip, via))
 			break;
-	if (i == gw->nb_addrs) {
+	if (i == gw->addrs->n) {
 		fou_err_set(err, "gateway %s is not on a network of port %u (add an address first)",
 			    IPSTR(via), port);
 		return -ENETUNREACH;
 	}
-	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, 0, err);
+	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, 0, false, err);
+out:
+	fou_gw_commit(gw);
 	return ret < 0 ? ret : 0;
+}
+
+int
+fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err)
+{
+	int i = fou_route_find(gw, prefix);
+
+	if (i < 0) {
+		fou_err_set(err, "no route to %s/%u", IPSTR(prefix), prefix->plen);
+		return -ESRCH;
+	}
+	if (gw->routes[i].from_addr) {
+		fou_err_set(err, "the route to %s/%u comes with an address (delete the address)",
+			    IPSTR(prefix), prefix->plen);
+		return -EPERM;
+	}
+	fou_route_uninstall(gw, (uint32_t)i);
+	fou_gw_commit(gw);
+	return 0;
+}
+
+static const char *const fou_nh_type_names[] = {
+	[FOU_NH_LOCAL] = "local",
+	[FOU_NH_CONNECTED] = "connected",
+	[FOU_NH_GATEWAY] = "gateway",
+	[FOU_NH_TUNNEL] = "tunnel",
+	[FOU_NH_BCAST] = "broadcast",
+};
+
+static void
+fou_route_info_fill(const struct fou_gw *gw, const struct fou_route *r, struct fou_route_info *ri)
+{
+	const struct fou_nexthop *nh = &gw->nh[r->nh];
+
+	memset(ri, 0, sizeof(*ri));
+	ri->prefix = r->prefix;
+	ri->type = fou_nh_type_names[nh->type];
+	ri->port = nh->port;
+	ri->from_addr = r->from_addr;
+	if (nh->type == FOU_NH_GATEWAY)
+		ri->via = nh->gw;
+	if (nh->type == FOU_NH_TUNNEL)
+		memcpy(ri->tunnel, gw->tunnels[nh->tunnel].conf.name, sizeof(ri->tunnel));
+}
+
+int
+fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix, struct fou_route_info *ri)
+{
+	int i = fou_route_find(gw, prefix);
+
+	if (i < 0)
+		return -ESRCH;
+	fou_route_info_fill(gw, &gw->routes[i], ri);
+	return 0;
+}
+
+unsigned int
+fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
+	       unsigned int offset)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && offset + i < gw->nb_routes; i++)
+		fou_route_info_fill(gw, &gw->routes[offset + i], &out[i]);
+	return gw->nb_routes;
 }
 
 /* --- local addresses -------------------------------------------------- */
 
-int
-fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+/* The routes an address brings: itself, its network, and (IPv4 /30 or
+ * wider, fib_add_ifaddr) the network's broadcast address unless it is the
+ * address: never forwarded as unicast. Returns whether there is one. */
+static bool
+fou_addr_prefixes(const struct fou_ip *addr, struct fou_ip *host, struct fou_ip *net,
+		  struct fou_ip *bcast)
 {
-	struct fou_ip host = *addr, net = *addr, bcast;
-	bool add_net, add_bcast;
-	unsigned int i;
-	int ret, local_nh, bcast_nh = -1;
+	*host = *addr;
+	host->plen = fou_ip_maxlen(addr);
+	*net = *addr;
+	fou_ip_mask(net, net->plen);
+	*bcast = *net;
+	bcast->plen = 32;
+	if (net->family != AF_INET || net->plen >= 31)
+		return false;
+	bcast->v4 |= rte_cpu_to_be_32(UINT32_MAX >> net->plen);
+	return bcast->v4 != addr->v4;
+}
 
-	ret = fou_iface_check(gw, port, err);
+/* Another address than skip on port in network net (same prefix length). */
+static const struct fou_addr *
+fou_addr_in_net(const struct fou_gw *gw, const struct fou_ip *net, const struct fou_addr *skip)
+{
+	unsigned int i;
+
+	for (i = 0; i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		if (a != skip && a->ip.family == net->family && a->ip.plen == net->plen &&
+		    fou_prefix_contains(net, &a->ip))
+			return a;
+	}
+	return NULL;
+}
+
+/* The address list readers do not see: a copy of the current one. */
+static struct fou_addr_set *
+fou_addrs_next(struct fou_gw *gw)
+{
+	struct fou_addr_set *next = gw->addrs == &gw->addr_sets[0] ? &gw->addr_sets[1] :
+				    &gw->addr_sets[0];
+
+	*next = *gw->addrs;
+	return next;
+}
+
+static int
+fou_addr_check(const struct fou_gw *gw, uint16_t port, const struct fou_ip *addr,
+	       struct fou_err *err)
+{
+	int ret = fou_iface_check(gw, port, err);
+
 	if (ret < 0)
 		return ret;
 	if (!fou_ip_is_unicast(addr)) {
@@ -652,67 +949,127 @@ fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 		fou_err_set(err, "address %s is already assigned", IPSTR(addr));
 		return -EEXIST;
 	}
-	if (gw->nb_addrs == FOU_MAX_ADDRS) {
+	if (gw->addrs->n == FOU_MAX_ADDRS) {
 		fou_err_set(err, "too many addresses (at most %u)", FOU_MAX_ADDRS);
 		return -ENOSPC;
 	}
-	host.plen = fou_ip_maxlen(addr);
-	fou_ip_mask(&net, net.plen);
+	return 0;
+}
 
+/* Remove the route to prefix if an address brought it. */
+static void
+fou_addr_route_remove(struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	int i = fou_route_find(gw, prefix);
+
+	if (i >= 0 && gw->routes[i].from_addr)
+		fou_route_uninstall(gw, (uint32_t)i);
+}
+
+static int
+fou_addr_insert(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	struct fou_ip host, net, bcast;
+	const struct fou_addr *other;
+	struct fou_addr_set *next;
+	bool add_net, add_bcast;
+	int ret;
+
+	add_bcast = fou_addr_prefixes(addr, &host, &net, &bcast);
 	/* A second address in a network of the same port shares its route,
 	 * as a Linux secondary address does. */
-	add_net = net.plen < host.plen;
-	for (i = 0; add_net && i < gw->nb_addrs; i++) {
-		const struct fou_addr *a = &gw->addrs[i];
-
-		if (a->ip.family == net.family && a->ip.plen == net.plen &&
-		    fou_prefix_contains(&net, &a->ip)) {
-			if (a->port != port) {
-				fou_err_set(err, "network %s/%u is already on port %u",
-					    IPSTR(&net), net.plen, a->port);
-				return -EEXIST;
-			}
-			add_net = false;
-		}
+	other = fou_addr_in_net(gw, &net, NULL);
+	if (other != NULL && other->port != port) {
+		fou_err_set(err, "network %s/%u is already on port %u", IPSTR(&net), net.plen,
+			    other->port);
+		return -EEXIST;
 	}
+	add_net = net.plen < host.plen && other == NULL;
+	add_bcast = add_bcast && add_net;
 	if (add_net && fou_route_exists(gw, &net)) {
 		fou_err_set(err, "a route to %s/%u exists", IPSTR(&net), net.plen);
 		return -EEXIST;
-	}
-	/* fib_add_ifaddr: a network of /30 or wider has a broadcast address,
-	 * which is never forwarded as unicast (unless it is the address) */
-	bcast = net;
-	bcast.plen = 32;
-	add_bcast = add_net && net.family == AF_INET && net.plen < 31;
-	if (add_bcast) {
-		bcast.v4 |= rte_cpu_to_be_32(UINT32_MAX >> net.plen);
-		add_bcast = bcast.v4 != addr->v4;
 	}
 	if (add_bcast && fou_route_exists(gw, &bcast)) {
 		fou_err_set(err, "a route to %s/32 exists", IPSTR(&bcast));
 		return -EEXIST;
 	}
-	local_nh = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, err);
-	if (local_nh < 0)
-		return local_nh;
-	if (add_net) {
-		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, err);
-		if (ret >= 0 && add_bcast) {
-			bcast_nh = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, err);
-			if (bcast_nh < 0) {
-				fou_route_uninstall(gw, &net);
-				fou_nh_put(gw, (uint32_t)ret);
-				ret = bcast_nh;
-			}
-		}
-		if (ret < 0) {
-			fou_route_uninstall(gw, &host);
-			fou_nh_put(gw, (uint32_t)local_nh);
-			return ret;
+	ret = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, true, err);
+	if (ret < 0)
+		return ret;
+	if (add_net)
+		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, true, err);
+	if (ret >= 0 && add_bcast) {
+		ret = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, true, err);
+		if (ret < 0)
+			fou_addr_route_remove(gw, &net);
+	}
+	if (ret < 0) {
+		fou_addr_route_remove(gw, &host);
+		return ret;
+	}
+	next = fou_addrs_next(gw);
+	next->a[next->n++] = (struct fou_addr){ .port = port, .ip = *addr };
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	int ret = fou_addr_check(gw, port, addr, err);
+
+	if (ret < 0)
+		return ret;
+	ret = fou_addr_insert(gw, port, addr, err);
+	fou_gw_commit(gw);
+	return ret;
+}
+
+int
+fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	const struct fou_addr *a = fou_addr_find(gw, addr);
+	struct fou_ip host, net, bcast;
+	struct fou_addr_set *next;
+	uint32_t i;
+
+	if (a == NULL || a->port != port || a->ip.plen != addr->plen) {
+		fou_err_set(err, "address %s/%u is not on port %u", IPSTR(addr), addr->plen, port);
+		return -EADDRNOTAVAIL;
+	}
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		if (gw->tunnels[i].used && gw->tunnels[i].conf.local.v4 == addr->v4 &&
+		    addr->family == AF_INET) {
+			fou_err_set(err, "tunnel %s has local %s (delete the tunnel first)",
+				    gw->tunnels[i].conf.name, IPSTR(addr));
+			return -EBUSY;
 		}
 	}
-	gw->addrs[gw->nb_addrs++] = (struct fou_addr){ .port = port, .ip = *addr };
+	fou_addr_prefixes(addr, &host, &net, &bcast);
+	fou_addr_route_remove(gw, &host);
+	if (fou_addr_in_net(gw, &net, a) == NULL && net.plen < host.plen) {
+		fou_addr_route_remove(gw, &net);
+		fou_addr_route_remove(gw, &bcast);
+	}
+	next = fou_addrs_next(gw);
+	i = (uint32_t)(a - gw->addrs->a);
+	memmove(&next->a[i], &next->a[i + 1], (next->n - i - 1) * sizeof(next->a[0]));
+	next->n--;
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	fou_gw_commit(gw);
 	return 0;
+}
+
+unsigned int
+fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && i < gw->addrs->n; i++)
+		out[i] = (struct fou_addr_info){ .port = gw->addrs->a[i].port,
+						 .ip = gw->addrs->a[i].ip };
+	return gw->addrs->n;
 }
 
 /* --- neighbours ------------------------------------------------------- */
@@ -726,12 +1083,18 @@ fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const
 	memcpy(k->addr, addr, family == AF_INET ? 4 : 16);
 }
 
+static void
+fou_neigh_key_ip(struct fou_neigh_key *k, uint16_t port, const struct fou_ip *ip)
+{
+	fou_neigh_key_make(k, port, ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
+			   (const void *)ip->v6);
+}
+
 int
 fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 	      const struct rte_ether_addr *mac, struct fou_err *err)
 {
 	struct fou_neigh_key key;
-	int32_t pos;
 	int ret;
 
 	ret = fou_iface_check(gw, port, err);
@@ -745,19 +1108,74 @@ fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		fou_err_set(err, "lladdr must be a unicast, non-zero MAC address");
 		return -EINVAL;
 	}
-	fou_neigh_key_make(&key, port, ip->family, ip->family == AF_INET ?
-			   (const void *)&ip->v4 : (const void *)ip->v6);
+	fou_neigh_key_ip(&key, port, ip);
 	if (rte_hash_lookup(gw->neigh, &key) >= 0) {
 		fou_err_set(err, "neighbour %s on port %u exists", IPSTR(ip), port);
 		return -EEXIST;
 	}
-	pos = rte_hash_add_key(gw->neigh, &key);
-	if (pos < 0) {
+	if (rte_hash_add_key_data(gw->neigh, &key, fou_neigh_data(mac)) < 0) {
 		fou_err_set(err, "neighbour table full (at most %u)", gw->params.max_neighs);
 		return -ENOSPC;
 	}
-	gw->neigh_mac[pos] = *mac;
+	fou_gw_commit(gw);
 	return 0;
+}
+
+int
+fou_neigh_get(const struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
+	      struct rte_ether_addr *mac)
+{
+	struct fou_neigh_key key;
+	void *data;
+
+	fou_neigh_key_ip(&key, port, ip);
+	if (rte_hash_lookup_data(gw->neigh, &key, &data) < 0)
+		return -ENOENT;
+	fou_neigh_mac(data, mac);
+	return 0;
+}
+
+int
+fou_neigh_del(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port, struct fou_err *err)
+{
+	struct fou_neigh_key key;
+
+	fou_neigh_key_ip(&key, port, ip);
+	/* rte_hash frees the entry after a grace period (its RCU mode) */
+	if (rte_hash_del_key(gw->neigh, &key) < 0) {
+		fou_err_set(err, "no neighbour %s on port %u", IPSTR(ip), port);
+		return -ENOENT;
+	}
+	fou_gw_commit(gw);
+	return 0;
+}
+
+unsigned int
+fou_neigh_list(const struct fou_gw *gw, struct fou_neigh_info *out, unsigned int n,
+	       unsigned int offset)
+{
+	const struct fou_neigh_key *k;
+	unsigned int count = 0;
+	uint32_t next = 0;
+	const void *key;
+	void *data;
+
+	while (rte_hash_iterate(gw->neigh, &key, &data, &next) >= 0) {
+		struct fou_neigh_info *ni;
+
+		if (count++ < offset || count - offset > n)
+			continue;
+		ni = &out[count - offset - 1];
+		k = key;
+		memset(ni, 0, sizeof(*ni));
+		ni->port = k->port;
+		ni->ip.family = k->family;
+		ni->ip.plen = k->family == AF_INET ? 32 : 128;
+		memcpy(k->family == AF_INET ? (void *)&ni->ip.v4 : (void *)ni->ip.v6, k->addr,
+		       k->family == AF_INET ? 4 : 16);
+		fou_neigh_mac(data, &ni->mac);
+	}
+	return count;
 }
 
 /* --- tunnels --------------------------------------------------------- */
@@ -967,6 +1385,12 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 		fou_err_set(err, "too many tunnels (at most %u)", gw->params.max_tunnels);
 		return -ENOSPC;
 	}
+	/* complete before the receive table or a route can lead a worker to it */
+	t = &gw->tunnels[idx];
+	memset(t, 0, sizeof(*t));
+	fou_tunnel_template(t, c);
+	t->idx = idx;
+	t->conf = *c;
 	strcpy(key, c->name);
 	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
 	if (ret < 0) {
@@ -980,16 +1404,69 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
 		return ret;
 	}
-	t = &gw->tunnels[idx];
-	memset(t, 0, sizeof(*t));
-	fou_tunnel_template(t, c);
-	t->idx = idx;
-	t->conf = *c;
 	t->used = 1;
 	/* from now on this type is received only from its tunnels */
 	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + 1, __ATOMIC_RELEASE);
 	if (!c->encap_fou)
 		__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
+	fou_gw_commit(gw);
+	return 0;
+}
+
+/* Is there another tunnel than idx of this type with encap none? */
+static bool
+fou_tunnel_plain_other(const struct fou_gw *gw, uint8_t type, uint32_t idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < gw->params.max_tunnels; i++)
+		if (i != idx && gw->tunnels[i].used && gw->tunnels[i].conf.type == type &&
+		    !gw->tunnels[i].conf.encap_fou)
+			return true;
+	return false;
+}
+
+/*
+ * As `ip link del NAME`: the routes into the tunnel go with it. Once the
+ * grace period is over no worker can hold the tunnel, and its slot and
+ * counters start again from zero for the next one.
+ */
+int
+fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
+{
+	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
+	struct fou_tunnel *t;
+	struct fou_tun_key rxkey;
+	const struct fou_tunnel_conf *c;
+	unsigned int lc;
+	int idx = fou_tunnel_find(gw, name);
+	uint32_t i;
+
+	if (idx < 0) {
+		fou_err_set(err, "no tunnel '%s'", name);
+		return -ENODEV;
+	}
+	t = &gw->tunnels[idx];
+	c = &t->conf;
+	for (i = gw->nb_routes; i-- > 0;) {
+		const struct fou_nexthop *nh = &gw->nh[gw->routes[i].nh];
+
+		if (nh->type == FOU_NH_TUNNEL && nh->tunnel == (uint32_t)idx)
+			fou_route_uninstall(gw, i);
+	}
+	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
+	rte_hash_del_key(gw->tun_rx, &rxkey);
+	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] - 1, __ATOMIC_RELEASE);
+	if (!c->encap_fou && !fou_tunnel_plain_other(gw, c->type, (uint32_t)idx))
+		__atomic_store_n(&gw->plain_rx[c->type], 0, __ATOMIC_RELEASE);
+	strcpy(key, c->name);
+	rte_hash_del_key(gw->tun_names, key);
+	fou_gw_commit(gw);
+	for (lc = 0; lc < RTE_MAX_LCORE; lc++)
+		memset(&gw->tun_stats[(size_t)lc * gw->params.max_tunnels + idx], 0,
+		       sizeof(struct fou_tun_stats));
+	memset(&gw->tun_base[idx], 0, sizeof(gw->tun_base[idx]));
+	memset(t, 0, sizeof(*t));
 	return 0;
 }
 
@@ -1015,49 +1492,75 @@ fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char 
 			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
 		return -EINVAL;
 	}
-	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, err);
+	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, false, err);
+	fou_gw_commit(gw);
 	return ret < 0 ? ret : 0;
+}
+
+/* Counters of tunnel i summed over lcores, less base (if not NULL). */
+static void
+fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stats *base,
+		  struct fou_tunnel_info *ti)
+{
+	unsigned int lc;
+
+	for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
+		const struct fou_tun_stats *ts = &gw->tun_stats[(size_t)lc * gw->params.max_tunnels +
+								 i];
+
+		ti->tx_packets += FOU_STAT_READ(ts->tx_packets);
+		ti->tx_bytes += FOU_STAT_READ(ts->tx_bytes);
+		ti->rx_packets += FOU_STAT_READ(ts->rx_packets);
+		ti->rx_bytes += FOU_STAT_READ(ts->rx_bytes);
+	}
+	if (base != NULL) {
+		ti->tx_packets -= base->tx_packets;
+		ti->tx_bytes -= base->tx_bytes;
+		ti->rx_packets -= base->rx_packets;
+		ti->rx_bytes -= base->rx_bytes;
+	}
+}
+
+static void
+fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool since_reset,
+		     struct fou_tunnel_info *ti)
+{
+	const struct fou_nexthop *onh;
+
+	memset(ti, 0, sizeof(*ti));
+	ti->conf = t->conf;
+	ti->overhead = t->hdr_len;
+	onh = fou_route4(gw, t->remote);
+	if (onh == NULL)
+		ti->unresolved = "no route to remote";
+	else if (onh->type != FOU_NH_CONNECTED && onh->type != FOU_NH_GATEWAY)
+		ti->unresolved = "remote routed into a tunnel or to the gateway";
+	else
+		ti->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
+	fou_tun_stats_sum(gw, t->idx, since_reset ? &gw->tun_base[t->idx] : NULL, ti);
+}
+
+unsigned int
+fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned int n,
+		     unsigned int offset, bool since_reset)
+{
+	unsigned int count = 0;
+	uint32_t i;
+
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		if (!gw->tunnels[i].used)
+			continue;
+		if (count >= offset && count - offset < n)
+			fou_tunnel_info_fill(gw, &gw->tunnels[i], since_reset, &out[count - offset]);
+		count++;
+	}
+	return count;
 }
 
 unsigned int
 fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned int n)
 {
-	unsigned int count = 0, lc;
-	uint32_t i;
-
-	for (i = 0; i < gw->params.max_tunnels; i++) {
-		const struct fou_tunnel *t = &gw->tunnels[i];
-		struct fou_tunnel_info *ti;
-		const struct fou_nexthop *onh;
-
-		if (!t->used)
-			continue;
-		if (count >= n) {
-			count++;
-			continue;
-		}
-		ti = &out[count++];
-		memset(ti, 0, sizeof(*ti));
-		ti->conf = t->conf;
-		ti->overhead = t->hdr_len;
-		onh = fou_route4(gw, t->remote);
-		if (onh == NULL)
-			ti->unresolved = "no route to remote";
-		else if (onh->type != FOU_NH_CONNECTED && onh->type != FOU_NH_GATEWAY)
-			ti->unresolved = "remote routed into a tunnel or to the gateway";
-		else
-			ti->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
-		for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
-			const struct fou_tun_stats *ts =
-				&gw->tun_stats[(size_t)lc * gw->params.max_tunnels + i];
-
-			ti->tx_packets += FOU_STAT_READ(ts->tx_packets);
-			ti->tx_bytes += FOU_STAT_READ(ts->tx_bytes);
-			ti->rx_packets += FOU_STAT_READ(ts->rx_packets);
-			ti->rx_bytes += FOU_STAT_READ(ts->rx_bytes);
-		}
-	}
-	return count;
+	return fou_tunnel_list_from(gw, out, n, 0, false);
 }
 
 int
@@ -1070,7 +1573,15 @@ fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_er
 	}
 	gw->sport_min = min;
 	gw->sport_max = max;
+	fou_gw_commit(gw);
 	return 0;
+}
+
+void
+fou_sport_range_get(const struct fou_gw *gw, uint16_t *min, uint16_t *max)
+{
+	*min = gw->sport_min;
+	*max = gw->sport_max;
 }
 
 int
@@ -1086,7 +1597,15 @@ fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_e
 	}
 	gw->icmp_rate = rate;
 	gw->icmp_burst = burst;
+	fou_gw_commit(gw);
 	return 0;
+}
+
+void
+fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst)
+{
+	*rate = gw->icmp_rate;
+	*burst = gw->icmp_burst;
 }
 
 const char *
@@ -1127,26 +1646,30 @@ fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id)
 	return lcore_id < RTE_MAX_LCORE ? &gw->stats[lcore_id] : NULL;
 }
 
-/* Add one lcore's counters to out (the owner may be writing them). */
+/* out += the counters of s (read as their lcore writes them) - base. */
 static void
-fou_stats_add(struct fou_lcore_stats *out, const struct fou_lcore_stats *s)
+fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
+	      const struct fou_lcore_stats *base)
 {
+	static const struct fou_lcore_stats zero;
 	unsigned int i;
 
+	if (base == NULL)
+		base = &zero;
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
-		out->rx[i] += FOU_STAT_READ(s->rx[i]);
-		out->tx[i] += FOU_STAT_READ(s->tx[i]);
+		out->rx[i] += FOU_STAT_READ(s->rx[i]) - base->rx[i];
+		out->tx[i] += FOU_STAT_READ(s->tx[i]) - base->tx[i];
 	}
 	for (i = 0; i < FOU_DROP_MAX; i++)
-		out->drop[i] += FOU_STAT_READ(s->drop[i]);
+		out->drop[i] += FOU_STAT_READ(s->drop[i]) - base->drop[i];
 	for (i = 0; i <= FOU_MAX_UDP_PORTS; i++)
-		out->decap[i] += FOU_STAT_READ(s->decap[i]);
+		out->decap[i] += FOU_STAT_READ(s->decap[i]) - base->decap[i];
 	for (i = 0; i < FOU_INNER_MAX; i++)
-		out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]);
+		out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]) - base->decap_inner[i];
 	for (i = 0; i < FOU_ICMP_MAX; i++)
-		out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]);
-	out->polls_busy += FOU_STAT_READ(s->polls_busy);
-	out->polls_idle += FOU_STAT_READ(s->polls_idle);
+		out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]) - base->icmp_out[i];
+	out->polls_busy += FOU_STAT_READ(s->polls_busy) - base->polls_busy;
+	out->polls_idle += FOU_STAT_READ(s->polls_idle) - base->polls_idle;
 }
 
 void
@@ -1156,17 +1679,53 @@ fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out)
 
 	memset(out, 0, sizeof(*out));
 	for (l = 0; l < RTE_MAX_LCORE; l++)
-		fou_stats_add(out, &gw->stats[l]);
+		fou_stats_acc(out, &gw->stats[l], NULL);
 }
 
 int
-fou_stats_lcore(const struct fou_gw *gw, unsigned int lcore_id, struct fou_lcore_stats *out)
+fou_stats_get(const struct fou_gw *gw, int lcore_id, struct fou_lcore_stats *out)
 {
+	unsigned int l;
+
+	memset(out, 0, sizeof(*out));
 	if (lcore_id >= RTE_MAX_LCORE)
 		return -EINVAL;
-	memset(out, 0, sizeof(*out));
-	fou_stats_add(out, &gw->stats[lcore_id]);
+	for (l = 0; l < RTE_MAX_LCORE; l++)
+		if (lcore_id < 0 || (unsigned int)lcore_id == l)
+			fou_stats_acc(out, &gw->stats[l], &gw->stats_base[l]);
 	return 0;
+}
+
+/*
+ * The workers keep counting in their own counters, which only they write;
+ * a reset moves the baseline the readers subtract. Each counter is read
+ * whole; packets in flight (in a TX buffer) may be on either side of it.
+ */
+void
+fou_stats_reset(struct fou_gw *gw)
+{
+	unsigned int l;
+	uint32_t i;
+
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		memset(&gw->stats_base[l], 0, sizeof(gw->stats_base[l]));
+		fou_stats_acc(&gw->stats_base[l], &gw->stats[l], NULL);
+	}
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		struct fou_tunnel_info ti = { 0 };
+
+		fou_tun_stats_sum(gw, i, NULL, &ti);
+		gw->tun_base[i] = (struct fou_tun_stats){
+			.tx_packets = ti.tx_packets, .tx_bytes = ti.tx_bytes,
+			.rx_packets = ti.rx_packets, .rx_bytes = ti.rx_bytes };
+	}
+}
+
+bool
+fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE &&
+	       __atomic_load_n(&gw->lcore_reader[lcore_id], __ATOMIC_RELAXED) != 0;
 }
 
 uint64_t

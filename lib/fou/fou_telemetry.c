@@ -1,56 +1,92 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Telemetry commands (read-only): /fou/stats, /fou/ports, /fou/tunnels and
- * /fou/lcores. They run on the telemetry thread and only read counters and
- * tables.
+ * Telemetry commands: the statements of the command line and config file
+ * as /fou/<statement>/add|del|set,ARG (sport-range and icmp-rate as
+ * sport_range and icmp_rate: command names allow no '-'), the tables
+ * (/fou/ports, /fou/tunnels, /fou/routes, /fou/neighs, /fou/addrs, paged
+ * with offset=N), the counters (/fou/stats, /fou/stats/reset) and the
+ * running configuration (/fou/config), the worker lcores (/fou/lcores).
+ * They run on telemetry threads,
+ * never on a worker, and parse nothing themselves: fou_stmt_apply() and
+ * fou_stmt_del() do.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
-#include <rte_pause.h>
 #include <rte_telemetry.h>
 
 #include "fou_private.h"
 
 /*
- * The telemetry thread outlives the gateway: a command holds fou_tel_busy
- * while it reads, and fou_telemetry_detach() waits for it (sequentially
- * consistent, so either the command sees NULL or detach sees it busy).
+ * Telemetry runs a thread per client connection, and the thread outlives
+ * the gateway: every command holds fou_tel_lock, which makes the commands
+ * the one writer the tables allow, one at a time, and lets
+ * fou_telemetry_detach() wait for the command in progress.
  */
+static pthread_mutex_t fou_tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fou_gw *fou_tel_gw;
-static uint32_t fou_tel_busy;
 
-static const struct fou_gw *
+static struct fou_gw *
 fou_tel_enter(void)
 {
-	const struct fou_gw *gw;
-
-	__atomic_add_fetch(&fou_tel_busy, 1, __ATOMIC_SEQ_CST);
-	gw = __atomic_load_n(&fou_tel_gw, __ATOMIC_SEQ_CST);
-	if (gw == NULL)
-		__atomic_sub_fetch(&fou_tel_busy, 1, __ATOMIC_RELEASE);
-	return gw;
+	pthread_mutex_lock(&fou_tel_lock);
+	if (fou_tel_gw == NULL)
+		pthread_mutex_unlock(&fou_tel_lock);
+	return fou_tel_gw;
 }
 
 static void
 fou_tel_leave(void)
 {
-	__atomic_sub_fetch(&fou_tel_busy, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&fou_tel_lock);
 }
 
 void
 fou_telemetry_detach(struct fou_gw *gw)
 {
-	struct fou_gw *expected = gw;
+	pthread_mutex_lock(&fou_tel_lock);
+	if (fou_tel_gw == gw)
+		fou_tel_gw = NULL;
+	pthread_mutex_unlock(&fou_tel_lock);
+}
 
-	if (!__atomic_compare_exchange_n(&fou_tel_gw, &expected, NULL, false, __ATOMIC_SEQ_CST,
-					 __ATOMIC_SEQ_CST))
-		return;
-	while (__atomic_load_n(&fou_tel_busy, __ATOMIC_ACQUIRE) != 0)
-		rte_pause();
+void
+fou_telemetry_stop(struct fou_gw *gw)
+{
+	fou_telemetry_detach(gw);
+}
+
+/*
+ * DPDK 22.11 telemetry writes string values into JSON as they are: a quote
+ * or a backslash (from a parameter echoed in an error message) would break
+ * the reply. They become '?', and a value is cut to what telemetry holds.
+ */
+static void
+fou_tel_add_str(struct rte_tel_data *d, const char *key, const char *val)
+{
+	char buf[RTE_TEL_MAX_STRING_LEN];
+	size_t i;
+
+	snprintf(buf, sizeof(buf), "%s", val);
+	for (i = 0; buf[i] != '\0'; i++)
+		if (buf[i] == '"' || buf[i] == '\\' || (unsigned char)buf[i] < 0x20)
+			buf[i] = '?';
+	rte_tel_data_add_dict_string(d, key, buf);
+}
+
+/* A failed command: {"error": what went wrong, naming it, "errno": -N}. */
+static int
+fou_tel_error(struct rte_tel_data *d, int ret, const char *msg)
+{
+	rte_tel_data_start_dict(d);
+	fou_tel_add_str(d, "error", msg);
+	rte_tel_data_add_dict_int(d, "errno", ret);
+	return 0;
 }
 
 /* A dict of per-port counters, keyed by port id, for enabled ports. */
@@ -85,11 +121,168 @@ fou_tel_add_container(struct rte_tel_data *d, const char *name, struct rte_tel_d
 	return 0;
 }
 
+/* --- parameters of the read commands ----------------------------------- */
+
+struct fou_tel_args {
+	unsigned int offset;	/* offset=N: the first entry of a page */
+	int lcore;		/* lcore=N: one lcore's counters, -1: all */
+};
+
+/*
+ * Read commands take key=value parameters, each at most once: offset=N
+ * where a table is paged, lcore=N for /fou/stats. Anything else is named
+ * in the error.
+ */
 static int
-fou_tel_stats_fill(const struct fou_gw *gw, struct rte_tel_data *d)
+fou_tel_args_parse(const char *params, const char *const *keys, struct fou_tel_args *a,
+		   struct fou_err *err)
+{
+	char buf[FOU_ERR_LEN], *tok, *save = NULL;
+	bool seen[2] = { false, false };
+	uint32_t v;
+
+	a->offset = 0;
+	a->lcore = -1;
+	if (params == NULL || params[0] == '\0')
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", params);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		unsigned int k;
+
+		if (eq != NULL)
+			*eq++ = '\0';
+		for (k = 0; keys[k] != NULL && strcmp(keys[k], tok) != 0; k++)
+			;
+		if (keys[k] == NULL) {
+			fou_err_set(err, "unknown parameter '%s' (%s)", tok,
+				    keys[0] == NULL ? "this command takes none" : "see /help");
+			return -EINVAL;
+		}
+		k = strcmp(tok, "offset") == 0 ? 0 : 1;
+		if (seen[k]) {
+			fou_err_set(err, "parameter '%s' given twice", tok);
+			return -EINVAL;
+		}
+		seen[k] = true;
+		if (eq == NULL || fou_parse_u32(eq, k == 0 ? UINT32_MAX : RTE_MAX_LCORE - 1, &v) < 0) {
+			fou_err_set(err, "%s: '%s' is not a number%s", tok, eq == NULL ? "" : eq,
+				    k == 0 ? "" : " of an lcore");
+			return -EINVAL;
+		}
+		if (k == 0)
+			a->offset = v;
+		else
+			a->lcore = (int)v;
+	}
+	return 0;
+}
+
+/* {"count": all, "offset": o, "next": o + n if more}: a page's header. */
+static void
+fou_tel_page_start(struct rte_tel_data *d, unsigned int total, unsigned int offset,
+		   unsigned int n)
+{
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "count", total);
+	rte_tel_data_add_dict_u64(d, "offset", offset);
+	if (offset + n < total)
+		rte_tel_data_add_dict_u64(d, "next", offset + n);
+}
+
+static const char *
+fou_tel_prefix(const struct fou_ip *ip, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%u", IPSTR(ip), ip->plen);
+	return buf;
+}
+
+#define TELPREFIX(ip) fou_tel_prefix((ip), (char[INET6_ADDRSTRLEN + 4]){ 0 }, \
+				     INET6_ADDRSTRLEN + 4)
+
+/* --- counters ------------------------------------------------------------ */
+
+/* A dict of one counter per worker lcore (since the last reset). */
+static struct rte_tel_data *
+fou_tel_per_lcore(const struct fou_gw *gw, int what)
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	struct fou_lcore_stats *s = malloc(sizeof(*s));
+	unsigned int l, i;
+	char key[8];
+
+	if (d == NULL || s == NULL) {
+		rte_tel_data_free(d);
+		free(s);
+		return NULL;
+	}
+	rte_tel_data_start_dict(d);
+	for (l = 0; l < RTE_MAX_LCORE; l++) {
+		uint64_t v = 0;
+
+		if (!fou_lcore_is_reader(gw, l))
+			continue;
+		fou_stats_get(gw, (int)l, s);
+		for (i = 0; i < RTE_MAX_ETHPORTS && what != 2; i++)
+			v += what == 0 ? s->rx[i] : s->tx[i];
+		if (what == 2)
+			v = fou_stats_drops(s);
+		snprintf(key, sizeof(key), "%u", l);
+		rte_tel_data_add_dict_u64(d, key, v);
+	}
+	free(s);
+	return d;
+}
+
+/* Decapsulated per FOU port, keyed by UDP port. */
+static struct rte_tel_data *
+fou_tel_per_fou_port(const struct fou_gw *gw, const struct fou_lcore_stats *s)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	unsigned int n = fou_port_list(gw, info, RTE_DIM(info)), i;
+	char key[8];
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "%u", info[i].udp_port);
+		rte_tel_data_add_dict_u64(d, key, s->decap[info[i].slot]);
+	}
+	return d;
+}
+
+static struct rte_tel_data *
+fou_tel_named(const uint64_t *v, unsigned int n, const char *(*name)(unsigned int))
+{
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	unsigned int i;
+
+	if (d == NULL)
+		return NULL;
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n; i++)
+		rte_tel_data_add_dict_u64(d, name(i), v[i]);
+	return d;
+}
+
+static const char *
+fou_tel_drop_name(unsigned int i)
+{
+	return fou_drop_name((enum fou_drop)i);
+}
+
+static const char *
+fou_tel_icmp_name(unsigned int i)
+{
+	return fou_icmp_name((enum fou_icmp_kind)i);
+}
+
+static int
+fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_lcore_stats *s;
-	struct rte_tel_data *drops;
 	uint64_t rx = 0, tx = 0, decap = 0;
 	unsigned int i;
 	int ret;
@@ -97,7 +290,7 @@ fou_tel_stats_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	s = malloc(sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	fou_stats_sum(gw, s);
+	fou_stats_get(gw, a->lcore, s);
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
 		rx += s->rx[i];
 		tx += s->tx[i];
@@ -112,47 +305,62 @@ fou_tel_stats_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	rte_tel_data_add_dict_u64(d, "decap", decap);
 	rte_tel_data_add_dict_u64(d, "decap_ipv4", s->decap_inner[FOU_INNER_IPV4]);
 	rte_tel_data_add_dict_u64(d, "decap_ipv6", s->decap_inner[FOU_INNER_IPV6]);
-
-	drops = rte_tel_data_alloc();
-	if (drops != NULL) {
-		rte_tel_data_start_dict(drops);
-		for (i = 0; i < FOU_DROP_MAX; i++)
-			rte_tel_data_add_dict_u64(drops, fou_drop_name(i), s->drop[i]);
-	}
-	ret = fou_tel_add_container(d, "drops", drops);
-	if (ret == 0) {
-		struct rte_tel_data *icmp = rte_tel_data_alloc();
-
-		if (icmp != NULL) {
-			rte_tel_data_start_dict(icmp);
-			for (i = 0; i < FOU_ICMP_MAX; i++)
-				rte_tel_data_add_dict_u64(icmp, fou_icmp_name(i), s->icmp_out[i]);
-		}
-		ret = fou_tel_add_container(d, "icmp_sent", icmp);
-	}
+	ret = fou_tel_add_container(d, "drops", fou_tel_named(s->drop, FOU_DROP_MAX,
+							       fou_tel_drop_name));
+	if (ret == 0)
+		ret = fou_tel_add_container(d, "icmp_sent",
+					    fou_tel_named(s->icmp_out, FOU_ICMP_MAX,
+							  fou_tel_icmp_name));
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "rx_by_port", fou_tel_per_port(gw, s->rx));
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "tx_by_port", fou_tel_per_port(gw, s->tx));
+	if (ret == 0)
+		ret = fou_tel_add_container(d, "decap_by_fou_port", fou_tel_per_fou_port(gw, s));
+	if (ret == 0 && a->lcore < 0)
+		ret = fou_tel_add_container(d, "rx_by_lcore", fou_tel_per_lcore(gw, 0));
+	if (ret == 0 && a->lcore < 0)
+		ret = fou_tel_add_container(d, "tx_by_lcore", fou_tel_per_lcore(gw, 1));
+	if (ret == 0 && a->lcore < 0)
+		ret = fou_tel_add_container(d, "dropped_by_lcore", fou_tel_per_lcore(gw, 2));
 	free(s);
 	return ret;
 }
 
 static int
-fou_tel_ports_fill(const struct fou_gw *gw, struct rte_tel_data *d)
+fou_tel_reset_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
+		   struct rte_tel_data *d)
+{
+	fou_stats_reset(gw);
+	rte_tel_data_start_dict(d);
+	fou_tel_add_str(d, "status", "ok");
+	return 0;
+}
+
+/* --- tables -------------------------------------------------------------- */
+
+/*
+ * FOU ports, keyed by UDP port, 128 a page (255 ports with their counters
+ * would not fit in one reply): {"count", "offset", ["next"], "5555": {...}}.
+ */
+#define FOU_TEL_PAGE_PORTS 128u
+
+static int
+fou_tel_ports_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
 	struct fou_lcore_stats *s;
-	unsigned int n, i;
+	unsigned int total, n, i;
 	int ret = 0;
 
 	s = malloc(sizeof(*s));
 	if (s == NULL)
 		return -ENOMEM;
-	fou_stats_sum(gw, s);
-	n = fou_port_list(gw, info, RTE_DIM(info));
-	rte_tel_data_start_dict(d);
-	for (i = 0; i < n && ret == 0; i++) {
+	fou_stats_get(gw, -1, s);
+	total = fou_port_list(gw, info, RTE_DIM(info));
+	n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE_PORTS) : 0;
+	fou_tel_page_start(d, total, a->offset, n);
+	for (i = a->offset; i < a->offset + n && ret == 0; i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		const char *name = fou_proto_name(info[i].ipproto);
 		char key[8];
@@ -170,57 +378,84 @@ fou_tel_ports_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	return ret;
 }
 
+/* Entries of a page, each a dict keyed by its position in the table. */
+static int
+fou_tel_add_entry(struct rte_tel_data *d, unsigned int pos, struct rte_tel_data *e)
+{
+	char key[12];
+
+	snprintf(key, sizeof(key), "%u", pos);
+	return fou_tel_add_container(d, key, e);
+}
+
 /*
- * {"count": N, "0": {"name": ..., ...}, "1": ...}: keyed by the tunnel's
- * position, because telemetry keys allow only letters, digits, '_' and '/'
- * (tunnel names also '-' and '.'), and DPDK 22.11 has neither arrays of
- * dicts nor dicts nested twice. A dict holds at most
- * RTE_TEL_MAX_DICT_ENTRIES: count says how many tunnels exist when some
- * are not listed.
+ * Tables are pages of {"count": N, "offset": O, "next": M, "O": {...},
+ * ...}: keyed by position, because telemetry keys allow only letters,
+ * digits, '_' and '/' (tunnel names also '-' and '.'), DPDK 22.11 has
+ * neither arrays of dicts nor dicts nested twice, and a reply holds at most
+ * RTE_TEL_MAX_DICT_ENTRIES entries and 16 KiB. "next" is the offset of the
+ * next page while there is one.
+ */
+#define FOU_TEL_PAGE_TUNNELS 32u
+#define FOU_TEL_PAGE 64u
+
+/*
+ * A page of a table: entries offset.. of the total, at most page, from
+ * v[0..] (the page's first entry first), each written by entry().
  */
 static int
-fou_tel_tunnels_fill(const struct fou_gw *gw, struct rte_tel_data *d)
+fou_tel_page(struct rte_tel_data *d, unsigned int total, unsigned int offset, unsigned int page,
+	     void (*entry)(struct rte_tel_data *e, const void *v, unsigned int i), const void *v)
 {
-	unsigned int total = fou_tunnel_list(gw, NULL, 0), n, i;
-	struct fou_tunnel_info *ti = NULL;
+	unsigned int n = offset < total ? RTE_MIN(total - offset, page) : 0, i;
 	int ret = 0;
 
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "count", total);
-	n = RTE_MIN(total, (unsigned int)RTE_TEL_MAX_DICT_ENTRIES - 1);
-	if (n != 0) {
-		ti = calloc(n, sizeof(*ti));
-		if (ti == NULL)
-			return -ENOMEM;
-		n = RTE_MIN(n, fou_tunnel_list(gw, ti, n));
-	}
+	fou_tel_page_start(d, total, offset, n);
 	for (i = 0; i < n && ret == 0; i++) {
-		const struct fou_tunnel_conf *c = &ti[i].conf;
 		struct rte_tel_data *e = rte_tel_data_alloc();
-		char a[INET_ADDRSTRLEN], key[12];
 
 		if (e != NULL) {
 			rte_tel_data_start_dict(e);
-			rte_tel_data_add_dict_string(e, "name", c->name);
-			rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
-			inet_ntop(AF_INET, &c->local.v4, a, sizeof(a));
-			rte_tel_data_add_dict_string(e, "local", a);
-			inet_ntop(AF_INET, &c->remote.v4, a, sizeof(a));
-			rte_tel_data_add_dict_string(e, "remote", a);
-			rte_tel_data_add_dict_string(e, "encap", c->encap_fou ? "fou" : "none");
-			if (c->encap_fou)
-				rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
-			rte_tel_data_add_dict_u64(e, "mtu", ti[i].mtu);
-			if (ti[i].unresolved != NULL)
-				rte_tel_data_add_dict_string(e, "unresolved", ti[i].unresolved);
-			rte_tel_data_add_dict_u64(e, "tx_packets", ti[i].tx_packets);
-			rte_tel_data_add_dict_u64(e, "tx_bytes", ti[i].tx_bytes);
-			rte_tel_data_add_dict_u64(e, "rx_packets", ti[i].rx_packets);
-			rte_tel_data_add_dict_u64(e, "rx_bytes", ti[i].rx_bytes);
+			entry(e, v, i);
 		}
-		snprintf(key, sizeof(key), "%u", i);
-		ret = fou_tel_add_container(d, key, e);
+		ret = fou_tel_add_entry(d, offset + i, e);
 	}
+	return ret;
+}
+
+static void
+fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_tunnel_info *ti = (const struct fou_tunnel_info *)v + i;
+	const struct fou_tunnel_conf *c = &ti->conf;
+
+	fou_tel_add_str(e, "name", c->name);
+	rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
+	rte_tel_data_add_dict_string(e, "local", IPSTR(&c->local));
+	rte_tel_data_add_dict_string(e, "remote", IPSTR(&c->remote));
+	rte_tel_data_add_dict_string(e, "encap", c->encap_fou ? "fou" : "none");
+	if (c->encap_fou)
+		rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
+	rte_tel_data_add_dict_u64(e, "mtu", ti->mtu);
+	if (ti->unresolved != NULL)
+		rte_tel_data_add_dict_string(e, "unresolved", ti->unresolved);
+	rte_tel_data_add_dict_u64(e, "tx_packets", ti->tx_packets);
+	rte_tel_data_add_dict_u64(e, "tx_bytes", ti->tx_bytes);
+	rte_tel_data_add_dict_u64(e, "rx_packets", ti->rx_packets);
+	rte_tel_data_add_dict_u64(e, "rx_bytes", ti->rx_bytes);
+}
+
+static int
+fou_tel_tunnels_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
+{
+	struct fou_tunnel_info *ti = calloc(FOU_TEL_PAGE_TUNNELS, sizeof(*ti));
+	unsigned int total;
+	int ret;
+
+	if (ti == NULL)
+		return -ENOMEM;
+	total = fou_tunnel_list_from(gw, ti, FOU_TEL_PAGE_TUNNELS, a->offset, true);
+	ret = fou_tel_page(d, total, a->offset, FOU_TEL_PAGE_TUNNELS, fou_tel_tunnel_entry, ti);
 	free(ti);
 	return ret;
 }
@@ -256,7 +491,8 @@ fou_tel_lcore(const struct fou_worker_conf *c, const struct fou_lcore_stats *s)
 
 /* {"1": {...}, "2": {...}}: the worker lcores by lcore id. */
 static int
-fou_tel_lcores_fill(const struct fou_gw *gw, struct rte_tel_data *d)
+fou_tel_lcores_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
+		    struct rte_tel_data *d)
 {
 	struct fou_lcore_stats *s;
 	unsigned int l;
@@ -272,7 +508,7 @@ fou_tel_lcores_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 
 		if (c == NULL)
 			continue;
-		fou_stats_lcore(gw, l, s);
+		fou_stats_get(gw, (int)l, s);
 		snprintf(key, sizeof(key), "%u", l);
 		ret = fou_tel_add_container(d, key, fou_tel_lcore(c, s));
 	}
@@ -280,71 +516,278 @@ fou_tel_lcores_fill(const struct fou_gw *gw, struct rte_tel_data *d)
 	return ret;
 }
 
-/* Run a read-only command that takes no parameters. */
-static int
-fou_tel_run(int (*fill)(const struct fou_gw *, struct rte_tel_data *), const char *params,
-	    struct rte_tel_data *d)
+static void
+fou_tel_route_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 {
-	const struct fou_gw *gw;
+	const struct fou_route_info *ri = (const struct fou_route_info *)v + i;
+	char dev[8];
+
+	rte_tel_data_add_dict_string(e, "prefix", TELPREFIX(&ri->prefix));
+	rte_tel_data_add_dict_string(e, "type", ri->type);
+	snprintf(dev, sizeof(dev), "%u", ri->port);
+	if (ri->tunnel[0] != '\0')
+		fou_tel_add_str(e, "dev", ri->tunnel);
+	else if (strcmp(ri->type, "local") != 0)
+		rte_tel_data_add_dict_string(e, "dev", dev);
+	if (ri->via.family != 0)
+		rte_tel_data_add_dict_string(e, "via", IPSTR(&ri->via));
+	rte_tel_data_add_dict_string(e, "origin", ri->from_addr ? "addr" : "route");
+}
+
+static int
+fou_tel_routes_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
+{
+	struct fou_route_info ri[FOU_TEL_PAGE];
+	unsigned int total = fou_route_list(gw, ri, FOU_TEL_PAGE, a->offset);
+
+	return fou_tel_page(d, total, a->offset, FOU_TEL_PAGE, fou_tel_route_entry, ri);
+}
+
+static void
+fou_tel_neigh_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_neigh_info *ni = (const struct fou_neigh_info *)v + i;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_tel_data_add_dict_string(e, "ip", IPSTR(&ni->ip));
+	rte_tel_data_add_dict_u64(e, "dev", ni->port);
+	rte_ether_format_addr(mac, sizeof(mac), &ni->mac);
+	rte_tel_data_add_dict_string(e, "lladdr", mac);
+}
+
+static int
+fou_tel_neighs_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
+{
+	struct fou_neigh_info ni[FOU_TEL_PAGE];
+	unsigned int total = fou_neigh_list(gw, ni, FOU_TEL_PAGE, a->offset);
+
+	return fou_tel_page(d, total, a->offset, FOU_TEL_PAGE, fou_tel_neigh_entry, ni);
+}
+
+static void
+fou_tel_addr_entry(struct rte_tel_data *e, const void *v, unsigned int i)
+{
+	const struct fou_addr_info *ai = (const struct fou_addr_info *)v + i;
+
+	rte_tel_data_add_dict_u64(e, "dev", ai->port);
+	rte_tel_data_add_dict_string(e, "addr", TELPREFIX(&ai->ip));
+}
+
+static int
+fou_tel_addrs_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
+{
+	struct fou_addr_info *ai = calloc(FOU_MAX_ADDRS, sizeof(*ai));
+	unsigned int total;
 	int ret;
 
-	if (params != NULL && *params != '\0')
-		return -EINVAL;
+	if (ai == NULL)
+		return -ENOMEM;
+	total = fou_addr_list(gw, ai, FOU_MAX_ADDRS);
+	ret = fou_tel_page(d, total, a->offset, FOU_TEL_PAGE, fou_tel_addr_entry,
+			   ai + RTE_MIN(a->offset, total));
+	free(ai);
+	return ret;
+}
+
+/* --- the running configuration ------------------------------------------- */
+
+struct fou_tel_cfg {
+	struct rte_tel_data *d;
+	unsigned int pos, offset, n;
+	int ret;
+};
+
+/*
+ * One statement as ["NAME", "ARG part", ...]: ARG is the parts joined by
+ * ',' (a telemetry string holds at most RTE_TEL_MAX_STRING_LEN - 1
+ * characters, a tunnel statement may hold more).
+ */
+static int
+fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *err __rte_unused)
+{
+	struct fou_tel_cfg *c = ctx;
+	struct rte_tel_data *e;
+	char part[RTE_TEL_MAX_STRING_LEN];
+	size_t len = 0;
+
+	if (c->pos++ < c->offset || c->pos - c->offset > c->n)
+		return 0;
+	e = rte_tel_data_alloc();
+	if (e == NULL)
+		return -ENOMEM;
+	rte_tel_data_start_array(e, RTE_TEL_STRING_VAL);
+	rte_tel_data_add_array_string(e, name);
+	while (*arg != '\0') {
+		size_t f = strcspn(arg, ",");
+
+		if (len != 0 && len + 1 + f >= sizeof(part)) {
+			rte_tel_data_add_array_string(e, part);
+			len = 0;
+		}
+		len += snprintf(part + len, sizeof(part) - len, "%s%.*s", len ? "," : "", (int)f,
+				arg);
+		arg += f + (arg[f] == ',');
+	}
+	if (len != 0)
+		rte_tel_data_add_array_string(e, part);
+	return fou_tel_add_entry(c->d, c->pos - 1, e);
+}
+
+static int
+fou_tel_count_line(void *ctx, const char *name __rte_unused, const char *arg __rte_unused,
+		   struct fou_err *err __rte_unused)
+{
+	(*(unsigned int *)ctx)++;
+	return 0;
+}
+
+#define FOU_TEL_PAGE_CONFIG 40u
+
+static int
+fou_tel_config_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
+{
+	struct fou_tel_cfg c = { .d = d, .offset = a->offset };
+	struct fou_err err;
+	unsigned int total = 0;
+	int ret;
+
+	ret = fou_config_dump(gw, fou_tel_count_line, &total, &err);
+	if (ret < 0)
+		return ret;
+	c.n = a->offset < total ? RTE_MIN(total - a->offset, FOU_TEL_PAGE_CONFIG) : 0;
+	fou_tel_page_start(d, total, a->offset, c.n);
+	return fou_config_dump(gw, fou_tel_cfg_line, &c, &err);
+}
+
+/* --- commands ------------------------------------------------------------ */
+
+typedef int (*fou_tel_fill)(struct fou_gw *gw, const struct fou_tel_args *a,
+			    struct rte_tel_data *d);
+
+static const char *const fou_tel_no_keys[] = { NULL };
+static const char *const fou_tel_offset_keys[] = { "offset", NULL };
+static const char *const fou_tel_stats_keys[] = { "lcore", NULL };
+
+static int
+fou_tel_read(fou_tel_fill fill, const char *const *keys, const char *params,
+	     struct rte_tel_data *d)
+{
+	struct fou_tel_args a;
+	struct fou_err err;
+	struct fou_gw *gw;
+	int ret;
+
 	gw = fou_tel_enter();
 	if (gw == NULL)
 		return -ENODEV;
-	ret = fill(gw, d);
+	ret = fou_tel_args_parse(params, keys, &a, &err);
+	if (ret < 0)
+		ret = fou_tel_error(d, ret, err.msg);
+	else
+		ret = fill(gw, &a, d);
 	fou_tel_leave();
 	return ret;
 }
 
+/*
+ * /fou/NAME/add|set|del,ARG: the statement NAME (with '_' for '-') given
+ * ARG, exactly as on the command line. {"status": "ok"} once it is in
+ * effect on every worker, else the parser's or the operation's error, and
+ * nothing changed.
+ */
 static int
-fou_tel_stats(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	return fou_tel_run(fou_tel_stats_fill, params, d);
+	char name[32];
+	const char *verb = strrchr(cmd, '/');
+	struct fou_err err = { "" };
+	struct fou_gw *gw;
+	size_t i, len;
+	int ret;
+
+	len = (size_t)(verb - (cmd + strlen("/fou/")));
+	snprintf(name, sizeof(name), "%.*s", (int)len, cmd + strlen("/fou/"));
+	for (i = 0; name[i] != '\0'; i++)
+		if (name[i] == '_')
+			name[i] = '-';
+	gw = fou_tel_enter();
+	if (gw == NULL)
+		return -ENODEV;
+	if (strcmp(verb, "/del") == 0)
+		ret = fou_stmt_del(gw, name, params != NULL ? params : "", &err);
+	else
+		ret = fou_stmt_apply(gw, name, params != NULL ? params : "", &err);
+	fou_tel_leave();
+	if (ret < 0)
+		return fou_tel_error(d, ret, err.msg);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "status", "ok");
+	return 0;
 }
 
-static int
-fou_tel_ports(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
-{
-	return fou_tel_run(fou_tel_ports_fill, params, d);
+#define FOU_TEL_READ_CMD(fn, fill, keys) \
+static int \
+fn(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d) \
+{ \
+	return fou_tel_read(fill, keys, params, d); \
 }
 
-static int
-fou_tel_tunnels(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
-{
-	return fou_tel_run(fou_tel_tunnels_fill, params, d);
-}
+FOU_TEL_READ_CMD(fou_tel_stats, fou_tel_stats_fill, fou_tel_stats_keys)
+FOU_TEL_READ_CMD(fou_tel_stats_reset, fou_tel_reset_fill, fou_tel_no_keys)
+FOU_TEL_READ_CMD(fou_tel_ports, fou_tel_ports_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_tunnels, fou_tel_tunnels_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_routes, fou_tel_routes_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_neighs, fou_tel_neighs_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_addrs, fou_tel_addrs_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_config, fou_tel_config_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 
-static int
-fou_tel_lcores(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
-{
-	return fou_tel_run(fou_tel_lcores_fill, params, d);
-}
 
 /* Help texts: rte_telemetry_register_cmd refuses one of RTE_TEL_MAX_STRING_LEN
  * bytes or more, and the command is then missing. */
-#define FOU_HELP_STATS "Gateway counters: rx, tx, dropped, decapsulated; drops by reason; ICMP errors sent; rx/tx by port. No parameters"
-#define FOU_HELP_PORTS "FOU receive ports: UDP port -> protocol and packets decapsulated. No parameters"
-#define FOU_HELP_TUNNELS "Tunnels: count; per tunnel name, type, endpoints, encap, MTU, packets/bytes sent and received. No parameters"
-#define FOU_HELP_LCORES "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped packets, busy and idle polls. No parameters"
-static_assert(sizeof(FOU_HELP_LCORES) <= RTE_TEL_MAX_STRING_LEN, "/fou/lcores help too long");
-static_assert(sizeof(FOU_HELP_STATS) <= RTE_TEL_MAX_STRING_LEN, "/fou/stats help too long");
-static_assert(sizeof(FOU_HELP_PORTS) <= RTE_TEL_MAX_STRING_LEN, "/fou/ports help too long");
-static_assert(sizeof(FOU_HELP_TUNNELS) <= RTE_TEL_MAX_STRING_LEN, "/fou/tunnels help too long");
+#define FOU_TEL_CMDS(X) \
+	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
+	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
+	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
+	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, counters") \
+	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
+	X("/fou/neighs", fou_tel_neighs, "Static neighbours, 64 a page (offset=N): ip, dev, lladdr") \
+	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev, addr/plen") \
+	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
+	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file") \
+	X("/fou/port/add", fou_tel_stmt, "Add a FOU receive port: UDPPORT:PROTO, as --port (ip fou add)") \
+	X("/fou/port/del", fou_tel_stmt, "Delete a FOU receive port: UDPPORT[:PROTO]") \
+	X("/fou/addr/add", fou_tel_stmt, "Add a local address: PORTID,IP/PLEN, as --addr") \
+	X("/fou/addr/del", fou_tel_stmt, "Delete a local address and its routes: PORTID,IP/PLEN (not a tunnel's local)") \
+	X("/fou/neigh/add", fou_tel_stmt, "Add a static neighbour: IP,dev=PORTID,lladdr=MAC, as --neigh") \
+	X("/fou/neigh/del", fou_tel_stmt, "Delete a neighbour: IP,dev=PORTID[,lladdr=MAC]") \
+	X("/fou/tunnel/add", fou_tel_stmt, "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel") \
+	X("/fou/tunnel/del", fou_tel_stmt, "Delete a tunnel and the routes into it: NAME") \
+	X("/fou/route/add", fou_tel_stmt, "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route") \
+	X("/fou/route/del", fou_tel_stmt, "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)") \
+	X("/fou/link/set", fou_tel_stmt, "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link") \
+	X("/fou/sport_range/set", fou_tel_stmt, "Source ports of encap-sport auto: MIN-MAX, as --sport-range") \
+	X("/fou/icmp_rate/set", fou_tel_stmt, "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate")
+
+#define FOU_TEL_HELP_CHECK(c, fn, help) \
+	static_assert(sizeof(help) <= RTE_TEL_MAX_STRING_LEN, c " help too long");
+FOU_TEL_CMDS(FOU_TEL_HELP_CHECK)
+#undef FOU_TEL_HELP_CHECK
 
 int
 fou_telemetry_register(struct fou_gw *gw)
 {
-	int ret;
+#define FOU_TEL_REG(c, fn, help) \
+	if (ret == 0) \
+		ret = rte_telemetry_register_cmd(c, fn, help);
+	int ret = 0;
 
-	__atomic_store_n(&fou_tel_gw, gw, __ATOMIC_RELEASE);
-	ret = rte_telemetry_register_cmd("/fou/stats", fou_tel_stats, FOU_HELP_STATS);
-	if (ret == 0)
-		ret = rte_telemetry_register_cmd("/fou/ports", fou_tel_ports, FOU_HELP_PORTS);
-	if (ret == 0)
-		ret = rte_telemetry_register_cmd("/fou/tunnels", fou_tel_tunnels, FOU_HELP_TUNNELS);
-	if (ret == 0)
-		ret = rte_telemetry_register_cmd("/fou/lcores", fou_tel_lcores, FOU_HELP_LCORES);
+	/* commands from now on come while the ports run */
+	fou_gw_ports_running(gw);
+	pthread_mutex_lock(&fou_tel_lock);
+	fou_tel_gw = gw;
+	pthread_mutex_unlock(&fou_tel_lock);
+	FOU_TEL_CMDS(FOU_TEL_REG)
 	return ret;
+#undef FOU_TEL_REG
 }

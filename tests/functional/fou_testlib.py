@@ -877,3 +877,45 @@ def wait_for(predicate, timeout, interval=0.05):
             return v
         time.sleep(interval)
 
+
+
+class TelemetryClient:
+    """One connection to a gateway's telemetry socket (as dpdk-telemetry.py
+    makes), for many commands in a row: cmd() returns the decoded reply."""
+
+    def __init__(self, prefix, timeout=20):
+        path = os.path.join(runtime_dir(prefix), 'dpdk_telemetry.v2')
+        if not wait_for(lambda: os.path.exists(path), timeout):
+            raise RuntimeError('no telemetry socket at %s' % path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.max_len = json.loads(self.sock.recv(1024).decode())['max_output_len']
+        # the socket is there from EAL start; the commands once the ports run
+        if not wait_for(lambda: self.cmd('/fou/stats') is not None, timeout):
+            raise RuntimeError('the gateway registered no /fou commands')
+
+    def cmd(self, command):
+        self.sock.send(command.encode())
+        reply = json.loads(self.sock.recv(self.max_len).decode())
+        return reply[command.split(',')[0]]
+
+    def pages(self, command):
+        """Every entry of a paged table, following "next"."""
+        entries, offset = [], 0
+        while True:
+            page = self.cmd('%s,offset=%d' % (command, offset))
+            keys = sorted((k for k in page if k.isdigit()), key=int)
+            entries += [page[k] for k in keys]
+            if 'next' not in page:
+                return entries, page['count']
+            offset = page['next']
+
+    def close(self):
+        self.sock.close()
+
+
+def config_lines(client):
+    """/fou/config as config-file lines NAME = ARG."""
+    entries, _ = client.pages('/fou/config')
+    return ['%s = %s' % (e[0], ','.join(e[1:])) for e in entries]

@@ -131,7 +131,7 @@ class Demo(ft.GatewayTestCase):
         def done():
             r = gw.telemetry('/fou/tunnels') if gw.running() else None
             t = r[0].get('/fou/tunnels') if r and isinstance(r[0], dict) else None
-            return t if t and sum(t[k]['tx_packets'] for k in t if k != 'count') == 18 \
+            return t if t and sum(t[k]['tx_packets'] for k in t if k.isdigit()) == 18 \
                 else None
         tel = ft.wait_for(done, 60, interval=0.1)
         # the names have '-', which a telemetry key may not: listed by position

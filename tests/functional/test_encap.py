@@ -526,17 +526,18 @@ class Encap(EncapTestCase):
         stats = ft.wait_for(done, 60, interval=0.1)
         self.assertTrue(stats and stats != ['exited'], 'telemetry: /fou/stats never counted '
                         'all packets')
-        replies = gw.telemetry('/fou/tunnels', '/fou/tunnels,x')
+        replies = gw.telemetry('/fou/tunnels', '/fou/tunnels,x', '/fou/tunnels,offset=3')
         self.assertIsNotNone(replies)
-        tel, bad = replies
-        self.assertEqual(bad, {'/fou/tunnels': None}, '/fou/tunnels takes no parameter')
+        tel, bad, page = replies
+        self.assertEqual(bad, {'/fou/tunnels': {'error': "unknown parameter 'x' (see /help)",
+                                                'errno': -22}}, 'only offset=N')
         counts = collections.Counter(c.tunnel.name for c in cases)
         nbytes = collections.Counter()
         for c in cases:
             nbytes[c.tunnel.name] += len(c.l3)
         # {"count": N, "0": {...}, ...} in creation order: tunnel names may
         # hold '-' and '.', which telemetry keys may not
-        exp = {'count': len(tunnels)}
+        exp = {'count': len(tunnels), 'offset': 0}
         for i, t in enumerate(tunnels):
             e = {'name': t.name, 'type': t.type, 'local': LOCAL, 'remote': t.remote,
                  'encap': 'fou' if t.fou else 'none', 'mtu': 1400 - t.overhead,
@@ -546,6 +547,9 @@ class Encap(EncapTestCase):
                 e['encap_dport'] = t.dport
             exp[str(i)] = e
         self.assertEqual(tel, {'/fou/tunnels': exp})
+        # a page from offset 3: the same entries, keyed by their position
+        self.assertEqual(page, {'/fou/tunnels': {'count': len(tunnels), 'offset': 3,
+                                                 '3': exp['3'], '4': exp['4']}})
         self.assertEqual(stats['drops'], {r: 0 for r in ft.DROP_REASONS})
         self.assertEqual(stats['tx_by_port'], {'0': len(cases), '1': 0})
         gw.signal(signal.SIGTERM)

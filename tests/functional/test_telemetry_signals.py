@@ -79,8 +79,10 @@ class TelemetrySignals(ft.GatewayTestCase):
         self.assertEqual(stats['icmp_sent'], {k: 0 for k in ft.ICMP_KINDS})
         self.assertEqual(stats['rx_by_port'], {'0': n, '1': 0})
         self.assertEqual(stats['tx_by_port'], {'0': 0, '1': fwd})
-        self.assertEqual(ports, {'/fou/ports': EXPECTED_PORTS})
-        self.assertEqual(bad, {'/fou/stats': None}, '/fou/stats takes no parameter')
+        self.assertEqual(ports, {'/fou/ports': {'count': len(EXPECTED_PORTS), 'offset': 0,
+                                                **EXPECTED_PORTS}})
+        self.assertEqual(bad, {'/fou/stats': {'error': "unknown parameter 'extra' (see /help)",
+                                              'errno': -22}}, 'the bad parameter is named')
         self.assertTrue(gw.running(), 'the gateway must run until it is told to stop')
 
         gw.signal(sig)

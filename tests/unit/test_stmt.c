@@ -12,7 +12,11 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
+#include <pthread.h>
+
 #include <rte_hash.h>
+#include <rte_lcore.h>
+#include <rte_pause.h>
 
 #include "unit.h"
 #include "fou_private.h"
@@ -22,9 +26,11 @@
 struct snap {
 	struct fou_gw gw;
 	struct fou_nexthop *nh;
-	struct rte_ether_addr *neigh_mac;
+	struct fou_neigh_info *neighs;
+	struct fou_route_info *routes;
 	struct fou_tunnel *tunnels;
-	int32_t nb_neigh, nb_tun_names;
+	unsigned int nb_neigh, nb_routes;
+	int32_t nb_tun_names;
 };
 
 static void
@@ -32,12 +38,16 @@ snap_take(const struct fou_gw *gw, struct snap *s)
 {
 	memcpy(&s->gw, gw, sizeof(*gw));
 	s->nh = malloc(sizeof(*s->nh) * gw->params.max_nexthops);
-	s->neigh_mac = malloc(sizeof(*s->neigh_mac) * gw->params.max_neighs);
 	assert_non_null(s->nh);
-	assert_non_null(s->neigh_mac);
 	memcpy(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops);
-	memcpy(s->neigh_mac, gw->neigh_mac, sizeof(*s->neigh_mac) * gw->params.max_neighs);
-	s->nb_neigh = rte_hash_count(gw->neigh);
+	s->nb_neigh = fou_neigh_list(gw, NULL, 0, 0);
+	s->neighs = calloc(s->nb_neigh + 1, sizeof(*s->neighs));
+	assert_non_null(s->neighs);
+	fou_neigh_list(gw, s->neighs, s->nb_neigh, 0);
+	s->nb_routes = fou_route_list(gw, NULL, 0, 0);
+	s->routes = calloc(s->nb_routes + 1, sizeof(*s->routes));
+	assert_non_null(s->routes);
+	fou_route_list(gw, s->routes, s->nb_routes, 0);
 	s->tunnels = malloc(sizeof(*s->tunnels) * gw->params.max_tunnels);
 	assert_non_null(s->tunnels);
 	memcpy(s->tunnels, gw->tunnels, sizeof(*s->tunnels) * gw->params.max_tunnels);
@@ -48,18 +58,26 @@ snap_take(const struct fou_gw *gw, struct snap *s)
 static bool
 snap_same(const struct fou_gw *gw, struct snap *s)
 {
-	bool same = memcmp(&s->gw, gw, sizeof(*gw)) == 0 &&
-		    memcmp(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops) == 0 &&
-		    memcmp(s->neigh_mac, gw->neigh_mac,
-			   sizeof(*s->neigh_mac) * gw->params.max_neighs) == 0 &&
-		    s->nb_neigh == rte_hash_count(gw->neigh) &&
-		    memcmp(s->tunnels, gw->tunnels,
-			   sizeof(*s->tunnels) * gw->params.max_tunnels) == 0 &&
-		    s->nb_tun_names == rte_hash_count(gw->tun_names);
+	struct snap now;
+	bool same;
 
+	snap_take(gw, &now);
+	same = memcmp(&s->gw, gw, sizeof(*gw)) == 0 &&
+	       memcmp(s->nh, gw->nh, sizeof(*s->nh) * gw->params.max_nexthops) == 0 &&
+	       s->nb_neigh == now.nb_neigh &&
+	       memcmp(s->neighs, now.neighs, sizeof(*s->neighs) * s->nb_neigh) == 0 &&
+	       s->nb_routes == now.nb_routes &&
+	       memcmp(s->routes, now.routes, sizeof(*s->routes) * s->nb_routes) == 0 &&
+	       memcmp(s->tunnels, gw->tunnels, sizeof(*s->tunnels) * gw->params.max_tunnels) == 0 &&
+	       s->nb_tun_names == rte_hash_count(gw->tun_names);
 	free(s->nh);
-	free(s->neigh_mac);
+	free(s->neighs);
+	free(s->routes);
 	free(s->tunnels);
+	free(now.nh);
+	free(now.neighs);
+	free(now.routes);
+	free(now.tunnels);
 	return same;
 }
 
@@ -67,9 +85,12 @@ snap_same(const struct fou_gw *gw, struct snap *s)
  * fou_stmt_apply(name, arg) fails with ret, its message contains every
  * string of want, and the gateway is unchanged.
  */
+typedef int (*stmt_fn)(struct fou_gw *gw, const char *name, const char *arg,
+		       struct fou_err *err);
+
 static void
-stmt_err(struct fou_gw *gw, const char *name, const char *arg, int ret, const char *const *want,
-	 const char *file, int line)
+stmt_run_err(struct fou_gw *gw, stmt_fn fn, const char *name, const char *arg, int ret,
+	     const char *const *want, const char *file, int line)
 {
 	struct fou_err err;
 	struct snap s;
@@ -78,7 +99,7 @@ stmt_err(struct fou_gw *gw, const char *name, const char *arg, int ret, const ch
 
 	strcpy(err.msg, "(no message)");
 	snap_take(gw, &s);
-	r = fou_stmt_apply(gw, name, arg, &err);
+	r = fn(gw, name, arg, &err);
 	same = snap_same(gw, &s);
 	if (r != ret) {
 		print_error("%s '%s': returned %d (%s), expected %d\n", name, arg, r, err.msg, ret);
@@ -97,8 +118,12 @@ stmt_err(struct fou_gw *gw, const char *name, const char *arg, int ret, const ch
 	}
 }
 #define EXPECT_STMT_ERR(gw, name, arg, ret, ...) \
-	stmt_err((gw), (name), (arg), (ret), (const char *const[]){ __VA_ARGS__, NULL }, \
-		 __FILE__, __LINE__)
+	stmt_run_err((gw), fou_stmt_apply, (name), (arg), (ret), \
+		     (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
+/* The same for the delete form of a statement. */
+#define EXPECT_DEL_ERR(gw, name, arg, ret, ...) \
+	stmt_run_err((gw), fou_stmt_del, (name), (arg), (ret), \
+		     (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
 
 /* A table of failing arguments for one statement. */
 struct bad_arg {
@@ -108,16 +133,19 @@ struct bad_arg {
 };
 
 static void
-bad_args(struct fou_gw *gw, const char *name, const struct bad_arg *t, unsigned int n,
-	 const char *file, int line)
+bad_args(struct fou_gw *gw, stmt_fn fn, const char *name, const struct bad_arg *t,
+	 unsigned int n, const char *file, int line)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		stmt_err(gw, name, t[i].arg, t[i].ret,
-			 (const char *const[]){ t[i].want1, t[i].want2, NULL }, file, line);
+		stmt_run_err(gw, fn, name, t[i].arg, t[i].ret,
+			     (const char *const[]){ t[i].want1, t[i].want2, NULL }, file, line);
 }
-#define BAD_ARGS(gw, name, t) bad_args((gw), (name), (t), RTE_DIM(t), __FILE__, __LINE__)
+#define BAD_ARGS(gw, name, t) \
+	bad_args((gw), fou_stmt_apply, (name), (t), RTE_DIM(t), __FILE__, __LINE__)
+#define BAD_DEL_ARGS(gw, name, t) \
+	bad_args((gw), fou_stmt_del, (name), (t), RTE_DIM(t), __FILE__, __LINE__)
 
 /* --- fixtures -------------------------------------------------------------- */
 
@@ -1244,6 +1272,394 @@ test_gw_create_enomem(void **state)
 	fou_gw_free(gws[1]);
 }
 
+/* --- deletes ----------------------------------------------------------------- */
+
+/* The standard ipip frame, decapsulated and then dropped for reason. */
+static void
+expect_golden_drop(const struct fou_gw *gw, unsigned int reason, const char *file, int line)
+{
+	struct unit_pkt p;
+
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	unit_run(gw, unit_mbuf(p.b, p.len),
+		 &(struct unit_exp){ .verdict = reason, .decap_port = PORT_IPIP,
+				     .decap_inner = FOU_INNER_IPV4 }, file, line);
+}
+#define EXPECT_GOLDEN_DROP(gw, reason) expect_golden_drop((gw), (reason), __FILE__, __LINE__)
+
+static void
+test_del_port(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "", -EINVAL, "missing fields (usage: UDPPORT[:PROTO])", NULL },
+		{ "0", -EINVAL, "UDP port '0' is not in 1-65535", NULL },
+		{ "65536", -EINVAL, "UDP port '65536' is not in 1-65535", NULL },
+		{ "x:ipip", -EINVAL, "UDP port 'x' is not in 1-65535", NULL },
+		{ "5555:bogus", -EINVAL, "unknown protocol 'bogus'", NULL },
+		{ "5555:gre", -EINVAL, "FOU port 5555 has protocol 4, not 47", NULL },
+		{ "5599", -ENOENT, "UDP port 5599 is not a FOU port", NULL },
+		{ "5555,5556", -EINVAL, "unexpected '5556'", NULL },
+		{ "5555,proto=4", -EINVAL, "unknown parameter 'proto'", NULL },
+	};
+	struct fou_gw *gw = *state;
+	struct unit_pkt p;
+
+	BAD_DEL_ARGS(gw, "port", t);
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	UNIT_DEL(gw, "port", "5555:ipip");
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	PKT_DROP(gw, &p, FOU_DROP_FOU_PORT_UNKNOWN);
+	EXPECT_DEL_ERR(gw, "port", "5555", -ENOENT, "UDP port 5555 is not a FOU port");
+	UNIT_APPLY(gw, "port", "5555:ipip");
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	UNIT_DEL(gw, "port", "5556");
+	EXPECT_STMT_ERR(gw, "port", "5555:ipip", -EEXIST, "UDP port 5555 is already a FOU port");
+}
+
+static void
+test_del_neigh(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "192.168.1.2", -EINVAL, "missing dev=PORTID", NULL },
+		{ "192.168.1.2,dev=70000", -EINVAL, "'70000' is not a DPDK port number", NULL },
+		{ "192.168.1.2,dev=1,lladdr=02:00:00:00:09:09", -EINVAL,
+		  "lladdr: the neighbour's is 02:00:00:00:01:02", NULL },
+		{ "192.168.1.2,dev=1,lladdr=zz", -EINVAL, "'zz' is not a MAC address", NULL },
+		{ "192.168.1.99,dev=1", -ENOENT, "no neighbour 192.168.1.99 on port 1", NULL },
+		{ "192.168.1.2,dev=0", -ENOENT, "no neighbour 192.168.1.2 on port 0", NULL },
+		{ "192.168.1.2/24,dev=1", -EINVAL, "a prefix length is not allowed here", NULL },
+		{ "192.168.1.2,dev=1,dev=1", -EINVAL, "parameter 'dev' given twice", NULL },
+		{ "192.168.1.2,dev=1,via=1", -EINVAL, "unknown parameter 'via'", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_DEL_ARGS(gw, "neigh", t);
+	UNIT_DEL(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:02");
+	EXPECT_GOLDEN_DROP(gw, FOU_DROP_NO_NEIGH);
+	UNIT_APPLY(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:07");
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4_7);
+	UNIT_DEL(gw, "neigh", "fd00:1::2,dev=1");
+	EXPECT_DEL_ERR(gw, "neigh", "fd00:1::2,dev=1", -ENOENT, "no neighbour fd00:1::2 on port 1");
+}
+
+static void
+test_del_route(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "10.20.0.0/16,dev=0", -EINVAL, "dev=0: the route to 10.20.0.0/16 is dev 1", NULL },
+		{ "10.20.0.0/16,dev=t1", -EINVAL, "dev=t1: the route to 10.20.0.0/16 is dev 1", NULL },
+		{ "10.20.0.0/16,via=192.168.1.3", -EINVAL,
+		  "via=192.168.1.3: the route to 10.20.0.0/16 has another gateway", NULL },
+		{ "10.20.0.0/16,via=x", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
+		{ "10.20.0.0/15", -ESRCH, "no route to 10.20.0.0/15", NULL },
+		{ "10.20.0.0/33", -EINVAL, "prefix length must be 0-32", NULL },
+		{ "192.168.1.0/24", -EPERM, "the route to 192.168.1.0/24 comes with an address",
+		  NULL },
+		{ "192.168.1.1/32", -EPERM, "comes with an address", NULL },
+		{ "x", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
+		{ "10.20.0.0/16,dev=1,dev=1", -EINVAL, "parameter 'dev' given twice", NULL },
+		{ "10.20.0.0/16,gw=1", -EINVAL, "unknown parameter 'gw'", NULL },
+		{ "0.0.0.0/0", -ESRCH, "no route to 0.0.0.0/0", NULL },
+	};
+	struct fou_gw *gw = *state;
+	struct fou_route_info ri;
+	struct fou_ip def;
+
+	BAD_DEL_ARGS(gw, "route", t);
+	UNIT_DEL(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2");
+	EXPECT_GOLDEN_DROP(gw, FOU_DROP_NO_ROUTE);
+	/* a default route is found after the LPM misses, and goes too */
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2");
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	assert_int_equal(fou_parse_ip("0.0.0.0/0", true, &def, NULL), 0);
+	assert_int_equal(fou_route_get(gw, &def, &ri), 0);
+	assert_string_equal(ri.type, "gateway");
+	UNIT_DEL(gw, "route", "0.0.0.0/0,dev=1");
+	EXPECT_GOLDEN_DROP(gw, FOU_DROP_NO_ROUTE);
+	assert_int_equal(fou_route_get(gw, &def, &ri), -ESRCH);
+	UNIT_DEL(gw, "route", "fd00:20::/32");
+	UNIT_APPLY(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2");
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+}
+
+static bool
+has_route(const struct fou_gw *gw, const char *prefix)
+{
+	struct fou_route_info ri;
+	struct fou_ip p;
+
+	assert_int_equal(fou_parse_ip(prefix, true, &p, NULL), 0);
+	return fou_route_get(gw, &p, &ri) == 0;
+}
+
+static void
+test_del_addr(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "1,192.168.1.1/24", -EBUSY, "tunnel t1 has local 192.168.1.1", NULL },
+		{ "1,192.168.1.1/16", -EADDRNOTAVAIL, "address 192.168.1.1/16 is not on port 1",
+		  NULL },
+		{ "0,192.168.1.1/24", -EADDRNOTAVAIL, "is not on port 0", NULL },
+		{ "1,192.168.9.9/24", -EADDRNOTAVAIL, "is not on port 1", NULL },
+		{ "1", -EINVAL, "missing fields (usage: PORTID,IP/PLEN)", NULL },
+		{ "1,x/24", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
+		{ "x,192.168.1.1/24", -EINVAL, "'x' is not a DPDK port number", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_DEL_ARGS(gw, "addr", t);
+	UNIT_DEL(gw, "tunnel", "t1");
+	UNIT_DEL(gw, "tunnel", "g1");
+	/* a second address of the network keeps the network's route */
+	UNIT_APPLY(gw, "addr", "1,192.168.1.5/24");
+	UNIT_DEL(gw, "addr", "1,192.168.1.1/24");
+	assert_false(has_route(gw, "192.168.1.1/32"));
+	assert_true(has_route(gw, "192.168.1.0/24"));
+	assert_true(has_route(gw, "192.168.1.255/32"));
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	UNIT_DEL(gw, "addr", "1,192.168.1.5/24");
+	assert_false(has_route(gw, "192.168.1.5/32"));
+	assert_false(has_route(gw, "192.168.1.0/24"));
+	assert_false(has_route(gw, "192.168.1.255/32"));
+	/* as in Linux, a route via a gateway stays when the address of the
+	 * gateway's network goes (its neighbour entry still resolves it) */
+	assert_true(has_route(gw, "10.20.0.0/16"));
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");
+	assert_true(has_route(gw, "192.168.1.0/24"));
+}
+
+static void
+test_del_tunnel(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "", -EINVAL, "missing fields (usage: NAME)", NULL },
+		{ "nope", -ENODEV, "no tunnel 'nope'", NULL },
+		{ "t1,x", -EINVAL, "unexpected 'x'", NULL },
+		{ "t1,type=ipip", -EINVAL, "unknown parameter 'type'", NULL },
+	};
+	struct fou_gw *gw = *state;
+	struct fou_tunnel_info ti[4];
+
+	UNIT_APPLY(gw, "route", "10.30.0.0/16,dev=t1");
+	UNIT_APPLY(gw, "route", "10.31.0.0/16,dev=g1");
+	UNIT_APPLY(gw, "route", "fd00:31::/32,dev=g1");
+	BAD_DEL_ARGS(gw, "tunnel", t);
+	UNIT_DEL(gw, "tunnel", "g1");
+	assert_true(has_route(gw, "10.30.0.0/16"));
+	assert_false(has_route(gw, "10.31.0.0/16"));
+	assert_false(has_route(gw, "fd00:31::/32"));
+	assert_int_equal(fou_tunnel_list(gw, ti, RTE_DIM(ti)), 1);
+	assert_string_equal(ti[0].conf.name, "t1");
+	EXPECT_DEL_ERR(gw, "route", "10.31.0.0/16", -ESRCH, "no route to 10.31.0.0/16");
+	/* the name, the endpoints and the key are free again */
+	UNIT_APPLY(gw, "tunnel",
+		   "g1,type=gre,local=192.168.1.1,remote=10.20.0.9,key=5,encap-dport=5556");
+	UNIT_DEL(gw, "tunnel", "t1");
+	assert_false(has_route(gw, "10.30.0.0/16"));
+	UNIT_APPLY(gw, "tunnel", TUN_OK);
+}
+
+static void
+test_del_set_only(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	EXPECT_DEL_ERR(gw, "link", "0,mtu=1500", -EOPNOTSUPP, "link is set, not deleted");
+	EXPECT_DEL_ERR(gw, "sport-range", "1-2", -EOPNOTSUPP, "sport-range is set");
+	EXPECT_DEL_ERR(gw, "icmp-rate", "5", -EOPNOTSUPP, "icmp-rate is set");
+	EXPECT_DEL_ERR(gw, "routes", "x", -EINVAL, "unknown statement 'routes'");
+	assert_null(fou_stmt_del_usage("link"));
+	assert_string_equal(fou_stmt_del_usage("tunnel"), "NAME");
+}
+
+/* Neighbour and tunnel slots come back after a delete (rte_hash frees a
+ * key after the grace period), many times over. */
+static void
+test_del_recycles(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+	char arg[128];
+	unsigned int round, i;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	p.max_neighs = 64;
+	p.max_tunnels = 4;
+	gw = unit_gw_new(&p);
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	UNIT_APPLY(gw, "addr", "0,10.0.0.1/16");
+	for (round = 0; round < 4; round++) {
+		for (i = 0; i < 64; i++) {
+			snprintf(arg, sizeof(arg), "10.0.%u.%u,dev=0,lladdr=02:00:00:00:00:01",
+				 round, i + 2);
+			UNIT_APPLY(gw, "neigh", arg);
+		}
+		EXPECT_STMT_ERR(gw, "neigh", "10.0.9.9,dev=0,lladdr=02:00:00:00:00:01", -ENOSPC,
+				"neighbour table full (at most 64)");
+		for (i = 0; i < 64; i++) {
+			snprintf(arg, sizeof(arg), "10.0.%u.%u,dev=0", round, i + 2);
+			UNIT_DEL(gw, "neigh", arg);
+		}
+		for (i = 0; i < 4; i++) {
+			snprintf(arg, sizeof(arg), "r%u-%u,type=gre,local=10.0.0.1,remote=10.0.%u.%u,"
+				 "encap-dport=5556", round, i, round, i + 2);
+			UNIT_APPLY(gw, "tunnel", arg);
+			snprintf(arg, sizeof(arg), "10.%u.%u.0/24,dev=r%u-%u", 100 + round, i, round, i);
+			UNIT_APPLY(gw, "route", arg);
+		}
+		for (i = 0; i < 4; i++) {
+			snprintf(arg, sizeof(arg), "r%u-%u", round, i);
+			UNIT_DEL(gw, "tunnel", arg);
+		}
+	}
+	assert_int_equal(fou_neigh_list(gw, NULL, 0, 0), 0);
+	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 0);
+	/* the local, connected and broadcast routes of the address */
+	assert_int_equal(fou_route_list(gw, NULL, 0, 0), 3);
+	fou_gw_free(gw);
+}
+
+/* fou_config_dump(): statements that rebuild the same configuration. */
+struct dump_lines {
+	unsigned int n;
+	char line[64][FOU_ERR_LEN + 16];
+};
+
+static int
+dump_cb(void *ctx, const char *name, const char *arg, struct fou_err *err)
+{
+	struct dump_lines *d = ctx;
+
+	(void)err;
+	assert_true(d->n < RTE_DIM(d->line));
+	snprintf(d->line[d->n++], sizeof(d->line[0]), "%s %s", name, arg);
+	return 0;
+}
+
+static void
+test_config_dump(void **state)
+{
+	struct fou_gw *gw = *state, *gw2;
+	struct dump_lines *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct fou_err err;
+	unsigned int i;
+
+	assert_non_null(a);
+	assert_non_null(b);
+	UNIT_APPLY(gw, "tunnel", "every.opt,type=gre,local=192.168.1.1,remote=10.20.0.10,"
+		   "ttl=9,tos=0x28,encap-sport=1234,encap-dport=5556,encap-csum,key=77,csum,seq");
+	UNIT_APPLY(gw, "tunnel", "p6,type=sit,local=10.0.0.1,remote=10.0.0.2,encap=none,"
+		   "tos=inherit,nopmtudisc");
+	UNIT_APPLY(gw, "route", "10.40.0.0/16,dev=every.opt");
+	UNIT_APPLY(gw, "route", "::/0,dev=p6");
+	UNIT_APPLY(gw, "route", "10.41.0.0/16,dev=1");
+	UNIT_APPLY(gw, "sport-range", "40000-50000");
+	UNIT_APPLY(gw, "icmp-rate", "10,burst=3");
+	UNIT_APPLY(gw, "link", "1,mtu=1400");
+	assert_int_equal(fou_config_dump(gw, dump_cb, a, &err), 0);
+	assert_string_equal(a->line[0], "sport-range 40000-50000");
+	assert_string_equal(a->line[1], "icmp-rate 10,burst=3");
+	assert_string_equal(a->line[2], "link 0,address=02:00:00:00:00:01,mtu=1500");
+	assert_string_equal(a->line[3], "link 1,address=02:00:00:00:01:01,mtu=1400");
+
+	/* the dump applied to a fresh gateway dumps the same */
+	setup_bare((void **)&gw2);
+	for (i = 0; i < a->n; i++) {
+		char *sp = strchr(a->line[i], ' ');
+
+		*sp = '\0';
+		UNIT_APPLY(gw2, a->line[i], sp + 1);
+		*sp = ' ';
+	}
+	assert_int_equal(fou_config_dump(gw2, dump_cb, b, &err), 0);
+	assert_int_equal(a->n, b->n);
+	for (i = 0; i < a->n; i++)
+		assert_string_equal(a->line[i], b->line[i]);
+	fou_gw_free(gw2);
+	free(a);
+	free(b);
+}
+
+/* Counters: reset moves what fou_stats_get() shows, not the totals. */
+static void
+test_stats_reset(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct fou_lcore_stats *st = fou_lcore_stats(gw, rte_lcore_id()), s;
+	struct unit_frame *got = malloc(sizeof(*got));
+	struct rte_mbuf *m;
+	struct unit_pkt p;
+
+	assert_non_null(got);
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	m = unit_mbuf(p.b, p.len);
+	assert_int_equal(unit_burst(gw, st, &m, 1, got), 1);
+	fou_stats_get(gw, -1, &s);
+	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 1);
+	fou_stats_reset(gw);
+	fou_stats_get(gw, -1, &s);
+	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 0);
+	fou_stats_get(gw, (int)rte_lcore_id(), &s);
+	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 0);
+	m = unit_mbuf(p.b, p.len);
+	assert_int_equal(unit_burst(gw, st, &m, 1, got), 1);
+	fou_stats_get(gw, -1, &s);
+	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 1);
+	fou_stats_sum(gw, &s);
+	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 2);
+	assert_int_equal(fou_stats_get(gw, RTE_MAX_LCORE, &s), -EINVAL);
+	free(got);
+}
+
+/*
+ * A control operation returns only after every registered reader has
+ * passed a quiescent state: the route is gone from the LPM while the
+ * reader (this thread) has not reported, and the delete has not returned.
+ */
+struct del_thread {
+	struct fou_gw *gw;
+	int ret;
+	unsigned int done;
+};
+
+static void *
+del_thread_main(void *arg)
+{
+	struct del_thread *t = arg;
+	struct fou_err err;
+
+	t->ret = fou_stmt_del(t->gw, "route", "10.20.0.0/16", &err);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void
+test_grace_period(void **state)
+{
+	struct del_thread t = { .gw = *state };
+	const unsigned int reader = RTE_MAX_LCORE - 1;
+	struct fou_gw *gw = *state;
+	pthread_t th;
+	uint32_t nh;
+
+	assert_int_equal(fou_lcore_reader_start(gw, reader), 0);
+	assert_true(fou_lcore_is_reader(gw, reader));
+	assert_int_equal(pthread_create(&th, NULL, del_thread_main, &t), 0);
+	while (rte_lpm_lookup(gw->lpm4, IP4(10, 20, 0, 7), &nh) == 0 &&
+	       gw->nh[nh].type == FOU_NH_GATEWAY)
+		rte_pause();
+	assert_int_equal(__atomic_load_n(&t.done, __ATOMIC_ACQUIRE), 0);
+	fou_lcore_quiescent(gw, reader);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(t.done, 1);
+	assert_int_equal(t.ret, 0);
+	fou_lcore_reader_stop(gw, reader);
+}
+
+
 #define T_BARE(f) cmocka_unit_test_setup_teardown(f, setup_bare, teardown_gw)
 #define T_ADDRS(f) cmocka_unit_test_setup_teardown(f, setup_addrs, teardown_gw)
 #define T_STD(f) cmocka_unit_test_setup_teardown(f, setup_std, teardown_gw)
@@ -1289,6 +1705,16 @@ main(int argc, char **argv)
 		T_STD(test_sport_range),
 		T_STD(test_icmp_rate),
 		T(test_gw_create_enomem),
+		T_STD(test_del_port),
+		T_STD(test_del_neigh),
+		T_STD(test_del_route),
+		T_TUN(test_del_addr),
+		T_TUN(test_del_tunnel),
+		T_STD(test_del_set_only),
+		T(test_del_recycles),
+		T_TUN(test_config_dump),
+		T_STD(test_stats_reset),
+		T_STD(test_grace_period),
 	};
 	int failures;
 

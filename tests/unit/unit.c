@@ -79,13 +79,14 @@ unit_eal_fini(int failures)
 /* --- topology ------------------------------------------------------------ */
 
 void
-unit_apply(struct fou_gw *gw, const char *name, const char *arg, const char *file, int line)
+unit_stmt(struct fou_gw *gw, bool del, const char *name, const char *arg, const char *file,
+	  int line)
 {
 	struct fou_err err = { "" };
-	int ret = fou_stmt_apply(gw, name, arg, &err);
+	int ret = (del ? fou_stmt_del : fou_stmt_apply)(gw, name, arg, &err);
 
 	if (ret != 0) {
-		print_error("%s %s: %d (%s)\n", name, arg, ret, err.msg);
+		print_error("%s%s %s: %d (%s)\n", del ? "del " : "", name, arg, ret, err.msg);
 		_fail(file, line);
 	}
 }
@@ -155,7 +156,7 @@ unit_apply_lines(struct fou_gw *gw, const char *lines, const char *file, int lin
 			_fail(file, line);
 		}
 		*sp = '\0';
-		unit_apply(gw, l, sp + 1, file, line);
+		unit_stmt(gw, false, l, sp + 1, file, line);
 	}
 }
 

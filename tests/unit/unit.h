@@ -61,8 +61,11 @@ struct fou_gw *unit_gw_new(const struct fou_gw_params *p);
 /* The topology above, built with fou_iface_set() and fou_stmt_apply(). */
 struct fou_gw *unit_gw_std(void);
 /* fou_stmt_apply() that must succeed. */
-#define UNIT_APPLY(gw, name, arg) unit_apply((gw), (name), (arg), __FILE__, __LINE__)
-void unit_apply(struct fou_gw *gw, const char *name, const char *arg, const char *file, int line);
+#define UNIT_APPLY(gw, name, arg) unit_stmt((gw), false, (name), (arg), __FILE__, __LINE__)
+/* fou_stmt_del() that must succeed. */
+#define UNIT_DEL(gw, name, arg) unit_stmt((gw), true, (name), (arg), __FILE__, __LINE__)
+void unit_stmt(struct fou_gw *gw, bool del, const char *name, const char *arg, const char *file,
+	       int line);
 
 /* --- checksums (RFC 1071), big-endian words ------------------------------ */
 
