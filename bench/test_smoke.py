@@ -81,6 +81,9 @@ class BenchTiny(unittest.TestCase):
             positive(self, t['instructions_per_pkt'], 'instructions of ' + stage)
             funcs = [x for x in r if x['stage'] == stage and x['function'] != 'TOTAL']
             self.assertTrue(any('fou_rx_burst' in x['function'] for x in funcs), funcs)
+            for x in funcs:
+                self.assertRegex(x['function'], r'^\S+:\w+', x)
+                positive(self, x['instructions_per_pkt'], 'instructions of %s' % (x,))
 
     def test_charts(self):
         for name in ('app.png', 'micro.png'):
