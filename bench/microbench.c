@@ -587,27 +587,52 @@ static int
 fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 {
 	static const struct option longopts[] = {
-		{ "tunnels", required_argument, NULL, 't' }, { "routes", required_argument, NULL, 'r' },
-		{ "stages", required_argument, NULL, 's' }, { "flows", required_argument, NULL, 'f' },
-		{ "bursts", required_argument, NULL, 'b' }, { "passes", required_argument, NULL, 'p' },
-		{ "size", required_argument, NULL, 'z' }, { "cpu", required_argument, NULL, 'c' },
-		{ "mem", required_argument, NULL, 'm' }, { NULL, 0, NULL, 0 },
+		{ "tunnels", required_argument, NULL, 't' },
+		{ "routes", required_argument, NULL, 'r' },
+		{ "stages", required_argument, NULL, 's' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "bursts", required_argument, NULL, 'b' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t v;
 	int opt, ret = 0;
 
 	while (ret == 0 && (opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
-		case 't': ret = fou_mb_list(optarg, o->tunnels, &o->nb_tunnels); break;
-		case 'r': ret = fou_mb_list(optarg, o->routes, &o->nb_routes); break;
-		case 's': ret = fou_mb_stages(optarg, o->stage); break;
-		case 'f': ret = fou_parse_u32(optarg, 1u << 22, &o->flows); break;
-		case 'b': ret = fou_parse_u32(optarg, UINT32_MAX, &o->bursts); break;
-		case 'p': ret = fou_parse_u32(optarg, 64, &o->passes); break;
-		case 'z': ret = fou_parse_u32(optarg, 1400, &o->inner_len); break;
-		case 'm': ret = fou_parse_u32(optarg, 65536, &o->mem_mb); break;
-		case 'c': ret = fou_parse_u32(optarg, CPU_SETSIZE - 1, &v); *cpu = (int)v; break;
-		default: ret = -1;
+		case 't':
+			ret = fou_mb_list(optarg, o->tunnels, &o->nb_tunnels);
+			break;
+		case 'r':
+			ret = fou_mb_list(optarg, o->routes, &o->nb_routes);
+			break;
+		case 's':
+			ret = fou_mb_stages(optarg, o->stage);
+			break;
+		case 'f':
+			ret = fou_parse_u32(optarg, 1u << 22, &o->flows);
+			break;
+		case 'b':
+			ret = fou_parse_u32(optarg, UINT32_MAX, &o->bursts);
+			break;
+		case 'p':
+			ret = fou_parse_u32(optarg, 64, &o->passes);
+			break;
+		case 'z':
+			ret = fou_parse_u32(optarg, 1400, &o->inner_len);
+			break;
+		case 'm':
+			ret = fou_parse_u32(optarg, 65536, &o->mem_mb);
+			break;
+		case 'c':
+			ret = fou_parse_u32(optarg, CPU_SETSIZE - 1, &v);
+			*cpu = (int)v;
+			break;
+		default:
+			ret = -1;
 		}
 	}
 	if (ret != 0 || optind != argc || o->flows == 0 || o->bursts == 0 || o->passes == 0 ||
