@@ -69,7 +69,7 @@ test: check
 
 # README "Performance": dpdk-fou beside dpdk-testpmd, cycles and instructions
 # per packet per stage; results in $(BUILD)/bench-results. About 7 minutes;
-# BENCH_ARGS=--quick about 2.
+# BENCH_ARGS=--quick about 1.
 bench: build
 	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)
 
