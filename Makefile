@@ -3,6 +3,7 @@
 #
 #   make demo    install, build, run the gateway on the bundled Linux FOU capture
 #   make check   install, build, run every test (what CI runs)
+#   make bench   install, build, run the benchmark (bench/run; BENCH_ARGS=--quick)
 
 BUILD ?= build
 DEMO_OUT ?= $(BUILD)/demo
@@ -10,14 +11,18 @@ MESON_TEST_ARGS ?= --print-errorlogs
 
 # Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
 # the build, the tests (cmocka, scapy, tshark), the interop test's Linux peer
-# VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2).
+# VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2), the
+# benchmark (valgrind for callgrind, matplotlib for the charts).
 DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
 	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
-	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2
+	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2 \
+	valgrind python3-matplotlib
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build demo check test clean
+BENCH_ARGS ?=
+
+.PHONY: all deps build demo check test bench clean
 
 all: build
 
@@ -61,6 +66,12 @@ check: build
 	meson test -C $(BUILD) $(MESON_TEST_ARGS)
 
 test: check
+
+# README "Performance": dpdk-fou beside dpdk-testpmd, cycles and instructions
+# per packet per stage; results in $(BUILD)/bench-results. About 7 minutes;
+# BENCH_ARGS=--quick about 1.
+bench: build
+	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)
 
 clean:
 	rm -rf $(BUILD)

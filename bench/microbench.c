@@ -1,0 +1,703 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fou-microbench: cycles per packet of each stage of the data path, in
+ * process, over bursts of FOU_BURST packets, as the tables grow.
+ *
+ * Stages (each one call of fou_rx_burst() on a burst received on port 0):
+ *   fwd    plain IPv4, classify + route + rewrite (the routing baseline)
+ *   decap  FOU/IPIP from a tunnel's remote: classify + decap + route + rewrite
+ *   encap  plain IPv4 routed into a tunnel: classify + route + encap + rewrite
+ *
+ * Tables grow along two axes, one gateway built incrementally through the
+ * control functions of fou.h: tunnels 1 -> 1k -> 64k at the smallest route
+ * count, then routes 10 -> 10k -> 1M at the largest tunnel count. Flows are
+ * spread over every tunnel and every route present (decap: outer source =
+ * a tunnel's remote, inner destination in one of the routes; encap: inner
+ * destination in a tunnel's own route; fwd: destination in a route).
+ *
+ * fou_rx_burst() rewrites packets in place, so every burst is first reset
+ * from templates (the first FOU_MB_HDR bytes; the rest of a packet is never
+ * written): that reset is timed on its own and reported as reset_cyc, not
+ * included in the stage. Cycles are TSC ticks between rte_rdtsc() reads,
+ * minus the cost of the reads themselves.
+ *
+ * Output: CSV on stdout, progress on stderr. Under valgrind --tool=callgrind
+ * the per-stage functions fou_mb_stage_<stage>() are what --toggle-collect
+ * names (see bench/callgrind).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include <rte_byteorder.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+#include <rte_udp.h>
+
+#include "fou.h"
+
+#define FOU_MB_MAX_LEVELS 8
+#define FOU_MB_HDR 128		/* template bytes per flow: every header written */
+#define FOU_MB_RING 32		/* bursts of mbufs cycled through, like an RX ring */
+#define FOU_MB_FOU_PORT 5555
+#define FOU_MB_GROUPS 3000	/* /24s that hold the routes longer than /24 */
+
+enum fou_mb_stage { FOU_MB_FWD, FOU_MB_DECAP, FOU_MB_ENCAP, FOU_MB_STAGES };
+static const char *const fou_mb_stage_names[FOU_MB_STAGES] = { "fwd", "decap", "encap" };
+
+struct fou_mb_opts {
+	uint32_t tunnels[FOU_MB_MAX_LEVELS], routes[FOU_MB_MAX_LEVELS];
+	unsigned int nb_tunnels, nb_routes;
+	bool stage[FOU_MB_STAGES];
+	uint32_t flows, bursts, passes, inner_len, mem_mb;
+};
+
+/* One route of the grown table: prefix (host order) and length. */
+struct fou_mb_route {
+	uint32_t prefix;
+	uint8_t plen;
+};
+
+struct fou_mb {
+	struct fou_mb_opts o;
+	struct fou_gw *gw;
+	struct fou_lcore_stats *st;
+	struct rte_mempool *mp;
+	struct rte_mbuf *ring[FOU_MB_RING * FOU_BURST];
+	uint8_t *tmpl;			/* flows x FOU_MB_HDR */
+	uint16_t *tmpl_len;		/* frame length per flow */
+	struct fou_mb_route *routes;
+	uint32_t nb_tunnels, nb_routes;
+	uint64_t depth_count[33];	/* routes of each length so far */
+	unsigned int depth_turn;
+	uint64_t tsc_overhead;
+};
+
+static const struct rte_ether_addr fou_mb_mac0 = { { 0x02, 0, 0, 0, 0, 0x01 } };
+static const struct rte_ether_addr fou_mb_mac1 = { { 0x02, 0, 0, 0, 1, 0x01 } };
+static const struct rte_ether_addr fou_mb_peer0 = { { 0x02, 0, 0, 0, 0, 0x02 } };
+
+#define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
+#define FOU_MB_LOCAL0 IP4(10, 0, 0, 1)	/* port 0, 10.0.0.0/16: tunnels' local */
+#define FOU_MB_GW0 IP4(10, 0, 0, 2)	/* port 0 next hop to the tunnel remotes */
+#define FOU_MB_LOCAL1 IP4(10, 1, 0, 1)	/* port 1, 10.1.0.0/24 */
+#define FOU_MB_GW1 IP4(10, 1, 0, 2)	/* port 1 next hop of every plain route */
+#define FOU_MB_REMOTE(k) (IP4(100, 64, 0, 1) + (k))	/* tunnel k's remote */
+#define FOU_MB_TUNNET(k) (IP4(11, 0, 0, 0) + ((k) << 8))	/* tunnel k's /24 */
+#define FOU_MB_SRC(f) (IP4(198, 18, 0, 1) + ((f) & 0x1ffff))	/* flow sources */
+
+static void
+fou_mb_die(const char *what, const struct fou_err *err)
+{
+	fprintf(stderr, "fou-microbench: %s: %s\n", what, err != NULL ? err->msg : "");
+	exit(1);
+}
+
+static struct fou_ip
+fou_mb_ip4(uint32_t a, uint8_t plen)
+{
+	struct fou_ip ip = { .family = AF_INET, .plen = plen };
+
+	ip.v4 = rte_cpu_to_be_32(a);
+	return ip;
+}
+
+/* A 64-bit mix (splitmix64): deterministic spreading of flows. */
+static uint64_t
+fou_mb_mix(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* --- the routes -------------------------------------------------------- */
+
+/* First octets the plain routes use: not local (10, 11, 100), not the flow
+ * sources (198), not the long-prefix groups (200), nothing never routed. */
+static unsigned int
+fou_mb_octets(uint8_t *out)
+{
+	unsigned int n = 0, o;
+
+	for (o = 1; o < 224; o++)
+		if (o != 10 && o != 11 && o != 100 && o != 127 && o != 198 && o != 200)
+			out[n++] = (uint8_t)o;
+	return n;
+}
+
+/* Route lengths in the order they are handed out: every length gets its
+ * share (rte_lpm keeps the rules of one length in a list it scans on every
+ * add, so one length with a million rules would take hours to build). */
+static const uint8_t fou_mb_depths[] = {
+	24, 16, 20, 28, 22, 18, 26, 32, 23, 17, 21, 25, 30, 19, 27, 31, 29,
+	15, 14, 13, 12, 11, 10, 9,
+};
+
+static uint64_t
+fou_mb_depth_space(uint8_t d)
+{
+	uint8_t oct[256];
+
+	if (d > 24)
+		return (uint64_t)FOU_MB_GROUPS << (d - 24);
+	return (uint64_t)fou_mb_octets(oct) << (d - 8);
+}
+
+/* The j-th prefix of length d: j * P mod space is a bijection of [0, space)
+ * (P = 2654435761 is prime, so coprime with every space), so none repeats. */
+static uint32_t
+fou_mb_prefix(uint8_t d, uint64_t j)
+{
+	uint64_t space = fou_mb_depth_space(d), x = (j * 2654435761ull) % space;
+	uint8_t oct[256];
+
+	if (d > 24) {
+		uint64_t g = x >> (d - 24), sub = x & ((1ull << (d - 24)) - 1);
+
+		return IP4(200, 0, 0, 0) + (uint32_t)(g << 8) + (uint32_t)(sub << (32 - d));
+	}
+	fou_mb_octets(oct);
+	return (uint32_t)oct[x >> (d - 8)] << 24 | (uint32_t)((x & ((1ull << (d - 8)) - 1))
+							       << (32 - d));
+}
+
+static struct fou_mb_route
+fou_mb_route_next(struct fou_mb *b)
+{
+	unsigned int tries;
+
+	for (tries = 0; tries < RTE_DIM(fou_mb_depths); tries++) {
+		uint8_t d = fou_mb_depths[b->depth_turn++ % RTE_DIM(fou_mb_depths)];
+
+		if (b->depth_count[d] < fou_mb_depth_space(d))
+			return (struct fou_mb_route){ fou_mb_prefix(d, b->depth_count[d]++), d };
+	}
+	fou_mb_die("route space exhausted", NULL);
+	return (struct fou_mb_route){ 0, 0 };
+}
+
+static void
+fou_mb_grow_routes(struct fou_mb *b, uint32_t n)
+{
+	struct fou_ip via = fou_mb_ip4(FOU_MB_GW1, 32);
+	struct fou_err err;
+
+	for (; b->nb_routes < n; b->nb_routes++) {
+		struct fou_mb_route r = fou_mb_route_next(b);
+		struct fou_ip p = fou_mb_ip4(r.prefix, r.plen);
+
+		if (fou_route_add(b->gw, &p, 1, &via, &err) != 0)
+			fou_mb_die("route", &err);
+		b->routes[b->nb_routes] = r;
+	}
+}
+
+/* --- the tunnels ------------------------------------------------------- */
+
+static void
+fou_mb_grow_tunnels(struct fou_mb *b, uint32_t n)
+{
+	struct fou_tunnel_conf c;
+	struct fou_err err;
+
+	for (; b->nb_tunnels < n; b->nb_tunnels++) {
+		uint32_t k = b->nb_tunnels;
+		struct fou_ip net = fou_mb_ip4(FOU_MB_TUNNET(k), 24);
+
+		fou_tunnel_conf_default(&c);
+		snprintf(c.name, sizeof(c.name), "t%u", k);
+		c.type = IPPROTO_IPIP;
+		c.local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
+		c.remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
+		c.encap_dport = FOU_MB_FOU_PORT;
+		if (fou_tunnel_add(b->gw, &c, &err) != 0 ||
+		    fou_route_add_tunnel(b->gw, &net, c.name, &err) != 0)
+			fou_mb_die("tunnel", &err);
+	}
+}
+
+/* --- the gateway ------------------------------------------------------- */
+
+static void
+fou_mb_stmt(struct fou_gw *gw, const char *name, const char *arg)
+{
+	struct fou_err err;
+	char what[128];
+
+	if (fou_stmt_apply(gw, name, arg, &err) != 0) {
+		snprintf(what, sizeof(what), "--%s %s", name, arg);
+		fou_mb_die(what, &err);
+	}
+}
+
+static void
+fou_mb_gw_create(struct fou_mb *b)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1];
+	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
+
+	fou_gw_params_default(&p);
+	/* the tunnel hashes (rte_hash, no extendable buckets) refuse keys
+	 * before max_tunnels of them are in: 65091 of 65536 fitted */
+	p.max_tunnels = max_t + max_t / 4;
+	p.max_nexthops = max_t + 64;
+	p.max_routes4 = max_r + max_t + 64;
+	p.socket_id = (int)rte_socket_id();
+	b->gw = fou_gw_create(&p, &err);
+	if (b->gw == NULL)
+		fou_mb_die("gateway", &err);
+	if (fou_iface_set(b->gw, 0, &fou_mb_mac0, RTE_ETHER_MTU, &err) != 0 ||
+	    fou_iface_set(b->gw, 1, &fou_mb_mac1, RTE_ETHER_MTU, &err) != 0)
+		fou_mb_die("ports", &err);
+	fou_mb_stmt(b->gw, "port", "5555:ipip");
+	fou_mb_stmt(b->gw, "addr", "0,10.0.0.1/16");
+	fou_mb_stmt(b->gw, "addr", "1,10.1.0.1/24");
+	fou_mb_stmt(b->gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
+	fou_mb_stmt(b->gw, "neigh", "10.1.0.2,dev=1,lladdr=02:00:00:00:01:02");
+	fou_mb_stmt(b->gw, "route", "100.64.0.0/10,dev=0,via=10.0.0.2");
+	b->st = fou_lcore_stats(b->gw, rte_lcore_id());
+	b->routes = calloc(max_r, sizeof(*b->routes));
+	if (b->routes == NULL)
+		fou_mb_die("out of memory", NULL);
+}
+
+/* --- packets ----------------------------------------------------------- */
+
+/* IPv4 + UDP of len bytes (the IP packet), the rest zero. */
+static uint8_t *
+fou_mb_ip_udp(uint8_t *p, uint32_t src, uint32_t dst, uint16_t len, uint16_t sport,
+	      uint16_t dport)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16(len);
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_UDP;
+	ip->src_addr = rte_cpu_to_be_32(src);
+	ip->dst_addr = rte_cpu_to_be_32(dst);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	udp->src_port = rte_cpu_to_be_16(sport);
+	udp->dst_port = rte_cpu_to_be_16(dport);
+	udp->dgram_len = rte_cpu_to_be_16((uint16_t)(len - sizeof(*ip)));
+	udp->dgram_cksum = 0;
+	return (uint8_t *)(udp + 1);
+}
+
+/* A destination inside route r. */
+static uint32_t
+fou_mb_route_dst(const struct fou_mb_route *r, uint64_t h)
+{
+	uint32_t host = r->plen == 32 ? 0 : (uint32_t)h & (UINT32_MAX >> r->plen);
+
+	return r->prefix | host;
+}
+
+/* The frame of flow f for a stage; returns its length. */
+static uint16_t
+fou_mb_frame(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_t *p)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	uint64_t h = fou_mb_mix(f);
+	uint32_t k = (uint32_t)(h % b->nb_tunnels), dst;
+	uint16_t in_len = (uint16_t)b->o.inner_len;
+	uint16_t sport = (uint16_t)(1024 + (h >> 48) % 60000);
+	uint8_t *ip = p + sizeof(*eth);
+
+	rte_ether_addr_copy(&fou_mb_mac0, &eth->dst_addr);
+	rte_ether_addr_copy(&fou_mb_peer0, &eth->src_addr);
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	if (s == FOU_MB_ENCAP)
+		dst = FOU_MB_TUNNET(k) | (uint32_t)(1 + (h >> 32) % 254);
+	else
+		dst = fou_mb_route_dst(&b->routes[(h >> 20) % b->nb_routes], h >> 24);
+	if (s == FOU_MB_DECAP) {
+		uint16_t outer = (uint16_t)(in_len + sizeof(struct rte_ipv4_hdr) +
+					    sizeof(struct rte_udp_hdr));
+
+		ip = fou_mb_ip_udp(ip, FOU_MB_REMOTE(k), FOU_MB_LOCAL0, outer,
+				   (uint16_t)(49152 + (h & 0x3fff)), FOU_MB_FOU_PORT);
+		((struct rte_ipv4_hdr *)(p + sizeof(*eth)))->type_of_service = 0;
+	}
+	fou_mb_ip_udp(ip, FOU_MB_SRC(f), dst, in_len, sport, 9);
+	return (uint16_t)(ip - p + in_len);
+}
+
+static void
+fou_mb_templates(struct fou_mb *b, enum fou_mb_stage s)
+{
+	uint32_t f;
+
+	for (f = 0; f < b->o.flows; f++) {
+		uint8_t frame[FOU_MB_HDR + 64];
+
+		memset(frame, 0, sizeof(frame));
+		b->tmpl_len[f] = fou_mb_frame(b, s, f, frame);
+		memcpy(b->tmpl + (size_t)f * FOU_MB_HDR, frame, FOU_MB_HDR);
+	}
+}
+
+/* Put a burst back to what was received: the stage writes in place. */
+static __rte_noinline void
+fou_mb_reset(const struct fou_mb *b, struct rte_mbuf **pkts, uint32_t first_flow)
+{
+	unsigned int i;
+
+	for (i = 0; i < FOU_BURST; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t f = (first_flow + i) % b->o.flows;
+		uint16_t len = b->tmpl_len[f];
+
+		m->data_off = RTE_PKTMBUF_HEADROOM;
+		m->data_len = len;
+		m->pkt_len = len;
+		m->ol_flags = 0;
+		m->packet_type = 0;
+		rte_memcpy(rte_pktmbuf_mtod(m, void *), b->tmpl + (size_t)f * FOU_MB_HDR,
+			   RTE_MIN(len, FOU_MB_HDR));
+	}
+}
+
+/* --- the stages: one function each, so that callgrind can name them ---- */
+
+static uint16_t out_port[FOU_BURST];
+
+#define FOU_MB_STAGE_FN(name) \
+	static __rte_noinline uint16_t \
+	fou_mb_stage_##name(struct fou_mb *b, struct rte_mbuf **pkts) \
+	{ \
+		return fou_rx_burst(b->gw, b->st, 0, pkts, FOU_BURST, out_port); \
+	}
+FOU_MB_STAGE_FN(fwd)
+FOU_MB_STAGE_FN(decap)
+FOU_MB_STAGE_FN(encap)
+#undef FOU_MB_STAGE_FN
+
+typedef uint16_t (*fou_mb_stage_fn)(struct fou_mb *b, struct rte_mbuf **pkts);
+static const fou_mb_stage_fn fou_mb_stage_fns[FOU_MB_STAGES] = {
+	fou_mb_stage_fwd, fou_mb_stage_decap, fou_mb_stage_encap,
+};
+
+/* A packet the stage did not forward: name the counter, stop. */
+static void
+fou_mb_check(const struct fou_mb *b, enum fou_mb_stage s, uint16_t nf)
+{
+	struct fou_lcore_stats sum;
+	unsigned int d;
+
+	if (nf == FOU_BURST)
+		return;
+	fou_stats_sum(b->gw, &sum);
+	for (d = 0; d < FOU_DROP_MAX; d++)
+		if (sum.drop[d] != 0)
+			fprintf(stderr, "fou-microbench: %s: drop %s: %" PRIu64 "\n",
+				fou_mb_stage_names[s], fou_drop_name(d), sum.drop[d]);
+	fou_mb_die("a packet was not forwarded: the benchmark measures the forwarding path", NULL);
+}
+
+struct fou_mb_pass {
+	uint64_t stage, reset, pkts;
+};
+
+static struct fou_mb_pass
+fou_mb_pass(struct fou_mb *b, enum fou_mb_stage s, uint32_t *flow)
+{
+	struct fou_mb_pass r = { 0, 0, 0 };
+	uint32_t i;
+
+	for (i = 0; i < b->o.bursts; i++) {
+		struct rte_mbuf **pkts = &b->ring[(i % FOU_MB_RING) * FOU_BURST];
+		uint64_t t0, t1, t2;
+		uint16_t nf;
+
+		t0 = rte_rdtsc();
+		fou_mb_reset(b, pkts, *flow);
+		t1 = rte_rdtsc();
+		nf = fou_mb_stage_fns[s](b, pkts);
+		t2 = rte_rdtsc();
+		fou_mb_check(b, s, nf);
+		*flow = (*flow + FOU_BURST) % b->o.flows;
+		r.reset += t1 - t0 - b->tsc_overhead;
+		r.stage += t2 - t1 - b->tsc_overhead;
+		r.pkts += FOU_BURST;
+	}
+	return r;
+}
+
+static int
+fou_mb_cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, c = *(const double *)y;
+
+	return a < c ? -1 : a > c;
+}
+
+/* One stage at the current table sizes: a warm-up pass, then passes whose
+ * median is reported (other processes share the CPUs). */
+static void
+fou_mb_measure(struct fou_mb *b, enum fou_mb_stage s)
+{
+	double cyc[64], rst[64];
+	uint32_t flow = 0, p, n = RTE_MIN(b->o.passes, RTE_DIM(cyc));
+	uint64_t pkts = 0;
+
+	fou_mb_templates(b, s);
+	fou_mb_pass(b, s, &flow);
+	for (p = 0; p < n; p++) {
+		struct fou_mb_pass r = fou_mb_pass(b, s, &flow);
+
+		cyc[p] = (double)r.stage / (double)r.pkts;
+		rst[p] = (double)r.reset / (double)r.pkts;
+		pkts += r.pkts;
+	}
+	qsort(cyc, n, sizeof(cyc[0]), fou_mb_cmp_double);
+	qsort(rst, n, sizeof(rst[0]), fou_mb_cmp_double);
+	printf("%s,%u,%u,%u,%u,%" PRIu64 ",%.1f,%.1f,%.1f,%.0f\n", fou_mb_stage_names[s],
+	       b->nb_tunnels, b->nb_routes, b->o.inner_len, b->o.flows, pkts, cyc[n / 2], cyc[0],
+	       rst[n / 2], (double)rte_get_tsc_hz() / 1e6);
+	fflush(stdout);
+}
+
+static double
+fou_mb_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+fou_mb_level(struct fou_mb *b, uint32_t tunnels, uint32_t routes)
+{
+	double t0 = fou_mb_now();
+	unsigned int s;
+
+	fou_mb_grow_tunnels(b, tunnels);
+	fou_mb_grow_routes(b, routes);
+	fprintf(stderr, "fou-microbench: %u tunnels, %u routes (built in %.1f s)\n", tunnels,
+		routes, fou_mb_now() - t0);
+	for (s = 0; s < FOU_MB_STAGES; s++)
+		if (b->o.stage[s])
+			fou_mb_measure(b, s);
+}
+
+/* The cost of the two rte_rdtsc() reads around a stage. */
+static uint64_t
+fou_mb_tsc_overhead(void)
+{
+	uint64_t best = UINT64_MAX;
+	unsigned int i;
+
+	for (i = 0; i < 1000; i++) {
+		uint64_t t0 = rte_rdtsc(), t1 = rte_rdtsc();
+
+		best = RTE_MIN(best, t1 - t0);
+	}
+	return best;
+}
+
+static void
+fou_mb_mbufs(struct fou_mb *b)
+{
+	unsigned int i;
+
+	b->mp = rte_pktmbuf_pool_create("fou_mb", RTE_DIM(b->ring) + 64, 0, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (b->mp == NULL || rte_pktmbuf_alloc_bulk(b->mp, b->ring, RTE_DIM(b->ring)) != 0)
+		fou_mb_die("mbufs", NULL);
+	for (i = 0; i < RTE_DIM(b->ring); i++)
+		memset(rte_pktmbuf_mtod(b->ring[i], void *), 0, b->o.inner_len + 64);
+	b->tmpl = rte_zmalloc("fou_mb_tmpl", (size_t)b->o.flows * FOU_MB_HDR,
+			      RTE_CACHE_LINE_SIZE);
+	b->tmpl_len = calloc(b->o.flows, sizeof(*b->tmpl_len));
+	if (b->tmpl == NULL || b->tmpl_len == NULL)
+		fou_mb_die("templates: out of memory", NULL);
+}
+
+/* --- options ----------------------------------------------------------- */
+
+static void
+fou_mb_usage(void)
+{
+	fprintf(stderr,
+		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap]\n"
+		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
+		"                      [--cpu N] [--mem MB]\n"
+		"  tunnels grow along the list at the first route count, then routes\n"
+		"  grow along theirs at the last tunnel count (both ascending).\n"
+		"  defaults: --tunnels 1,1000,65536 --routes 10,10000,1000000 --flows 65536\n"
+		"            --bursts 4000 --passes 5 --size 64 (inner IP packet bytes)\n");
+}
+
+static int
+fou_mb_list(const char *s, uint32_t *v, unsigned int *n)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		if (*n == FOU_MB_MAX_LEVELS || fou_parse_u32(tok, 1u << 24, &v[*n]) < 0 ||
+		    v[*n] == 0 || (*n > 0 && v[*n] < v[*n - 1]))
+			return -1;
+		(*n)++;
+	}
+	return *n > 0 ? 0 : -1;
+}
+
+static int
+fou_mb_stages(const char *s, bool *stage)
+{
+	char buf[64], *tok, *save = NULL;
+	unsigned int i;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	memset(stage, 0, sizeof(bool) * FOU_MB_STAGES);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < FOU_MB_STAGES && strcmp(tok, fou_mb_stage_names[i]) != 0; i++)
+			;
+		if (i == FOU_MB_STAGES)
+			return -1;
+		stage[i] = true;
+	}
+	return 0;
+}
+
+static int
+fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
+{
+	static const struct option longopts[] = {
+		{ "tunnels", required_argument, NULL, 't' },
+		{ "routes", required_argument, NULL, 'r' },
+		{ "stages", required_argument, NULL, 's' },
+		{ "flows", required_argument, NULL, 'f' },
+		{ "bursts", required_argument, NULL, 'b' },
+		{ "passes", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "mem", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t v;
+	int opt, ret = 0;
+
+	while (ret == 0 && (opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			ret = fou_mb_list(optarg, o->tunnels, &o->nb_tunnels);
+			break;
+		case 'r':
+			ret = fou_mb_list(optarg, o->routes, &o->nb_routes);
+			break;
+		case 's':
+			ret = fou_mb_stages(optarg, o->stage);
+			break;
+		case 'f':
+			ret = fou_parse_u32(optarg, 1u << 22, &o->flows);
+			break;
+		case 'b':
+			ret = fou_parse_u32(optarg, UINT32_MAX, &o->bursts);
+			break;
+		case 'p':
+			ret = fou_parse_u32(optarg, 64, &o->passes);
+			break;
+		case 'z':
+			ret = fou_parse_u32(optarg, 1400, &o->inner_len);
+			break;
+		case 'm':
+			ret = fou_parse_u32(optarg, 65536, &o->mem_mb);
+			break;
+		case 'c':
+			ret = fou_parse_u32(optarg, CPU_SETSIZE - 1, &v);
+			*cpu = (int)v;
+			break;
+		default:
+			ret = -1;
+		}
+	}
+	if (ret != 0 || optind != argc || o->flows == 0 || o->bursts == 0 || o->passes == 0 ||
+	    o->inner_len < 28) {
+		fou_mb_usage();
+		return -1;
+	}
+	return 0;
+}
+
+static void
+fou_mb_eal(const char *prog, int cpu, uint32_t mem_mb)
+{
+	char lcore[16], mem[16];
+	cpu_set_t set;
+
+	/* one lcore: the given CPU, else the first this process may use */
+	if (cpu < 0 && sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (cpu = 0; cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &set); cpu++)
+			;
+	snprintf(lcore, sizeof(lcore), "%d", cpu < 0 ? 0 : cpu);
+	snprintf(mem, sizeof(mem), "%u", mem_mb);
+	/* no hugepages, no runtime files, no telemetry: runs beside anything */
+	char *argv[] = {
+		(char *)prog, "-l", lcore, "--no-huge", "-m", mem, "--no-pci", "--no-shconf",
+		"--no-telemetry", "--iova-mode=va", "--log-level=*:error",
+	};
+
+	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0) {
+		fprintf(stderr, "fou-microbench: EAL: %s\n", rte_strerror(rte_errno));
+		exit(1);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct fou_mb b;
+	unsigned int i;
+	int cpu = -1;
+
+	b.o = (struct fou_mb_opts){
+		.tunnels = { 1, 1000, 65536 }, .nb_tunnels = 3,
+		.routes = { 10, 10000, 1000000 }, .nb_routes = 3,
+		.stage = { true, true, true },
+		.flows = 65536, .bursts = 4000, .passes = 5, .inner_len = 64, .mem_mb = 2048,
+	};
+	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)
+		return 2;
+	fou_mb_eal(argv[0], cpu, b.o.mem_mb);
+	fou_mb_mbufs(&b);
+	fou_mb_gw_create(&b);
+	b.tsc_overhead = fou_mb_tsc_overhead();
+	printf("stage,tunnels,routes,inner_bytes,flows,packets,cycles_per_pkt,cycles_per_pkt_min,"
+	       "reset_cycles_per_pkt,tsc_mhz\n");
+	for (i = 0; i < b.o.nb_tunnels; i++)
+		fou_mb_level(&b, b.o.tunnels[i], b.o.routes[0]);
+	for (i = 1; i < b.o.nb_routes; i++)
+		fou_mb_level(&b, b.o.tunnels[b.o.nb_tunnels - 1], b.o.routes[i]);
+	rte_pktmbuf_free_bulk(b.ring, RTE_DIM(b.ring));
+	fou_gw_free(b.gw);
+	rte_mempool_free(b.mp);
+	rte_free(b.tmpl);
+	free(b.tmpl_len);
+	free(b.routes);
+	rte_eal_cleanup();
+	return 0;
+}
