@@ -32,6 +32,7 @@
 #define FOU_BURST 32		/* packets per rx burst and per call */
 #define FOU_MAX_UDP_PORTS 255	/* FOU receive ports (`ip fou add`) */
 #define FOU_ERR_LEN 256
+#define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
 /*
  * Every reason a packet is dropped, in the order the receive path checks
@@ -133,6 +134,13 @@ struct fou_lcore_stats {
 	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
 	uint64_t icmp_tsc;			/* ICMP token bucket: last refill, 0 = full */
 	uint64_t icmp_credit;			/* TSC cycles; an error costs hz / rate */
+	/* neighbours this lcore looked up (fou_fwd.h), valid while neigh_gen
+	 * equals the gateway's: any neighbour change empties it */
+	uint32_t neigh_gen;
+	struct fou_neigh_cached {
+		uint64_t key[3];		/* the neighbour key; 0: empty */
+		struct rte_ether_addr mac;
+	} neigh_cache[FOU_NEIGH_CACHE];
 } __rte_cache_aligned;
 
 /* Relaxed atomic store: the owner is the only writer, readers never tear. */

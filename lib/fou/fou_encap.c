@@ -108,7 +108,7 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 		/* the port fills hdr_checksum (0 in the template) */
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 	} else {
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->hdr_checksum = (uint16_t)~fou_ip4_hdr_sum(ip, sizeof(*ip));
 	}
 
 	if (t->flags & FOU_TUN_FOU) {

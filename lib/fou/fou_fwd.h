@@ -12,6 +12,7 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_ether.h>
+#include <rte_hash_crc.h>
 
 #include "fou_hdr.h"
 #include "fou_private.h"
@@ -82,21 +83,50 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
 	return FOU_FWD;
 }
 
-/* The MAC address of the adjacency's neighbour; false when there is none. */
+/*
+ * The MAC address of the adjacency's neighbour; false when there is none.
+ * Each lcore remembers the neighbours it found in a small direct-mapped
+ * cache (a key compare instead of an rte_hash lookup); a neighbour change
+ * bumps gw->neigh_gen before its grace period, so once the change has
+ * returned no lcore uses what it cached before.
+ */
 static inline bool
-fou_adj_neigh(const struct fou_gw *gw, const struct fou_adj *a, struct rte_ether_addr *mac)
+fou_adj_neigh(const struct fou_gw *gw, struct fou_lcore_stats *st, const struct fou_adj *a,
+	      struct rte_ether_addr *mac)
 {
 	const struct fou_nexthop *nh = a->nh;
-	struct fou_neigh_key key;
+	const uint32_t gen = __atomic_load_n(&gw->neigh_gen, __ATOMIC_ACQUIRE);
+	union {
+		struct fou_neigh_key k;
+		uint64_t w[3];
+	} key = { .w = { 0, 0, 0 } };
+	struct fou_neigh_cached *c;
+	uint64_t x;
 	void *data;
 
-	fou_neigh_key_make(&key, nh->port, nh->family,
-			   nh->type == FOU_NH_GATEWAY ?
-			   (nh->family == AF_INET ? (const void *)&nh->gw.v4 :
-			    (const void *)nh->gw.v6) : a->dst);
-	if (rte_hash_lookup_data(gw->neigh, &key, &data) < 0)
+	static_assert(sizeof(key.k) <= sizeof(key.w), "neighbour key outgrew the cache key");
+	key.k.port = nh->port;
+	key.k.family = nh->family;
+	if (nh->family == AF_INET)
+		memcpy(key.k.addr, nh->type == FOU_NH_GATEWAY ? (const void *)&nh->gw.v4 : a->dst, 4);
+	else
+		memcpy(key.k.addr, nh->type == FOU_NH_GATEWAY ? (const void *)nh->gw.v6 : a->dst, 16);
+	if (unlikely(gen != st->neigh_gen)) {
+		memset(st->neigh_cache, 0, sizeof(st->neigh_cache));
+		st->neigh_gen = gen;
+	}
+	x = key.w[0] ^ key.w[1] ^ key.w[2];
+	c = &st->neigh_cache[rte_hash_crc_4byte((uint32_t)(x ^ (x >> 32)), 0) &
+			     (FOU_NEIGH_CACHE - 1)];
+	if (likely(c->key[0] == key.w[0] && c->key[1] == key.w[1] && c->key[2] == key.w[2])) {
+		*mac = c->mac;
+		return true;
+	}
+	if (rte_hash_lookup_data(gw->neigh, &key.k, &data) < 0)
 		return false;
 	fou_neigh_mac(data, mac);
+	memcpy(c->key, key.w, sizeof(c->key));
+	c->mac = *mac;
 	return true;
 }
 

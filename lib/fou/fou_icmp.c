@@ -41,14 +41,15 @@ fou_icmp_allow(const struct fou_gw *gw, struct fou_lcore_stats *st)
 
 /* Route the error back to dst; false when there is no way back. */
 static bool
-fou_icmp_route(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
+fou_icmp_route(const struct fou_gw *gw, struct fou_lcore_stats *st,
+	       const struct fou_nexthop *nh, const void *dst,
 	       struct fou_adj *a, struct rte_ether_addr *neigh)
 {
 	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return false;
 	if (fou_adj_resolve(gw, nh, dst, a) != FOU_FWD)
 		return false;
-	return fou_adj_neigh(gw, a, neigh);
+	return fou_adj_neigh(gw, st, a, neigh);
 }
 
 /*
@@ -150,7 +151,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		if (fou_icmp4_is_error(*((const uint8_t *)ip + hl)))
 			return fallback;
 	}
-	if (!fou_icmp_route(gw, fou_route4(gw, daddr), &daddr, &a, &neigh))
+	if (!fou_icmp_route(gw, st, fou_route4(gw, daddr), &daddr, &a, &neigh))
 		return fallback;
 	/* the source is an address of the way out (RFC 1812 4.3.2.4, Linux'
 	 * default): the tunnel's local, or the egress port's */
@@ -220,7 +221,7 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 			return fallback;
 	}
 	memcpy(daddr, ip6->src_addr, 16);
-	if (!fou_icmp_route(gw, fou_route6(gw, daddr), daddr, &a, &neigh))
+	if (!fou_icmp_route(gw, st, fou_route6(gw, daddr), daddr, &a, &neigh))
 		return fallback;
 	/* an address of the egress port (a tunnel has no IPv6 address of
 	 * its own: then of the outer port), or the gateway's first */

@@ -154,6 +154,7 @@ struct fou_gw {
 	uint16_t sport_min, sport_max;
 	uint32_t icmp_rate, icmp_burst;
 	const struct fou_addr_set *addrs;	/* one of addr_sets */
+	uint32_t neigh_gen;			/* bumped by every neighbour change */
 
 	/* Readers (worker lcores) report quiescent states here; a control
 	 * operation waits for a grace period before it returns (and before

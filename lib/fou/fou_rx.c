@@ -84,7 +84,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	if (!fou_adj_neigh(gw, &a, &neigh))
+	if (!fou_adj_neigh(gw, st, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
 
 	/* TTL and ECN change; patch the checksum for both words (RFC 1624) */
@@ -133,7 +133,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	if (!fou_adj_neigh(gw, &a, &neigh))
+	if (!fou_adj_neigh(gw, st, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
 
 	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
@@ -174,7 +174,7 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	tot = rte_be_to_cpu_16(ip->total_length);
 	if (tot < hl || tot > in->len)
 		return FOU_DROP_INNER_LEN_BAD;
-	if (rte_raw_cksum(ip, hl) != 0xffff)
+	if (fou_ip4_hdr_sum(ip, hl) != 0xffff)
 		return FOU_DROP_INNER_CKSUM_BAD;
 	ecn = fou_ecn_decap(in->outer_ecn, ip->type_of_service & 3);
 	if (ecn == FOU_ECN_DROP)
@@ -410,7 +410,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	case RTE_MBUF_F_RX_IP_CKSUM_NONE:
 		break;
 	default:
-		if (rte_raw_cksum(ip, hl) != 0xffff)
+		if (fou_ip4_hdr_sum(ip, hl) != 0xffff)
 			return FOU_DROP_IP_CKSUM_BAD;
 	}
 	tot = rte_be_to_cpu_16(ip->total_length);

@@ -1083,6 +1083,15 @@ fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const
 	memcpy(k->addr, addr, family == AF_INET ? 4 : 16);
 }
 
+/* Empty every lcore's neighbour cache (fou_adj_neigh): the next lookup of
+ * each lcore sees the new generation; fou_gw_commit()'s grace period makes
+ * sure none still uses an old entry once the change returns. */
+static void
+fou_neigh_changed(struct fou_gw *gw)
+{
+	__atomic_add_fetch(&gw->neigh_gen, 1, __ATOMIC_RELEASE);
+}
+
 static void
 fou_neigh_key_ip(struct fou_neigh_key *k, uint16_t port, const struct fou_ip *ip)
 {
@@ -1117,6 +1126,7 @@ fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		fou_err_set(err, "neighbour table full (at most %u)", gw->params.max_neighs);
 		return -ENOSPC;
 	}
+	fou_neigh_changed(gw);
 	fou_gw_commit(gw);
 	return 0;
 }
@@ -1146,6 +1156,7 @@ fou_neigh_del(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port, struct 
 		fou_err_set(err, "no neighbour %s on port %u", IPSTR(ip), port);
 		return -ENOENT;
 	}
+	fou_neigh_changed(gw);
 	fou_gw_commit(gw);
 	return 0;
 }

@@ -1342,6 +1342,86 @@ test_del_neigh(void **state)
 	EXPECT_DEL_ERR(gw, "neigh", "fd00:1::2,dev=1", -ENOENT, "no neighbour fd00:1::2 on port 1");
 }
 
+/*
+ * One lcore's counters (and its neighbour cache) kept across packets and
+ * neighbour changes: 100 IPv4 and 100 IPv6 neighbours on the connected
+ * networks (more than the cache holds, so entries collide; the IPv6 keys
+ * differ only in their last word) each get their own MAC, twice; a deleted
+ * one is gone for the next packet, a re-added one has its new MAC.
+ */
+static uint16_t
+send_keep_st(const struct fou_gw *gw, struct fou_lcore_stats *st, uint32_t inner_dst,
+	     struct unit_frame *got)
+{
+	struct unit_pkt p;
+	struct rte_mbuf *m;
+
+	frame_to(&p, IP4(10, 0, 0, 1), inner_dst);
+	m = unit_mbuf(p.b, p.len);
+	return unit_burst(gw, st, &m, 1, got);
+}
+
+/* The same over sit to fd00:1::N (N < 256). */
+static uint16_t
+send6_keep_st(const struct fou_gw *gw, struct fou_lcore_stats *st, unsigned int n,
+	      struct unit_frame *got)
+{
+	static const uint8_t net[16] = { 0xfd, 0, 0, 1 };
+	struct unit_spec sp;
+	struct unit_pkt p;
+	struct rte_mbuf *m;
+
+	unit_spec_sit(&sp);
+	memcpy(sp.in_dst6, net, sizeof(net));
+	sp.in_dst6[15] = (uint8_t)n;
+	unit_build(&sp, &p);
+	m = unit_mbuf(p.b, p.len);
+	return unit_burst(gw, st, &m, 1, got);
+}
+
+static void
+test_neigh_cache(void **state)
+{
+	static struct fou_lcore_stats st;
+	static struct unit_frame got[1];
+	struct fou_gw *gw = *state;
+	char arg[64];
+	unsigned int i, round;
+
+	memset(&st, 0, sizeof(st));
+	for (i = 10; i < 110; i++) {
+		snprintf(arg, sizeof(arg), "192.168.1.%u,dev=1,lladdr=02:00:00:00:02:%02x", i, i);
+		UNIT_APPLY(gw, "neigh", arg);
+	}
+	for (i = 10; i < 110; i++) {
+		snprintf(arg, sizeof(arg), "fd00:1::%x,dev=1,lladdr=02:00:00:00:06:%02x", i, i);
+		UNIT_APPLY(gw, "neigh", arg);
+	}
+	for (round = 0; round < 2; round++) {
+		for (i = 10; i < 110; i++) {
+			unit_ctx("round %u, neighbour 192.168.1.%u", round, i);
+			assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, i), got), 1);
+			assert_int_equal(got[0].b[4], 0x02);
+			assert_int_equal(got[0].b[5], i);
+			unit_ctx("round %u, neighbour fd00:1::%x", round, i);
+			assert_int_equal(send6_keep_st(gw, &st, i, got), 1);
+			assert_int_equal(got[0].b[4], 0x06);
+			assert_int_equal(got[0].b[5], i);
+		}
+	}
+	/* cached just before the delete */
+	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 42), got), 1);
+	UNIT_DEL(gw, "neigh", "192.168.1.42,dev=1");
+	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 42), got), 0);
+	assert_int_equal(st.drop[FOU_DROP_NO_NEIGH], 1);
+	UNIT_APPLY(gw, "neigh", "192.168.1.42,dev=1,lladdr=02:00:00:00:03:42");
+	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 42), got), 1);
+	assert_int_equal(got[0].b[4], 0x03);
+	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 43), got), 1);
+	assert_int_equal(got[0].b[4], 0x02);
+	UNIT_POOL_FULL();
+}
+
 static void
 test_del_route(void **state)
 {
@@ -1707,6 +1787,7 @@ main(int argc, char **argv)
 		T(test_gw_create_enomem),
 		T_STD(test_del_port),
 		T_STD(test_del_neigh),
+		T_STD(test_neigh_cache),
 		T_STD(test_del_route),
 		T_TUN(test_del_addr),
 		T_TUN(test_del_tunnel),
