@@ -14,13 +14,14 @@
 /*
  * encap-sport auto (udp_flow_src_port): a hash of the inner flow, the
  * addresses, the protocol and, for a first fragment or an unfragmented
- * packet, the ports; mapped onto [sport_min, sport_max].
+ * packet, the ports; mapped onto the configured range [MIN, MAX].
  */
 static inline uint16_t
 fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t h, l4, range = (uint32_t)gw->sport_max - gw->sport_min + 1;
+	uint16_t min, max;
+	uint32_t h, l4, range;
 	uint8_t proto;
 
 	if (!inner_v6) {
@@ -54,7 +55,9 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 		}
 	}
 	h = rte_hash_crc_4byte(proto, h);
-	return (uint16_t)(gw->sport_min + (((uint64_t)h * range) >> 32));
+	fou_sport_range_load(gw, &min, &max);
+	range = (uint32_t)max - min + 1;
+	return (uint16_t)(min + (((uint64_t)h * range) >> 32));
 }
 
 unsigned int

@@ -17,13 +17,17 @@
 #define FOU_ICMP_HDR 8
 #define FOU_ICMP_DEST_UNREACH 3
 
-/* Token bucket: credit in TSC cycles, each error costs hz / rate. */
+/*
+ * Token bucket: credit in TSC cycles, each error costs hz / rate. rate and
+ * burst were read once by the caller (rate != 0): a change under traffic
+ * can never reach the division half-seen.
+ */
 static bool
-fou_icmp_allow(const struct fou_gw *gw, struct fou_lcore_stats *st)
+fou_icmp_allow(struct fou_lcore_stats *st, uint32_t rate, uint32_t burst)
 {
 	uint64_t now = rte_rdtsc();
-	uint64_t cost = rte_get_tsc_hz() / gw->icmp_rate;
-	uint64_t cap = cost * gw->icmp_burst;
+	uint64_t cost = rte_get_tsc_hz() / rate;
+	uint64_t cap = cost * burst;
 
 	if (st->icmp_tsc == 0) {
 		st->icmp_credit = cap;
@@ -139,8 +143,10 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	uint8_t tos = (uint8_t)((ip->type_of_service & 0x1e) | 0xc0);
 	struct fou_adj a;
 	struct rte_ether_addr neigh;
+	uint32_t rate, burst;
 
-	if (gw->icmp_rate == 0)
+	fou_icmp_limit_load(gw, &rate, &burst);
+	if (rate == 0)
 		return fallback;
 	/* icmp_send: only about a first fragment, never about an error */
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK))
@@ -161,7 +167,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		return fallback;
 	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
 		return fallback;
-	if (!fou_icmp_allow(gw, st))
+	if (!fou_icmp_allow(st, rate, burst))
 		return FOU_DROP_ICMP_RATELIMITED;
 
 	quote = RTE_MIN(tot, (uint32_t)RTE_MIN(a.mtu, FOU_ICMP4_MAX) -
@@ -210,8 +216,10 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	uint16_t c;
 	struct fou_adj a;
 	struct rte_ether_addr neigh;
+	uint32_t rate, burst;
 
-	if (gw->icmp_rate == 0)
+	fou_icmp_limit_load(gw, &rate, &burst);
+	if (rate == 0)
 		return fallback;
 	/* icmp6_send: never about an ICMPv6 error (types below 128) */
 	if (ip6->proto == IPPROTO_ICMPV6) {
@@ -229,7 +237,7 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		return fallback;
 	if (a.mtu < RTE_IPV6_MIN_MTU)
 		return fallback;
-	if (!fou_icmp_allow(gw, st))
+	if (!fou_icmp_allow(st, rate, burst))
 		return FOU_DROP_ICMP_RATELIMITED;
 
 	/* RFC 4443 2.4(c): as much as fits in the minimum MTU */

@@ -151,8 +151,10 @@ struct fou_gw {
 	struct rte_hash *tun_rx;		/* fou_tun_key -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
 	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
-	uint16_t sport_min, sport_max;
-	uint32_t icmp_rate, icmp_burst;
+	/* Settings a worker must see whole: published as one word each
+	 * (fou_sport_range_load, fou_icmp_limit_load). */
+	uint32_t sport_range;			/* MIN << 16 | MAX */
+	uint64_t icmp_limit;			/* rate << 32 | burst; rate 0: none */
 	const struct fou_addr_set *addrs;	/* one of addr_sets */
 	uint32_t neigh_gen;			/* bumped by every neighbour change */
 
@@ -211,6 +213,26 @@ fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32
 	k->type = type;
 	k->key_set = key_set;
 	k->zero = 0;
+}
+
+/* The encap-sport auto range, read once so both ends are of one setting. */
+static inline void
+fou_sport_range_load(const struct fou_gw *gw, uint16_t *min, uint16_t *max)
+{
+	uint32_t r = __atomic_load_n(&gw->sport_range, __ATOMIC_RELAXED);
+
+	*min = (uint16_t)(r >> 16);
+	*max = (uint16_t)r;
+}
+
+/* The ICMP error rate (per second, 0: none) and burst, read once. */
+static inline void
+fou_icmp_limit_load(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst)
+{
+	uint64_t l = __atomic_load_n(&gw->icmp_limit, __ATOMIC_RELAXED);
+
+	*rate = (uint32_t)(l >> 32);
+	*burst = (uint32_t)l;
 }
 
 bool fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a);

@@ -170,10 +170,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
 		goto fail;
-	gw->sport_min = 32768;
-	gw->sport_max = 60999;
-	gw->icmp_rate = 1000;
-	gw->icmp_burst = 50;
+	gw->sport_range = 32768u << 16 | 60999u;
+	gw->icmp_limit = 1000ull << 32 | 50u;
 	return gw;
 
 fail:
@@ -1582,8 +1580,7 @@ fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_er
 			    max);
 		return -EINVAL;
 	}
-	gw->sport_min = min;
-	gw->sport_max = max;
+	__atomic_store_n(&gw->sport_range, (uint32_t)min << 16 | max, __ATOMIC_RELAXED);
 	fou_gw_commit(gw);
 	return 0;
 }
@@ -1591,8 +1588,7 @@ fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_er
 void
 fou_sport_range_get(const struct fou_gw *gw, uint16_t *min, uint16_t *max)
 {
-	*min = gw->sport_min;
-	*max = gw->sport_max;
+	fou_sport_range_load(gw, min, max);
 }
 
 int
@@ -1606,8 +1602,7 @@ fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_e
 		fou_err_set(err, "ICMP burst must be 1 or more");
 		return -EINVAL;
 	}
-	gw->icmp_rate = rate;
-	gw->icmp_burst = burst;
+	__atomic_store_n(&gw->icmp_limit, (uint64_t)rate << 32 | burst, __ATOMIC_RELAXED);
 	fou_gw_commit(gw);
 	return 0;
 }
@@ -1615,8 +1610,7 @@ fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_e
 void
 fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst)
 {
-	*rate = gw->icmp_rate;
-	*burst = gw->icmp_burst;
+	fou_icmp_limit_load(gw, rate, burst);
 }
 
 const char *

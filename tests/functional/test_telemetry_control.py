@@ -301,6 +301,46 @@ class TelemetryControl(ft.GatewayTestCase):
         self.assertEqual(s.rx.get(1, 0), 0)
         self.check_tunnel_order(run.outputs[0], {r: i for i, r in enumerate(remotes)})
 
+    def test_settings_change_whole_under_traffic(self):
+        """icmp-rate turned off and on, and the sport range moved, while
+        every packet makes an ICMP error or is encapsulated: a worker never
+        sees half a setting (a rate of 0 from one change with the check of
+        another divided by zero and killed the gateway), and every source
+        port is in one of the ranges set."""
+        eth = dict(src=ft.MAC_PEER, dst=ft.MAC_P0)
+        frames = [Ether(**eth) / IP(src='10.99.0.2', dst='192.168.4.%d' % (1 + i),
+                                    ttl=1 if i % 2 else 64) / UDP(sport=1000 + i, dport=7) /
+                  Raw(b'x' * 32) for i in range(4)]
+        # and frames dropped at once (for another MAC): small outputs
+        frames += [Ether(src=ft.MAC_PEER, dst='02:00:00:00:99:99') /
+                   IP(src='10.99.0.2', dst='192.168.4.1')] * 60
+        opts = ['--sport-range', '1000-1009',
+                '--link', '0,address=' + ft.MAC_P0, '--addr', '0,10.99.0.1/24',
+                '--addr', '1,192.168.1.1/24', '--port', '5555:ipip',
+                '--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER,
+                '--tunnel', 't1,type=ipip,local=10.99.0.1,remote=10.99.0.2,encap-dport=5555',
+                '--route', '192.168.4.0/24,dev=t1']
+        gw = self.start({0: infinite(ft.write_pcap(self.path('in0.pcap'), frames))}, opts)
+        c = self.client(gw)
+        for i in range(CHURN_CYCLES // 2):
+            for cmd in ('/fou/icmp_rate/set,0', '/fou/sport_range/set,1000-1009',
+                        '/fou/icmp_rate/set,1000000,burst=1000000',
+                        '/fou/sport_range/set,2000-2009'):
+                self.assertEqual(c.cmd(cmd), {'status': 'ok'}, '%s (cycle %d)' % (cmd, i))
+        self.assertTrue(gw.running())
+        gw.signal(signal.SIGTERM)
+        run = gw.wait(timeout=60)
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertEqual(run.summary.accounting[3], 'ok', run.describe())
+        self.assertEqual(run.summary.mbufs[2], 'ok', run.describe())
+        self.assertGreater(run.summary.icmp.get('icmp_time_exceeded', 0), 0, run.describe())
+        sports = {int(r['udp.srcport'][0]) for r in
+                  ft.tshark_fields(run.outputs[0], ['udp.srcport'], checksums=False)
+                  if r['udp.srcport']}
+        self.assertTrue(sports)
+        # a torn range (1000-2009, or 2000 up to 1009 wrapping) would not fit
+        self.assertLessEqual(sports, set(range(1000, 1010)) | set(range(2000, 2010)))
+
     def check_tunnel_order(self, pcap, epoch_of):
         """Port 0's output in the order the worker sent it: GRE-in-FOU
         frames of cycle i's tunnel (outer destination its remote) and plain
