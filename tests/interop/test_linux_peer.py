@@ -13,7 +13,9 @@ and decapsulated by dpdk-fou); the guest pings the client the other way; a
 datagram too big for a tunnel must bring an ICMP error from dpdk-fou; one
 datagram per ECN codepoint shows the outer ECN field. The
 whole matrix runs with encap-csum off and on at both ends (dpdk-fou is
-restarted, the guest's tunnels re-created). dumpcap records the tap for the
+restarted, the guest's tunnels re-created); in the second combination
+dpdk-fou starts with only `--port 5555:ipip` and gets every other statement
+as a command on its telemetry socket once it runs. dumpcap records the tap for the
 whole run; tshark checks every FOU packet dpdk-fou sent.
 
     netns fouc-PID (client)        netns foug-PID (gateway)             QEMU guest
@@ -397,12 +399,27 @@ class GuestCtl:
 
 # --- dpdk-fou ------------------------------------------------------------------------------
 
+# The combination whose dpdk-fou starts with only --port 5555:ipip and gets
+# everything else over its telemetry socket, a command per statement.
+TELEMETRY_COMBO = 1
+TELEMETRY_SCRIPT = '/usr/bin/dpdk-telemetry.py'
+START_PORT = ('--port', '5555:ipip')
+
+
+def telemetry_command(name, arg):
+    """The telemetry command of a statement: /fou/NAME/add|set,ARG."""
+    verb = 'set' if name in ('link', 'sport-range', 'icmp-rate') else 'add'
+    return '/fou/%s/%s,%s' % (name.replace('-', '_'), verb, arg)
+
+
 class Gateway:
-    """dpdk-fou in the gateway namespace on the tap and the veth."""
+    """dpdk-fou in the gateway namespace on the tap and the veth; with
+    via_telemetry, started with only --port 5555:ipip and configured by
+    telemetry commands once it runs."""
 
     seq = 0
 
-    def __init__(self, binary, workdir, gw_csum):
+    def __init__(self, binary, workdir, gw_csum, via_telemetry=False):
         Gateway.seq += 1
         self.prefix = 'fou-interop-%d-%d' % (os.getpid(), Gateway.seq)
         csum = 'encap-csum' if gw_csum else 'noencap-csum'
@@ -430,6 +447,14 @@ class Gateway:
             if not client_connected(t):
                 opts += ['--route', '%s,dev=1,via=%s' % (
                     t['client_net'], CLIENT4 if t['family'] == 4 else CLIENT6)]
+        self.via_telemetry = via_telemetry
+        self.commands = []
+        self.replies = ''
+        if via_telemetry:
+            pairs = [(opts[i][2:], opts[i + 1]) for i in range(0, len(opts), 2)]
+            self.commands = [telemetry_command(n, a) for n, a in pairs
+                             if ('--' + n, a) != START_PORT]
+            opts = list(START_PORT)
         # qdisc_bypass=0: what the PMD sends passes the kernel's packet taps,
         # so dumpcap on the same interface sees it.
         cmd = [binary, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
@@ -443,17 +468,35 @@ class Gateway:
 
     def wait_ready(self, timeout=30):
         """True once the configuration is printed (ports started, workers
-        about to launch)."""
+        about to launch) and, with via_telemetry, every command answered
+        ok."""
         deadline = time.monotonic() + timeout
+        ports = 1 if self.via_telemetry else len(FOU_PORTS)
         while time.monotonic() < deadline:
             out = self.proc.output()
-            if len(re.findall(r'^fou port \d+', out, re.M)) >= len(FOU_PORTS):
+            if len(re.findall(r'^fou port \d+', out, re.M)) >= ports:
                 time.sleep(0.5)
-                return self.proc.running()
+                return self.proc.running() and self.configure()
             if not self.proc.running():
                 return False
             time.sleep(0.1)
         return False
+
+    def configure(self):
+        """Send the statements as telemetry commands, one session; True if
+        every one answered {"status": "ok"}."""
+        if not self.commands:
+            return True
+        p = subprocess.run([PYTHON, TELEMETRY_SCRIPT, '-f', self.prefix],
+                           input=''.join(c + '\n' for c in self.commands),
+                           capture_output=True, text=True, timeout=60)
+        replies = [json.loads(line) for line in p.stdout.splitlines()
+                   if line.startswith('{')]
+        self.replies = '\n'.join('%s -> %s' % (c, json.dumps(r))
+                                 for c, r in zip(self.commands, replies))
+        return len(replies) == len(self.commands) and all(
+            r == {c.split(',', 1)[0]: {'status': 'ok'}}
+            for c, r in zip(self.commands, replies))
 
     def stop(self):
         self.status = self.proc.stop(signal.SIGTERM, timeout=15)
@@ -1050,10 +1093,14 @@ class InteropTest:
                 return
             self.guest_csum = guest_csum
         t0 = time.time()
-        self.gw = Gateway(self.a.gateway, self.workdir, gw_csum)
+        via_telemetry = index == TELEMETRY_COMBO
+        self.gw = Gateway(self.a.gateway, self.workdir, gw_csum, via_telemetry)
         ready = self.gw.wait_ready()
-        if c.check('%s: dpdk-fou started' % label, ready,
-                   '%s\n%s' % (self.gw.command(), self.gw.proc.output())):
+        if c.check('%s: dpdk-fou started%s' % (
+                label, ' with only %s, configured by %d telemetry commands' % (
+                    ' '.join(START_PORT), len(self.gw.commands)) if via_telemetry else ''),
+                   ready, '%s\n%s\n%s' % (self.gw.command(), self.gw.replies,
+                                          self.gw.proc.output())):
             self.traffic(label, index)
         status = self.gw.stop()
         out = self.gw.proc.output()
