@@ -182,8 +182,11 @@ class TelemetryControl(ft.GatewayTestCase):
             ('/fou/routes,offset=1,offset=2', "'offset' given twice"),
             ('/fou/stats,lcore=9999', 'lcore'),
             ('/fou/config,x', "unknown parameter 'x'"),
-            # a quote and a backslash in the reply would break its JSON
+            # a quote and a backslash in the reply would break its JSON, and
+            # so would DPDK's escaping of bytes from 0x80 up (UTF-8 here)
             ('/fou/port/add,"\\', "'??' is not UDPPORT:PROTO"),
+            ('/fou/tunnel/del,café', "no tunnel 'caf??'"),
+            ('/fou/tunnel/del,x\x7fy\u00ff', "no tunnel 'x?y??'"),
         ]
         for cmd, want in bad:
             r = c.cmd(cmd)
