@@ -332,25 +332,13 @@ fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
 	return 0;
 }
 
-/*
- * A started port takes the new MTU and MAC address itself; one that
- * cannot change its address gets everything (promiscuous mode) and the
- * data path filters in software, as at start.
- */
+/* The port's MAC address, or promiscuous mode if it cannot change it. */
 static int
-fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
-		  uint16_t mtu, struct fou_err *err)
+fou_iface_program_mac(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
+		      struct fou_err *err)
 {
-	int ret = 0;
+	int ret;
 
-	if (!rte_eth_dev_is_valid_port(port))
-		return 0;
-	if (mtu != gw->iface[port].mtu)
-		ret = rte_eth_dev_set_mtu(port, mtu);
-	if (ret < 0 && ret != -ENOTSUP) {
-		fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu, rte_strerror(-ret));
-		return ret;
-	}
 	if (rte_is_same_ether_addr(mac, &gw->iface[port].mac))
 		return 0;
 	ret = rte_eth_dev_default_mac_addr_set(port, (struct rte_ether_addr *)(uintptr_t)mac);
@@ -362,6 +350,39 @@ fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether
 		return ret;
 	}
 	return 0;
+}
+
+/*
+ * A started port takes the new MTU and MAC address itself; one that
+ * cannot change its address gets everything (promiscuous mode) and the
+ * data path filters in software, as at start. If the MAC address fails,
+ * the port gets its old MTU back: nothing half-applied.
+ */
+static int
+fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
+		  uint16_t mtu, struct fou_err *err)
+{
+	uint16_t old_mtu = gw->iface[port].mtu;
+	char msg[FOU_ERR_LEN];
+	bool mtu_set;
+	int ret = 0;
+
+	if (!rte_eth_dev_is_valid_port(port))
+		return 0;
+	if (mtu != old_mtu)
+		ret = rte_eth_dev_set_mtu(port, mtu);
+	if (ret < 0 && ret != -ENOTSUP) {
+		fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu, rte_strerror(-ret));
+		return ret;
+	}
+	mtu_set = mtu != old_mtu && ret == 0;
+	ret = fou_iface_program_mac(gw, port, mac, err);
+	if (ret < 0 && mtu_set && rte_eth_dev_set_mtu(port, old_mtu) < 0 && err != NULL) {
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		fou_err_set(err, "%s (and the port keeps MTU %u: cannot restore %u)", msg, mtu,
+			    old_mtu);
+	}
+	return ret;
 }
 
 void
