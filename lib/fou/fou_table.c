@@ -330,25 +330,13 @@ fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
 	return 0;
 }
 
-/*
- * A started port takes the new MTU and MAC address itself; one that
- * cannot change its address gets everything (promiscuous mode) and the
- * data path filters in software, as at start.
- */
+/* The port's MAC address, or promiscuous mode if it cannot change it. */
 static int
-fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
-		  uint16_t mtu, struct fou_err *err)
+fou_iface_program_mac(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
+		      struct fou_err *err)
 {
-	int ret = 0;
+	int ret;
 
-	if (!rte_eth_dev_is_valid_port(port))
-		return 0;
-	if (mtu != gw->iface[port].mtu)
-		ret = rte_eth_dev_set_mtu(port, mtu);
-	if (ret < 0 && ret != -ENOTSUP) {
-		fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu, rte_strerror(-ret));
-		return ret;
-	}
 	if (rte_is_same_ether_addr(mac, &gw->iface[port].mac))
 		return 0;
 	ret = rte_eth_dev_default_mac_addr_set(port, (struct rte_ether_addr *)(uintptr_t)mac);
@@ -360,6 +348,39 @@ fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether
 		return ret;
 	}
 	return 0;
+}
+
+/*
+ * A started port takes the new MTU and MAC address itself; one that
+ * cannot change its address gets everything (promiscuous mode) and the
+ * data path filters in software, as at start. If the MAC address fails,
+ * the port gets its old MTU back: nothing half-applied.
+ */
+static int
+fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
+		  uint16_t mtu, struct fou_err *err)
+{
+	uint16_t old_mtu = gw->iface[port].mtu;
+	char msg[FOU_ERR_LEN];
+	bool mtu_set;
+	int ret = 0;
+
+	if (!rte_eth_dev_is_valid_port(port))
+		return 0;
+	if (mtu != old_mtu)
+		ret = rte_eth_dev_set_mtu(port, mtu);
+	if (ret < 0 && ret != -ENOTSUP) {
+		fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu, rte_strerror(-ret));
+		return ret;
+	}
+	mtu_set = mtu != old_mtu && ret == 0;
+	ret = fou_iface_program_mac(gw, port, mac, err);
+	if (ret < 0 && mtu_set && rte_eth_dev_set_mtu(port, old_mtu) < 0 && err != NULL) {
+		snprintf(msg, sizeof(msg), "%s", err->msg);
+		fou_err_set(err, "%s (and the port keeps MTU %u: cannot restore %u)", msg, mtu,
+			    old_mtu);
+	}
+	return ret;
 }
 
 void
@@ -755,6 +776,23 @@ fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip)
 	return NULL;
 }
 
+/* Is ip on a network of an address of port other than skip? A route's
+ * gateway must be (as in Linux). */
+static bool
+fou_addr_onlink(const struct fou_gw *gw, uint16_t port, const struct fou_ip *ip,
+		const struct fou_addr *skip)
+{
+	unsigned int i;
+
+	for (i = 0; i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		if (a != skip && a->port == port && fou_prefix_contains(&a->ip, ip))
+			return true;
+	}
+	return false;
+}
+
 static int
 fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err)
 {
@@ -773,7 +811,6 @@ int
 fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 	      const struct fou_ip *via, struct fou_err *err)
 {
-	unsigned int i;
 	int ret;
 
 	ret = fou_iface_check(gw, port, err);
@@ -798,11 +835,7 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		fou_err_set(err, "gateway %s is a local address", IPSTR(via));
 		return -EINVAL;
 	}
-	/* As Linux: the gateway must be on a network of the port. */
-	for (i = 0; i < gw->addrs->n; i++)
-		if (gw->addrs->a[i].port == port && fou_prefix_contains(&gw->addrs->a[i].ip, via))
-			break;
-	if (i == gw->addrs->n) {
+	if (!fou_addr_onlink(gw, port, via, NULL)) {
 		fou_err_set(err, "gateway %s is not on a network of port %u (add an address first)",
 			    IPSTR(via), port);
 		return -ENETUNREACH;
@@ -926,6 +959,95 @@ fou_addrs_next(struct fou_gw *gw)
 	return next;
 }
 
+/* The tunnel whose local (or remote) is ip, NULL if none. */
+static const struct fou_tunnel *
+fou_tunnel_with_addr(const struct fou_gw *gw, const struct fou_ip *ip, bool remote)
+{
+	uint32_t i;
+
+	if (ip->family != AF_INET)
+		return NULL;	/* tunnel endpoints are IPv4 */
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		const struct fou_tunnel_conf *c = &gw->tunnels[i].conf;
+
+		if (gw->tunnels[i].used && (remote ? c->remote.v4 : c->local.v4) == ip->v4)
+			return &gw->tunnels[i];
+	}
+	return NULL;
+}
+
+/* The first route through a gateway next hop from route *i on, NULL if none. */
+static const struct fou_route *
+fou_route_next_via(const struct fou_gw *gw, uint32_t *i, const struct fou_nexthop **nh)
+{
+	for (; *i < gw->nb_routes; (*i)++) {
+		*nh = &gw->nh[gw->routes[*i].nh];
+		if ((*nh)->type == FOU_NH_GATEWAY)
+			return &gw->routes[(*i)++];
+	}
+	return NULL;
+}
+
+/*
+ * What a new address must not be, so that every state the operations reach
+ * is one a config file of its statements (fou_config_dump()) loads again:
+ * the gateway of a route (fou_route_add) or the remote of a tunnel
+ * (fou_tunnel_conf_check).
+ */
+static int
+fou_addr_check_in_use(const struct fou_gw *gw, const struct fou_ip *addr, struct fou_err *err)
+{
+	const struct fou_tunnel *t = fou_tunnel_with_addr(gw, addr, true);
+	const struct fou_nexthop *nh;
+	const struct fou_route *r;
+	uint32_t i = 0;
+
+	if (t != NULL) {
+		fou_err_set(err, "%s is the remote of tunnel %s (delete the tunnel first)",
+			    IPSTR(addr), t->conf.name);
+		return -EBUSY;
+	}
+	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
+		if (fou_ip_equal(&nh->gw, addr)) {
+			fou_err_set(err, "%s is the gateway of the route to %s/%u "
+				    "(delete the route first)", IPSTR(addr), IPSTR(&r->prefix),
+				    r->prefix.plen);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/*
+ * An address that goes must not take with it what the statements that
+ * remain need: the local of a tunnel, or the only network of its port that
+ * a route's gateway is on.
+ */
+static int
+fou_addr_check_needed(const struct fou_gw *gw, const struct fou_addr *a, struct fou_err *err)
+{
+	const struct fou_tunnel *t = fou_tunnel_with_addr(gw, &a->ip, false);
+	const struct fou_nexthop *nh;
+	const struct fou_route *r;
+	uint32_t i = 0;
+
+	if (t != NULL) {
+		fou_err_set(err, "tunnel %s has local %s (delete the tunnel first)", t->conf.name,
+			    IPSTR(&a->ip));
+		return -EBUSY;
+	}
+	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
+		if (nh->port == a->port && fou_prefix_contains(&a->ip, &nh->gw) &&
+		    !fou_addr_onlink(gw, a->port, &nh->gw, a)) {
+			fou_err_set(err, "the route to %s/%u via %s needs address %s/%u "
+				    "(delete the route first)", IPSTR(&r->prefix), r->prefix.plen,
+				    IPSTR(&nh->gw), IPSTR(&a->ip), a->ip.plen);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
 static int
 fou_addr_check(const struct fou_gw *gw, uint16_t port, const struct fou_ip *addr,
 	       struct fou_err *err)
@@ -951,7 +1073,7 @@ fou_addr_check(const struct fou_gw *gw, uint16_t port, const struct fou_ip *addr
 		fou_err_set(err, "too many addresses (at most %u)", FOU_MAX_ADDRS);
 		return -ENOSPC;
 	}
-	return 0;
+	return fou_addr_check_in_use(gw, addr, err);
 }
 
 /* Remove the route to prefix if an address brought it. */
@@ -1031,19 +1153,15 @@ fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct
 	struct fou_ip host, net, bcast;
 	struct fou_addr_set *next;
 	uint32_t i;
+	int ret;
 
 	if (a == NULL || a->port != port || a->ip.plen != addr->plen) {
 		fou_err_set(err, "address %s/%u is not on port %u", IPSTR(addr), addr->plen, port);
 		return -EADDRNOTAVAIL;
 	}
-	for (i = 0; i < gw->params.max_tunnels; i++) {
-		if (gw->tunnels[i].used && gw->tunnels[i].conf.local.v4 == addr->v4 &&
-		    addr->family == AF_INET) {
-			fou_err_set(err, "tunnel %s has local %s (delete the tunnel first)",
-				    gw->tunnels[i].conf.name, IPSTR(addr));
-			return -EBUSY;
-		}
-	}
+	ret = fou_addr_check_needed(gw, a, err);
+	if (ret < 0)
+		return ret;
 	fou_addr_prefixes(addr, &host, &net, &bcast);
 	fou_addr_route_remove(gw, &host);
 	if (fou_addr_in_net(gw, &net, a) == NULL && net.plen < host.plen) {

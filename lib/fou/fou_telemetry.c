@@ -64,7 +64,9 @@ fou_telemetry_stop(struct fou_gw *gw)
 /*
  * DPDK 22.11 telemetry writes string values into JSON as they are: a quote
  * or a backslash (from a parameter echoed in an error message) would break
- * the reply. They become '?', and a value is cut to what telemetry holds.
+ * the reply, and its escaping turns bytes from 0x80 up (UTF-8 included)
+ * into invalid escapes or drops them. They become '?', as do control
+ * characters and DEL, and a value is cut to what telemetry holds.
  */
 static void
 fou_tel_add_str(struct rte_tel_data *d, const char *key, const char *val)
@@ -74,7 +76,8 @@ fou_tel_add_str(struct rte_tel_data *d, const char *key, const char *val)
 
 	snprintf(buf, sizeof(buf), "%s", val);
 	for (i = 0; buf[i] != '\0'; i++)
-		if (buf[i] == '"' || buf[i] == '\\' || (unsigned char)buf[i] < 0x20)
+		if (buf[i] == '"' || buf[i] == '\\' || (unsigned char)buf[i] < 0x20 ||
+		    (unsigned char)buf[i] >= 0x7f)
 			buf[i] = '?';
 	rte_tel_data_add_dict_string(d, key, buf);
 }

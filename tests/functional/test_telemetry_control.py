@@ -182,8 +182,11 @@ class TelemetryControl(ft.GatewayTestCase):
             ('/fou/routes,offset=1,offset=2', "'offset' given twice"),
             ('/fou/stats,lcore=9999', 'lcore'),
             ('/fou/config,x', "unknown parameter 'x'"),
-            # a quote and a backslash in the reply would break its JSON
+            # a quote and a backslash in the reply would break its JSON, and
+            # so would DPDK's escaping of bytes from 0x80 up (UTF-8 here)
             ('/fou/port/add,"\\', "'??' is not UDPPORT:PROTO"),
+            ('/fou/tunnel/del,café', "no tunnel 'caf??'"),
+            ('/fou/tunnel/del,x\x7fy\u00ff', "no tunnel 'x?y??'"),
         ]
         for cmd, want in bad:
             r = c.cmd(cmd)
@@ -193,6 +196,46 @@ class TelemetryControl(ft.GatewayTestCase):
         self.assertEqual(ft.config_lines(c), before)
         gw.signal(signal.SIGTERM)
         self.assertEqual(gw.wait(timeout=30).rc, 0)
+
+    def test_refused_commands_keep_config_loadable(self):
+        """Each of these would leave a state whose /fou/config does not start
+        a gateway (a route's gateway or a tunnel's remote made a local
+        address, the network of routes' gateways deleted): refused, naming
+        the route or tunnel, and the saved config starts the same state."""
+        gw = self.start({}, ft.BASE_OPTS)
+        c = self.client(gw)
+        ok = '/fou/tunnel/add,t1,type=ipip,local=10.99.0.1,remote=10.99.0.2,encap-dport=5555'
+        refused = [
+            ('/fou/addr/add,1,192.168.1.2/24',
+             '192.168.1.2 is the gateway of the route to 192.168.4.0/24'),
+            ('/fou/addr/add,0,fd00:1::2/128', 'fd00:1::2 is the gateway of the route to '
+             'fd00:41::/64'),
+            ('/fou/addr/add,0,10.99.0.2/24', '10.99.0.2 is the remote of tunnel t1'),
+            ('/fou/addr/del,1,192.168.1.1/24', 'the route to 192.168.4.0/24 via 192.168.1.2 '
+             'needs address 192.168.1.1/24 (delete the route first)'),
+            ('/fou/addr/del,1,fd00:1::1/64', 'the route to fd00:41::/64 via fd00:1::2'),
+        ]
+        self.assertEqual(c.cmd(ok), {'status': 'ok'})
+        before = ft.config_lines(c)
+        replies = [c.cmd(cmd) for cmd, _ in refused]
+        saved = ft.config_lines(c)
+        path = self.path('saved.conf')
+        with open(path, 'w') as f:
+            f.write('\n'.join(saved) + '\n')
+        gw.signal(signal.SIGTERM)
+        self.assertEqual(gw.wait(timeout=30).rc, 0)
+        gw2 = self.start({}, ['--config', path])
+        try:
+            c2 = self.client(gw2)
+        except (RuntimeError, OSError):
+            self.fail('the saved config does not start:\n' + gw2.wait(timeout=30).describe())
+        self.assertEqual(ft.config_lines(c2), saved)
+        gw2.signal(signal.SIGTERM)
+        self.assertEqual(gw2.wait(timeout=30).rc, 0)
+        for (cmd, want), r in zip(refused, replies):
+            self.assertEqual(r.get('errno'), -16, (cmd, r))
+            self.assertIn(want, r['error'], cmd)
+        self.assertEqual(saved, before)
 
     def test_tables_are_paged(self):
         """More routes and FOU ports than a reply holds: every page within

@@ -1472,6 +1472,34 @@ has_route(const struct fou_gw *gw, const char *prefix)
 	return fou_route_get(gw, &p, &ri) == 0;
 }
 
+/* An address may not be what a route or a tunnel needs not to be local:
+ * a config of the statements would not load again. */
+static void
+test_addr_in_use(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "1,192.168.1.2/24", -EBUSY, "192.168.1.2 is the gateway of the route to "
+		  "10.20.0.0/16", "delete the route first" },
+		{ "0,192.168.1.3/32", -EBUSY, "192.168.1.3 is the gateway of the route to "
+		  "10.21.0.0/16", NULL },
+		{ "1,fd00:1::2/64", -EBUSY, "fd00:1::2 is the gateway of the route to fd00:20::/32",
+		  NULL },
+		{ "0,10.20.0.9/24", -EBUSY, "10.20.0.9 is the remote of tunnel t1",
+		  "delete the tunnel first" },
+	};
+	struct fou_gw *gw = *state;
+
+	BAD_ARGS(gw, "addr", t);
+	UNIT_DEL(gw, "tunnel", "t1");
+	EXPECT_STMT_ERR(gw, "addr", "0,10.20.0.9/24", -EBUSY, "remote of tunnel g1");
+	UNIT_DEL(gw, "tunnel", "g1");
+	UNIT_APPLY(gw, "addr", "0,10.20.0.9/24");
+	UNIT_DEL(gw, "route", "10.21.0.0/16");
+	UNIT_APPLY(gw, "addr", "0,192.168.1.3/32");
+	UNIT_DEL(gw, "route", "fd00:20::/32");
+	UNIT_APPLY(gw, "addr", "1,fd00:1::2/64");
+}
+
 static void
 test_del_addr(void **state)
 {
@@ -1497,14 +1525,31 @@ test_del_addr(void **state)
 	assert_true(has_route(gw, "192.168.1.0/24"));
 	assert_true(has_route(gw, "192.168.1.255/32"));
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	/* the last network of port 1 that the gateways are on stays while
+	 * routes via them exist; another port's network does not count */
+	UNIT_APPLY(gw, "addr", "0,192.168.0.1/16");
+	EXPECT_DEL_ERR(gw, "addr", "1,192.168.1.5/24", -EBUSY, "the route to 10.20.0.0/16 via "
+		       "192.168.1.2 needs address 192.168.1.5/24", "delete the route first");
+	EXPECT_DEL_ERR(gw, "addr", "1,fd00:1::1/64", -EBUSY, "the route to fd00:20::/32 via "
+		       "fd00:1::2 needs address fd00:1::1/64");
+	UNIT_DEL(gw, "addr", "0,192.168.0.1/16");
+	/* a wider network of the port holds them */
+	UNIT_APPLY(gw, "addr", "1,192.168.0.1/16");
 	UNIT_DEL(gw, "addr", "1,192.168.1.5/24");
 	assert_false(has_route(gw, "192.168.1.5/32"));
 	assert_false(has_route(gw, "192.168.1.0/24"));
 	assert_false(has_route(gw, "192.168.1.255/32"));
-	/* as in Linux, a route via a gateway stays when the address of the
-	 * gateway's network goes (its neighbour entry still resolves it) */
 	assert_true(has_route(gw, "10.20.0.0/16"));
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	EXPECT_DEL_ERR(gw, "addr", "1,192.168.0.1/16", -EBUSY, "the route to 10.20.0.0/16 via");
+	UNIT_DEL(gw, "route", "10.20.0.0/16");
+	EXPECT_DEL_ERR(gw, "addr", "1,192.168.0.1/16", -EBUSY, "the route to 10.21.0.0/16 via");
+	UNIT_DEL(gw, "route", "10.21.0.0/16");
+	UNIT_DEL(gw, "addr", "1,192.168.0.1/16");
+	assert_false(has_route(gw, "192.168.0.0/16"));
+	UNIT_DEL(gw, "route", "fd00:20::/32");
+	UNIT_DEL(gw, "route", "fd00:21::/32");
+	UNIT_DEL(gw, "addr", "1,fd00:1::1/64");
 	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");
 	assert_true(has_route(gw, "192.168.1.0/24"));
 }
@@ -1619,16 +1664,47 @@ dump_cb(void *ctx, const char *name, const char *arg, struct fou_err *err)
 	return 0;
 }
 
+/* gw's dump applied to a fresh gateway dumps the same. A failed check
+ * leaves that gateway to the next call, which frees it, so that the tests
+ * after a failure still find memory for theirs. */
 static void
-test_config_dump(void **state)
+expect_dump_reloads(const struct fou_gw *gw)
 {
-	struct fou_gw *gw = *state, *gw2;
 	struct dump_lines *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	static struct fou_gw *gw2;
 	struct fou_err err;
 	unsigned int i;
 
 	assert_non_null(a);
 	assert_non_null(b);
+	assert_int_equal(fou_config_dump(gw, dump_cb, a, &err), 0);
+	fou_gw_free(gw2);
+	setup_bare((void **)&gw2);
+	for (i = 0; i < a->n; i++) {
+		char *sp = strchr(a->line[i], ' ');
+
+		*sp = '\0';
+		UNIT_APPLY(gw2, a->line[i], sp + 1);
+		*sp = ' ';
+	}
+	assert_int_equal(fou_config_dump(gw2, dump_cb, b, &err), 0);
+	assert_int_equal(a->n, b->n);
+	for (i = 0; i < a->n; i++)
+		assert_string_equal(a->line[i], b->line[i]);
+	fou_gw_free(gw2);
+	gw2 = NULL;
+	free(a);
+	free(b);
+}
+
+static void
+test_config_dump(void **state)
+{
+	struct dump_lines *a = calloc(1, sizeof(*a));
+	struct fou_gw *gw = *state;
+	struct fou_err err;
+
+	assert_non_null(a);
 	UNIT_APPLY(gw, "tunnel", "every.opt,type=gre,local=192.168.1.1,remote=10.20.0.10,"
 		   "ttl=9,tos=0x28,encap-sport=1234,encap-dport=5556,encap-csum,key=77,csum,seq");
 	UNIT_APPLY(gw, "tunnel", "p6,type=sit,local=10.0.0.1,remote=10.0.0.2,encap=none,"
@@ -1644,23 +1720,67 @@ test_config_dump(void **state)
 	assert_string_equal(a->line[1], "icmp-rate 10,burst=3");
 	assert_string_equal(a->line[2], "link 0,address=02:00:00:00:00:01,mtu=1500");
 	assert_string_equal(a->line[3], "link 1,address=02:00:00:00:01:01,mtu=1400");
-
-	/* the dump applied to a fresh gateway dumps the same */
-	setup_bare((void **)&gw2);
-	for (i = 0; i < a->n; i++) {
-		char *sp = strchr(a->line[i], ' ');
-
-		*sp = '\0';
-		UNIT_APPLY(gw2, a->line[i], sp + 1);
-		*sp = ' ';
-	}
-	assert_int_equal(fou_config_dump(gw2, dump_cb, b, &err), 0);
-	assert_int_equal(a->n, b->n);
-	for (i = 0; i < a->n; i++)
-		assert_string_equal(a->line[i], b->line[i]);
-	fou_gw_free(gw2);
 	free(a);
-	free(b);
+	expect_dump_reloads(gw);
+}
+
+/*
+ * Commands that would leave a state its dump cannot rebuild (a route's
+ * gateway or a tunnel's remote made a local address; the address a route's
+ * gateway needs deleted) are refused: what the commands leave reloads.
+ * A name starting with '-' is a delete.
+ */
+static void
+expect_stmts_reload(struct fou_gw *gw, const char *const (*stmts)[2], unsigned int n)
+{
+	struct fou_err err;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (stmts[i][0][0] == '-')
+			fou_stmt_del(gw, stmts[i][0] + 1, stmts[i][1], &err);
+		else
+			fou_stmt_apply(gw, stmts[i][0], stmts[i][1], &err);
+	}
+	expect_dump_reloads(gw);
+}
+#define EXPECT_STMTS_RELOAD(gw, s) expect_stmts_reload((gw), (s), RTE_DIM(s))
+
+static void
+test_reload_gateway_made_local(void **state)
+{
+	static const char *const s[][2] = {
+		{ "route", "10.50.0.0/16,dev=1,via=192.168.1.4" },
+		{ "route", "fd00:50::/64,dev=1,via=fd00:1::4" },
+		{ "addr", "1,192.168.1.4/24" },
+		{ "addr", "0,fd00:1::4/128" },
+	};
+
+	EXPECT_STMTS_RELOAD(*state, s);
+}
+
+static void
+test_reload_remote_made_local(void **state)
+{
+	static const char *const s[][2] = {
+		{ "tunnel", "t1,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555" },
+		{ "addr", "0,10.0.0.2/24" },
+	};
+
+	EXPECT_STMTS_RELOAD(*state, s);
+}
+
+static void
+test_reload_gateway_net_deleted(void **state)
+{
+	static const char *const s[][2] = {
+		{ "route", "10.51.0.0/16,dev=1,via=192.168.1.4" },
+		{ "route", "fd00:51::/64,dev=1,via=fd00:1::4" },
+		{ "-addr", "1,192.168.1.1/24" },
+		{ "-addr", "1,fd00:1::1/64" },
+	};
+
+	EXPECT_STMTS_RELOAD(*state, s);
 }
 
 /* Counters: reset moves what fou_stats_get() shows, not the totals. */
@@ -1789,11 +1909,15 @@ main(int argc, char **argv)
 		T_STD(test_del_neigh),
 		T_STD(test_neigh_cache),
 		T_STD(test_del_route),
+		T_TUN(test_addr_in_use),
 		T_TUN(test_del_addr),
 		T_TUN(test_del_tunnel),
 		T_STD(test_del_set_only),
 		T(test_del_recycles),
 		T_TUN(test_config_dump),
+		T_ADDRS(test_reload_gateway_made_local),
+		T_ADDRS(test_reload_remote_made_local),
+		T_ADDRS(test_reload_gateway_net_deleted),
 		T_STD(test_stats_reset),
 		T_STD(test_grace_period),
 	};
