@@ -254,9 +254,7 @@ fou_mb_gw_create(struct fou_mb *b)
 	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
 
 	fou_gw_params_default(&p);
-	/* the tunnel hashes (rte_hash, no extendable buckets) refuse keys
-	 * before max_tunnels of them are in: 65091 of 65536 fitted */
-	p.max_tunnels = max_t + max_t / 4;
+	p.max_tunnels = max_t;
 	p.max_nexthops = max_t + 64;
 	p.max_routes4 = max_r + max_t + 64;
 	p.socket_id = (int)rte_socket_id();

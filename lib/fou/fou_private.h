@@ -166,6 +166,7 @@ struct fou_gw {
 	/* control only */
 	struct fou_gw_params params;
 	uint32_t nb_nh;
+	uint32_t nb_neighs;			/* against params.max_neighs */
 	struct rte_hash *tun_names;		/* name -> index */
 	struct fou_addr_set addr_sets[2];
 	struct fou_route *routes;		/* in the order they were added */

@@ -81,6 +81,18 @@ fou_gw_rcu_attach(struct fou_gw *gw)
 	return ret;
 }
 
+/*
+ * Slots for an rte_hash that must hold n keys, whatever they are: a cuckoo
+ * hash of exactly n slots refuses a key a little before it is full (when
+ * no displacement path is found), so it gets twice the room; the tables
+ * count their entries against their maximum themselves.
+ */
+static uint32_t
+fou_hash_room(uint32_t n)
+{
+	return 2 * RTE_MAX(n, 8u);
+}
+
 struct fou_gw *
 fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 {
@@ -116,7 +128,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	fou_obj_name(name, sizeof(name), "neigh", gw);
 	gw->neigh = rte_hash_create(&(struct rte_hash_parameters){
 		.name = name,
-		.entries = p->max_neighs,
+		.entries = fou_hash_room(p->max_neighs),
 		.key_len = sizeof(struct fou_neigh_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = p->socket_id,
@@ -127,7 +139,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	fou_obj_name(name, sizeof(name), "tun", gw);
 	gw->tun_names = rte_hash_create(&(struct rte_hash_parameters){
 		.name = name,
-		.entries = RTE_MAX(p->max_tunnels, 8u),
+		.entries = fou_hash_room(p->max_tunnels),
 		.key_len = FOU_TUNNEL_NAMESIZE,
 		.hash_func = rte_hash_crc,
 		.socket_id = p->socket_id,
@@ -137,7 +149,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	fou_obj_name(name, sizeof(name), "tunrx", gw);
 	gw->tun_rx = rte_hash_create(&(struct rte_hash_parameters){
 		.name = name,
-		.entries = RTE_MAX(p->max_tunnels, 8u),
+		.entries = fou_hash_room(p->max_tunnels),
 		.key_len = sizeof(struct fou_tun_key),
 		.hash_func = rte_hash_crc,
 		.socket_id = p->socket_id,
@@ -1238,10 +1250,12 @@ fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		fou_err_set(err, "neighbour %s on port %u exists", IPSTR(ip), port);
 		return -EEXIST;
 	}
-	if (rte_hash_add_key_data(gw->neigh, &key, fou_neigh_data(mac)) < 0) {
+	if (gw->nb_neighs >= gw->params.max_neighs ||
+	    rte_hash_add_key_data(gw->neigh, &key, fou_neigh_data(mac)) < 0) {
 		fou_err_set(err, "neighbour table full (at most %u)", gw->params.max_neighs);
 		return -ENOSPC;
 	}
+	gw->nb_neighs++;
 	fou_neigh_changed(gw);
 	fou_gw_commit(gw);
 	return 0;
@@ -1272,6 +1286,7 @@ fou_neigh_del(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port, struct 
 		fou_err_set(err, "no neighbour %s on port %u", IPSTR(ip), port);
 		return -ENOENT;
 	}
+	gw->nb_neighs--;
 	fou_neigh_changed(gw);
 	fou_gw_commit(gw);
 	return 0;

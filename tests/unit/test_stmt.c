@@ -663,6 +663,46 @@ test_addr_rollback_routes(void **state)
 	fou_gw_free(gw);
 }
 
+/*
+ * The tables hold exactly what their maximum says: max_neighs neighbours
+ * and max_tunnels tunnels fit, whatever their hash keys, and one more is
+ * refused with the maximum named (an rte_hash of exactly that size fills
+ * up a little before, when a cuckoo path cannot be found).
+ */
+static void
+test_tables_hold_their_maximum(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+	char arg[128];
+	unsigned int i;
+
+	fou_gw_params_default(&p);
+	p.max_tunnels = 4096;
+	gw = unit_gw_new(&p);
+	*state = gw;		/* the teardown frees it, also after a failure */
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	UNIT_APPLY(gw, "addr", "0,10.0.0.1/24");
+	UNIT_APPLY(gw, "addr", "1,172.16.0.1/16");
+	for (i = 0; i < p.max_neighs; i++) {
+		snprintf(arg, sizeof(arg), "172.16.%u.%u,dev=1,lladdr=02:00:00:00:%02x:%02x",
+			 (i + 2) / 256, (i + 2) % 256, (i + 2) / 256, (i + 2) % 256);
+		unit_ctx("neighbour %u of %u", i + 1, p.max_neighs);
+		UNIT_APPLY(gw, "neigh", arg);
+	}
+	snprintf(arg, sizeof(arg), "neighbour table full (at most %u)", p.max_neighs);
+	EXPECT_STMT_ERR(gw, "neigh", "172.16.255.1,dev=1,lladdr=02:00:00:00:ff:01", -ENOSPC, arg);
+	for (i = 0; i < p.max_tunnels; i++) {
+		snprintf(arg, sizeof(arg),
+			 "t%u,type=ipip,local=10.0.0.1,remote=198.18.%u.%u,encap-dport=5555", i,
+			 i / 250, i % 250 + 1);
+		unit_ctx("tunnel %u of %u", i + 1, p.max_tunnels);
+		UNIT_APPLY(gw, "tunnel", arg);
+	}
+}
+
 /* --- route ------------------------------------------------------------------ */
 
 static void
@@ -1908,6 +1948,7 @@ main(int argc, char **argv)
 		T_STD(test_del_port),
 		T_STD(test_del_neigh),
 		T_STD(test_neigh_cache),
+		cmocka_unit_test_teardown(test_tables_hold_their_maximum, teardown_gw),
 		T_STD(test_del_route),
 		T_TUN(test_addr_in_use),
 		T_TUN(test_del_addr),
