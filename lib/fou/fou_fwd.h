@@ -105,12 +105,9 @@ fou_adj_neigh(const struct fou_gw *gw, struct fou_lcore_stats *st, const struct 
 	void *data;
 
 	static_assert(sizeof(key.k) <= sizeof(key.w), "neighbour key outgrew the cache key");
-	key.k.port = nh->port;
-	key.k.family = nh->family;
-	if (nh->family == AF_INET)
-		memcpy(key.k.addr, nh->type == FOU_NH_GATEWAY ? (const void *)&nh->gw.v4 : a->dst, 4);
-	else
-		memcpy(key.k.addr, nh->type == FOU_NH_GATEWAY ? (const void *)nh->gw.v6 : a->dst, 16);
+	fou_neigh_key_make(&key.k, nh->port, nh->family, nh->type != FOU_NH_GATEWAY ? a->dst :
+			   nh->family == AF_INET ? (const void *)&nh->gw.v4 :
+			   (const void *)nh->gw.v6);
 	if (unlikely(gen != st->neigh_gen)) {
 		memset(st->neigh_cache, 0, sizeof(st->neigh_cache));
 		st->neigh_gen = gen;

@@ -4,6 +4,7 @@
 #define FOU_PRIVATE_H
 
 #include <assert.h>
+#include <string.h>
 #include <arpa/inet.h>
 #include <rte_hash.h>
 #include <rte_lpm.h>
@@ -242,8 +243,19 @@ bool fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a);
 const char *fou_ip_str(const struct fou_ip *ip, char *buf, size_t len);
 #define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
 
-void fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family,
-			const void *addr);
+/* The neighbour hash key of addr (4 or 16 bytes by family) on port; the
+ * control functions and the data path (fou_adj_neigh) build it here. */
+static inline void
+fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const void *addr)
+{
+	memset(k, 0, sizeof(*k));
+	k->port = port;
+	k->family = family;
+	if (family == AF_INET)
+		memcpy(k->addr, addr, 4);
+	else
+		memcpy(k->addr, addr, 16);
+}
 
 /* Stop telemetry commands from reading gw; waits for one in progress. */
 void fou_telemetry_detach(struct fou_gw *gw);

@@ -1202,15 +1202,6 @@ fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n
 
 /* --- neighbours ------------------------------------------------------- */
 
-void
-fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const void *addr)
-{
-	memset(k, 0, sizeof(*k));
-	k->port = port;
-	k->family = family;
-	memcpy(k->addr, addr, family == AF_INET ? 4 : 16);
-}
-
 /* Empty every lcore's neighbour cache (fou_adj_neigh): the next lookup of
  * each lcore sees the new generation; fou_gw_commit()'s grace period makes
  * sure none still uses an old entry once the change returns. */
