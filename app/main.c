@@ -37,12 +37,10 @@ static uint64_t
 fou_app_rx_total(struct fou_gw *gw)
 {
 	struct fou_lcore_stats s;
-	uint64_t rx = 0;
-	unsigned int p;
+	uint64_t rx, tx;
 
 	fou_stats_sum(gw, &s);
-	for (p = 0; p < RTE_MAX_ETHPORTS; p++)
-		rx += s.rx[p];
+	fou_stats_rx_tx(&s, &rx, &tx);
 	return rx;
 }
 

@@ -326,7 +326,6 @@ int fou_neigh_get(const struct fou_gw *gw, const struct fou_ip *ip, uint16_t por
  */
 int fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
 			     struct fou_err *err);
-uint64_t fou_iface_tx_offload_get(const struct fou_gw *gw, uint16_t port);
 
 /*
  * What a worker lcore polls and where it sends: one TX queue on every port,
@@ -359,6 +358,8 @@ int fou_stats_get(const struct fou_gw *gw, int lcore_id, struct fou_lcore_stats 
  * zero, without writing the workers' counters. */
 void fou_stats_reset(struct fou_gw *gw);
 uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
+/* Packets received and sent in s, over every port. */
+void fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
 const char *fou_inner_name(enum fou_inner i);

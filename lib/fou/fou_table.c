@@ -467,20 +467,6 @@ fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
 	return 0;
 }
 
-uint64_t
-fou_iface_tx_offload_get(const struct fou_gw *gw, uint16_t port)
-{
-	uint64_t r = 0;
-
-	if (!fou_iface_enabled(gw, port))
-		return 0;
-	if (gw->iface[port].tx_ol & FOU_TXOL_IPV4)
-		r |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
-	if (gw->iface[port].tx_ol & FOU_TXOL_UDP)
-		r |= RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
-	return r;
-}
-
 /* --- worker lcores ----------------------------------------------------- */
 
 int
@@ -1855,6 +1841,19 @@ fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id)
 {
 	return lcore_id < RTE_MAX_LCORE &&
 	       __atomic_load_n(&gw->lcore_reader[lcore_id], __ATOMIC_RELAXED) != 0;
+}
+
+void
+fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx)
+{
+	unsigned int i;
+
+	*rx = 0;
+	*tx = 0;
+	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
+		*rx += s->rx[i];
+		*tx += s->tx[i];
+	}
 }
 
 uint64_t

@@ -211,7 +211,7 @@ fou_tel_per_lcore(const struct fou_gw *gw, int what)
 {
 	struct rte_tel_data *d = rte_tel_data_alloc();
 	struct fou_lcore_stats *s = malloc(sizeof(*s));
-	unsigned int l, i;
+	unsigned int l;
 	char key[8];
 
 	if (d == NULL || s == NULL) {
@@ -221,17 +221,15 @@ fou_tel_per_lcore(const struct fou_gw *gw, int what)
 	}
 	rte_tel_data_start_dict(d);
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
-		uint64_t v = 0;
+		uint64_t rx, tx;
 
 		if (!fou_lcore_is_reader(gw, l))
 			continue;
 		fou_stats_get(gw, (int)l, s);
-		for (i = 0; i < RTE_MAX_ETHPORTS && what != 2; i++)
-			v += what == 0 ? s->rx[i] : s->tx[i];
-		if (what == 2)
-			v = fou_stats_drops(s);
+		fou_stats_rx_tx(s, &rx, &tx);
 		snprintf(key, sizeof(key), "%u", l);
-		rte_tel_data_add_dict_u64(d, key, v);
+		rte_tel_data_add_dict_u64(d, key, what == 0 ? rx : what == 1 ? tx :
+					  fou_stats_drops(s));
 	}
 	free(s);
 	return d;
@@ -286,7 +284,7 @@ static int
 fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_lcore_stats *s;
-	uint64_t rx = 0, tx = 0, decap = 0;
+	uint64_t rx, tx, decap = 0;
 	unsigned int i;
 	int ret;
 
@@ -294,10 +292,7 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	if (s == NULL)
 		return -ENOMEM;
 	fou_stats_get(gw, a->lcore, s);
-	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
-		rx += s->rx[i];
-		tx += s->tx[i];
-	}
+	fou_stats_rx_tx(s, &rx, &tx);
 	for (i = 0; i < FOU_INNER_MAX; i++)
 		decap += s->decap_inner[i];
 
@@ -468,16 +463,13 @@ static struct rte_tel_data *
 fou_tel_lcore(const struct fou_worker_conf *c, const struct fou_lcore_stats *s)
 {
 	struct rte_tel_data *e = rte_tel_data_alloc();
-	uint64_t rx = 0, tx = 0;
+	uint64_t rx, tx;
 	char key[24];
 	unsigned int i;
 
 	if (e == NULL)
 		return NULL;
-	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
-		rx += s->rx[i];
-		tx += s->tx[i];
-	}
+	fou_stats_rx_tx(s, &rx, &tx);
 	rte_tel_data_start_dict(e);
 	rte_tel_data_add_dict_u64(e, "tx_queue", c->tx_queue);
 	for (i = 0; i < c->nb_rxq; i++) {
