@@ -16,7 +16,8 @@ it; then:
   (the named cases alone, in a first run, exactly under their reason);
 - every frame it sent is one Linux would have sent for one of the inputs,
   each input used once: the inner packet of an input whose outer IPv4, UDP
-  and GRE headers and checksums and inner IPv4 header are valid, forwarded
+  and GRE headers and checksums and inner IPv4 header (options included)
+  are valid, forwarded
   (TTL - 1, cut to its IP length) to the next hop or into the tunnel the
   route table says, or the ICMP error about it that Linux would build;
 - tshark finds no malformed packet and no expert error in the outputs
@@ -236,6 +237,36 @@ def _martian6(src, dst):
                for a in (s, d)) or src in LOCAL
 
 
+def _options_ok(opts):
+    """IPv4 options Linux' ip_rcv_options accepts (RFC 791 layouts; no source
+    route, since accept_source_route is off)."""
+    i = 0
+    while i < len(opts) and opts[i] != 0:
+        if opts[i] == 1:
+            i += 1
+            continue
+        n = opts[i + 1] if i + 1 < len(opts) else 0
+        if n < 2 or n > len(opts) - i:
+            return False
+        kind, o = opts[i], opts[i:i + n]
+        if kind in (131, 137):
+            return False
+        if kind == 7 and (n < 3 or o[2] < 4 or (o[2] <= n and o[2] + 3 > n)):
+            return False
+        if kind == 68:
+            if n < 4 or o[2] < 5:
+                return False
+            if o[2] > n:
+                if o[3] & 0xf != 3 and o[3] >> 4 == 15:
+                    return False
+            elif o[2] + 3 > n or (o[3] & 0xf in (1, 3) and o[2] + 7 > n):
+                return False
+        if kind == 148 and n < 4:
+            return False
+        i += n
+    return True
+
+
 def decap(frame):
     """The inner packet (cut to its IP length) of a frame Linux would
     decapsulate and hand to ip_forward, or None."""
@@ -251,6 +282,7 @@ def decap(frame):
         return None
     tot = int.from_bytes(ip[2:4], 'big')
     if tot < ihl or tot > len(ip) or int.from_bytes(ip[6:8], 'big') & 0x3fff or \
+            not _options_ok(ip[20:ihl]) or \
             ip[9] != 17 or ip[1] & 3 or \
             socket.inet_ntoa(ip[12:16]) != ft.IP_PEER or socket.inet_ntoa(ip[16:20]) != ft.IP_P0:
         return None
@@ -301,7 +333,7 @@ def _inner_valid(inner, ver):
                 tot > len(inner):
             return None
         inner = inner[:tot]
-        if _martian4(socket.inet_ntoa(inner[12:16]), socket.inet_ntoa(inner[16:20])):
+        if not _options_ok(inner[20:ihl]) or _martian4(socket.inet_ntoa(inner[12:16]), socket.inet_ntoa(inner[16:20])):
             return None
         return inner
     if len(inner) < 40 or inner[0] >> 4 != 6 or 40 + int.from_bytes(inner[4:6], 'big') > \
