@@ -42,7 +42,7 @@ from fou_testlib import fou, gre, v4, v6  # noqa: E402
 import test_malformed as tm  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.layers.l2 import GRE  # noqa: E402
-from scapy.layers.inet import IP, UDP, TCP  # noqa: E402
+from scapy.layers.inet import IP, UDP, TCP, IPOption_Router_Alert  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
 
@@ -140,8 +140,9 @@ def linux_frames():
 def built_frames():
     """ipip, gre (IPv4 and IPv6 inner, to either GRE tunnel) and sit FOU
     frames with ICMP, UDP and TCP inside, with and without the UDP checksum;
-    to next hops on port 1 and back into tunnels; TTL 64, 2 and 1; at and
-    just above the tunnel MTU."""
+    to next hops on port 1 and back into tunnels; TTL 64, 2 and 1; with an
+    outer IPv4 option, GRE sequence numbers, bytes after the inner packet
+    and after the outer one; at and just above the tunnel MTU."""
     frames = []
     seq = 100
     l4s = (lambda s: None, lambda s: UDP(sport=1000 + s, dport=53) / Raw(bytes(range(s % 40))),
@@ -166,6 +167,15 @@ def built_frames():
                 chk = None if seq % 2 else 0
                 frames.append(fou(5557, inner, sport=30000 + seq, chksum=chk))
                 frames.append(fou(5556, gre(inner), sport=30000 + seq, chksum=chk))
+    # an outer router alert option, GRE sequence numbers, Ethernet trailers
+    frames.append(fou(5555, v4(dst='192.168.4.9', seq=seq + 1),
+                      options=[IPOption_Router_Alert()]))
+    frames.append(fou(5556, gre(v6(dst='fd00:41::9', seq=seq + 2), s=1, seq=seq)))
+    frames.append(fou(5556, GRE(chksum_present=1, key_present=1, seqnum_present=1, key=GRE_KEY,
+                                sequence_number=5, proto=0x0800) /
+                      Raw(bytes(v4(dst='192.168.48.9', seq=seq + 3)) + b'trailer'), chksum=0))
+    frames.append(bytes(fou(5557, v6(dst='fd00:41::9', seq=seq + 4))) + bytes(9))
+    seq += 4
     # at the MTU of fou-ipip (1472) and fou-sit, one byte over, DF or not
     for size in (1472, 1473):
         for flags in ('DF', 0):
