@@ -8,8 +8,8 @@ and thousands of random truncations and single-bit flips of valid FOU
 packets: the Linux 6.1 captures of tests/data and scapy-built ipip, gre and
 sit packets (IPv4 and IPv6 inner, with and without the UDP checksum, GRE key
 and checksum, ICMP, UDP and TCP inside, some at the tunnel MTU or with a TTL
-about to expire). The gateway, configured with tunnels as in the demo, runs
-it; then:
+about to expire), and of plain IPv4 and IPv6 packets routed through. The
+gateway, configured with tunnels as in the demo, runs it; then:
 
 - it exits 0 with rx = tx + the sum of the named drops, every mbuf back in
   its pool, and each named malformation counted at least once per case
@@ -17,7 +17,7 @@ it; then:
 - every frame it sent is one Linux would have sent for one of the inputs,
   each input used once: the inner packet of an input whose outer IPv4, UDP
   and GRE headers and checksums and inner IPv4 header (options included)
-  are valid, forwarded
+  are valid, or a plain IPv4 / IPv6 packet for another host, forwarded
   (TTL - 1, cut to its IP length) to the next hop or into the tunnel the
   route table says, or the ICMP error about it that Linux would build;
 - tshark finds no malformed packet and no expert error in the outputs
@@ -41,7 +41,7 @@ import fou_testlib as ft  # noqa: E402
 from fou_testlib import fou, gre, v4, v6  # noqa: E402
 import test_malformed as tm  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
-from scapy.layers.l2 import GRE  # noqa: E402
+from scapy.layers.l2 import Ether, GRE  # noqa: E402
 from scapy.layers.inet import IP, UDP, TCP, IPOption_Router_Alert  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
@@ -176,6 +176,18 @@ def built_frames():
                       Raw(bytes(v4(dst='192.168.48.9', seq=seq + 3)) + b'trailer'), chksum=0))
     frames.append(bytes(fou(5557, v6(dst='fd00:41::9', seq=seq + 4))) + bytes(9))
     seq += 4
+    # plain IPv4 and IPv6 routed through: IPv6 has no header checksum, so
+    # its flipped bits reach the forwarding decisions
+    for dst, hlim in (('fd00:41::9', 64), ('fd00:40::9', 64), ('fd00:41::9', 2),
+                      ('fd00:40::9', 1)):
+        for k, l4 in enumerate(l4s):
+            seq += 1
+            ip6 = v6(dst=dst, hlim=hlim, seq=seq) if k == 0 else \
+                IPv6(src='fd00:40::2', dst=dst, hlim=hlim) / l4(seq)
+            frames.append(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / ip6)
+    for dst in ('192.168.4.9', '192.168.3.9'):
+        seq += 1
+        frames.append(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / v4(dst=dst, seq=seq))
     # at the MTU of fou-ipip (1472) and fou-sit, one byte over, DF or not
     for size in (1472, 1473):
         for flags in ('DF', 0):
@@ -331,6 +343,15 @@ def decap(frame):
     else:
         return None
     return _inner_valid(inner, ver)
+
+
+def plain(frame):
+    """The IP packet of a frame Linux would route as it is (unicast to us,
+    not to one of our addresses), cut to its IP length, or None."""
+    if len(frame) < 14 or frame[0:6] != bytes.fromhex(ft.MAC_P0.replace(':', '')):
+        return None
+    ver = {b'\x08\x00': 4, b'\x86\xdd': 6}.get(frame[12:14])
+    return _inner_valid(frame[14:], ver) if ver else None
 
 
 def _inner_valid(inner, ver):
@@ -497,6 +518,8 @@ class Hostile(ft.GatewayTestCase):
         reference = {}
         for f in frames:
             inner = decap(f)
+            if inner is None:
+                inner = plain(f)
             exp = expected_output(inner) if inner is not None else None
             if exp is None:
                 continue
