@@ -49,6 +49,7 @@
 	X(IP_HDR_BAD, ip_hdr_bad, "IP version does not match the ethertype, or IPv4 IHL < 5") \
 	X(IP_CKSUM_BAD, ip_cksum_bad, "IPv4 header checksum wrong") \
 	X(IP_LEN_BAD, ip_len_bad, "IP length below the header or beyond the frame") \
+	X(IP_OPTIONS_BAD, ip_options_bad, "IPv4 options malformed, or a source route (LSRR, SSRR): Linux drops both") \
 	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
 	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet: never forwarded (no local stack)") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address (FOU receive is over IPv4; no local stack)") \
@@ -70,6 +71,7 @@
 	X(INNER_HDR_BAD, inner_hdr_bad, "inner IP version does not match, or IHL < 5") \
 	X(INNER_LEN_BAD, inner_len_bad, "inner IP length below its header or beyond the tunnel payload") \
 	X(INNER_CKSUM_BAD, inner_cksum_bad, "inner IPv4 header checksum wrong") \
+	X(INNER_OPTIONS_BAD, inner_options_bad, "inner IPv4 options malformed, or a source route (LSRR, SSRR)") \
 	X(INNER_MARTIAN, inner_martian, "inner source or destination that is never forwarded, or a source that is ours") \
 	X(ECN_DROP, ecn_drop, "outer CE on an inner Not-ECT packet (RFC 6040)") \
 	X(NO_ROUTE, no_route, "no route to the destination, or to a tunnel's remote") \

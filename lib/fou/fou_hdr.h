@@ -3,6 +3,7 @@
 #ifndef FOU_HDR_H
 #define FOU_HDR_H
 
+#include <stdbool.h>
 #include <string.h>
 #include <netinet/in.h>
 #include <rte_byteorder.h>
@@ -16,6 +17,91 @@
 #define FOU_GRE_K 0x2000
 #define FOU_GRE_S 0x1000
 #define FOU_GRE_VER_MASK 0x0007
+
+/* IPv4 option types (RFC 791, RFC 2113). */
+#define FOU_IPOPT_EOL 0
+#define FOU_IPOPT_NOP 1
+#define FOU_IPOPT_RR 7
+#define FOU_IPOPT_TS 68
+#define FOU_IPOPT_LSRR 131
+#define FOU_IPOPT_SSRR 137
+#define FOU_IPOPT_RA 148
+#define FOU_IPOPT_TS_ADDR 1		/* timestamp flags: address + time */
+#define FOU_IPOPT_TS_PRESPEC 3		/* prespecified addresses + time */
+
+/*
+ * A timestamp option of olen bytes (RFC 791): length, pointer, and for a
+ * full option the overflow counter, as Linux' ip_options_compile() checks
+ * them on receive.
+ */
+static inline bool
+fou_ip4_ts_ok(const uint8_t *o, uint32_t olen)
+{
+	uint32_t ptr = olen >= 3 ? o[2] : 0, flags = olen >= 4 ? o[3] & 0xfu : 0;
+
+	if (olen < 4 || ptr < 5)
+		return false;
+	if (ptr > olen)		/* full: the overflow counter must not wrap */
+		return flags == FOU_IPOPT_TS_PRESPEC || (o[3] >> 4) != 15;
+	if (ptr + 3 > olen)
+		return false;
+	if (flags == FOU_IPOPT_TS_ADDR || flags == FOU_IPOPT_TS_PRESPEC)
+		return ptr + 7 <= olen;
+	return true;
+}
+
+/*
+ * The len option bytes of an IPv4 header may be received: every option
+ * well formed (a length of 2 or more within the header, record route and
+ * timestamp pointers in range, router alert 4 bytes), and no source route.
+ * Linux drops the others in ip_rcv_options(): malformed ones, and LSRR /
+ * SSRR since accept_source_route is off (RFC 7126 4.3, 4.4 advise the same).
+ */
+static inline bool
+fou_ip4_options_ok(const uint8_t *opt, uint32_t len)
+{
+	uint32_t i = 0, olen;
+
+	while (i < len && opt[i] != FOU_IPOPT_EOL) {
+		if (opt[i] == FOU_IPOPT_NOP) {
+			i++;
+			continue;
+		}
+		olen = len - i >= 2 ? opt[i + 1] : 0;
+		if (olen < 2 || olen > len - i)
+			return false;
+		switch (opt[i]) {
+		case FOU_IPOPT_LSRR:
+		case FOU_IPOPT_SSRR:
+			return false;
+		case FOU_IPOPT_RR:
+			if (olen < 3 || opt[i + 2] < 4 ||
+			    (opt[i + 2] <= olen && opt[i + 2] + 3u > olen))
+				return false;
+			break;
+		case FOU_IPOPT_TS:
+			if (!fou_ip4_ts_ok(opt + i, olen))
+				return false;
+			break;
+		case FOU_IPOPT_RA:
+			if (olen < 4)
+				return false;
+			break;
+		default:
+			break;
+		}
+		i += olen;
+	}
+	return true;
+}
+
+/* The options of an IPv4 header of hl bytes are fine (none is). */
+static inline bool
+fou_ip4_hdr_options_ok(const struct rte_ipv4_hdr *ip, uint32_t hl)
+{
+	return likely(hl == sizeof(*ip)) ||
+	       fou_ip4_options_ok((const uint8_t *)(ip + 1), hl - sizeof(*ip));
+}
 
 /* ECN codepoints (RFC 3168). */
 #define FOU_ECN_NOT_ECT 0

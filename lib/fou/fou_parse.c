@@ -110,6 +110,21 @@ fou_parse_proto(const char *s, uint8_t *ipproto, struct fou_err *err)
 
 /* --- argument splitting ----------------------------------------------- */
 
+int
+fou_parse_fields_copy(char *buf, size_t len, const char *arg, struct fou_err *err)
+{
+	if (rte_strscpy(buf, arg, len) < 0) {
+		fou_err_set(err, "argument longer than %zu characters", len - 1);
+		return -E2BIG;
+	}
+	if (buf[0] == ',' || (buf[0] != '\0' && buf[strlen(buf) - 1] == ',') ||
+	    strstr(buf, ",,") != NULL) {
+		fou_err_set(err, "empty field in '%s'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct fou_fields {
 	char buf[FOU_ERR_LEN];
 	unsigned int npos, nkv;
@@ -139,17 +154,12 @@ fou_fields_split(const struct fou_stmt_form *st, const char *arg, struct fou_fie
 {
 	char *tok, *save = NULL;
 	unsigned int i, k;
+	int ret;
 
 	memset(f, 0, sizeof(*f));
-	if (rte_strscpy(f->buf, arg, sizeof(f->buf)) < 0) {
-		fou_err_set(err, "argument longer than %zu characters", sizeof(f->buf) - 1);
-		return -E2BIG;
-	}
-	if (f->buf[0] == ',' || (f->buf[0] != '\0' && f->buf[strlen(f->buf) - 1] == ',') ||
-	    strstr(f->buf, ",,") != NULL) {
-		fou_err_set(err, "empty field in '%s'", arg);
-		return -EINVAL;
-	}
+	ret = fou_parse_fields_copy(f->buf, sizeof(f->buf), arg, err);
+	if (ret < 0)
+		return ret;
 	for (tok = strtok_r(f->buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 

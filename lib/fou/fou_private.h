@@ -260,6 +260,13 @@ fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const
 /* Stop telemetry commands from reading gw; waits for one in progress. */
 void fou_telemetry_detach(struct fou_gw *gw);
 
+/*
+ * Copy a comma-separated argument into buf for strtok_r: -E2BIG when it does
+ * not fit (never cut: a cut argument could mean something else), -EINVAL
+ * for an empty field (leading, trailing or doubled ','), each named in err.
+ */
+int fou_parse_fields_copy(char *buf, size_t len, const char *arg, struct fou_err *err);
+
 /* Wait until every worker lcore has passed a quiescent state. */
 void fou_gw_sync(const struct fou_gw *gw);
 

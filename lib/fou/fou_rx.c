@@ -184,6 +184,8 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (fou_martian4_src(ip->src_addr) || fou_martian4_dst(ip->dst_addr) ||
 	    fou_bcast4(ip->dst_addr) || fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_INNER_MARTIAN;
+	if (!fou_ip4_hdr_options_ok(ip, hl))
+		return FOU_DROP_INNER_OPTIONS_BAD;
 	return fou_fwd4(gw, st, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr),
 			out_port);
 }
@@ -427,6 +429,9 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	nh = fou_route4(gw, ip->dst_addr);
 	if (fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_OUTER_MARTIAN;
+	/* ip_rcv_options, after the route lookup as in ip_rcv_finish_core */
+	if (!fou_ip4_hdr_options_ok(ip, hl))
+		return FOU_DROP_IP_OPTIONS_BAD;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
 		return fou_rx_local4(gw, st, m, off, ip, hl, tot, out_port);
 	if (l2_group)

@@ -143,12 +143,15 @@ fou_tel_args_parse(const char *params, const char *const *keys, struct fou_tel_a
 	char buf[FOU_ERR_LEN], *tok, *save = NULL;
 	bool seen[2] = { false, false };
 	uint32_t v;
+	int ret;
 
 	a->offset = 0;
 	a->lcore = -1;
 	if (params == NULL || params[0] == '\0')
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", params);
+	ret = fou_parse_fields_copy(buf, sizeof(buf), params, err);
+	if (ret < 0)
+		return ret;
 	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		unsigned int k;

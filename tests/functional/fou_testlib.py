@@ -56,7 +56,7 @@ DROP_REASONS = _drop_reasons()
 
 # Drops that happen after the inner packet was accepted by its tunnel: those
 # packets count as decapsulated (as Linux counts them on the tunnel device).
-POST_DECAP_DROPS = frozenset(('inner_martian', 'no_route', 'inner_local', 'ttl_exceeded',
+POST_DECAP_DROPS = frozenset(('inner_martian', 'inner_options_bad', 'no_route', 'inner_local', 'ttl_exceeded',
                               'mtu_exceeded', 'no_neigh', 'tx_full', 'icmp_ratelimited',
                               'tunnel_loop', 'no_headroom'))
 

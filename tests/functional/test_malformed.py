@@ -13,7 +13,8 @@ import fou_testlib as ft  # noqa: E402
 from fou_testlib import fou, gre, v4, v6  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.layers.l2 import Ether, Dot1Q, ARP, GRE  # noqa: E402
-from scapy.layers.inet import IP, UDP, ICMP, TCP, IPOption_Router_Alert  # noqa: E402
+from scapy.layers.inet import IP, UDP, ICMP, TCP, IPOption, IPOption_Router_Alert, \
+    IPOption_LSRR, IPOption_SSRR  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
 
 
@@ -112,6 +113,22 @@ def malformed_traffic():
            'ip_cksum_bad')
     t.drop('outer IPv4 option byte changed', patched(with_opts, 14 + 21, b'\x01'),
            'ip_cksum_bad')
+    # IPv4 options Linux drops (ip_rcv_options): malformed, or a source route
+    t.drop('outer loose source route', fou(5555, v4(seq=37),
+                                           options=[IPOption_LSRR(routers=[ft.IP_P0])]),
+           'ip_options_bad')
+    t.drop('outer option of length 1', fou(5555, v4(seq=38),
+                                           options=[IPOption(b'\x07\x01\x00\x00')]),
+           'ip_options_bad')
+    t.drop('routed, loose source route', eth() / IP(src=ft.IP_PEER, dst='192.168.4.9',
+                                                    options=[IPOption_LSRR(
+                                                        routers=['192.168.4.1'])]) /
+           UDP(sport=1, dport=2), 'ip_options_bad', plain=True)
+    t.drop('inner strict source route', fou(5555, v4(seq=39, options=[
+        IPOption_SSRR(routers=['192.168.4.1'])])), 'inner_options_bad')
+    t.drop('inner timestamp full, overflow counter 15', fou(5556, gre(v4(
+        dst='192.168.47.1', seq=40, options=[IPOption(b'\x44\x0c\x0d\xf0' + bytes(8))]))),
+           'inner_options_bad')
     t.drop('outer first fragment (MF)', fou(5555, v4(seq=10), flags='MF'), 'ip_fragment')
     t.drop('outer last fragment (offset)', eth() / outer_ip(proto=17, frag=185) /
            Raw(bytes(v4(seq=11))), 'ip_fragment')

@@ -890,6 +890,84 @@ test_inner_options(void **state)
 	PKT_DROP(gw, &p, FOU_DROP_INNER_CKSUM_BAD);
 }
 
+/*
+ * IPv4 options as Linux' ip_options_compile() takes them on receive, and
+ * source routes refused (accept_source_route off): option bytes -> verdict.
+ */
+static const struct {
+	const char *name;
+	uint8_t len;
+	uint8_t b[16];
+	bool ok;
+} opt_cases[] = {
+	{ "NOPs", 4, { 1, 1, 1, 1 }, true },
+	{ "EOL, then anything", 4, { 0, 0xff, 0x07, 0x01 }, true },
+	{ "router alert", 4, { 0x94, 4, 0, 0 }, true },
+	{ "router alert of 2 bytes", 4, { 0x94, 2, 1, 1 }, false },
+	{ "stream id (unknown here: ignored)", 4, { 0x88, 4, 0, 1 }, true },
+	{ "record route with room", 8, { 7, 7, 4, 0, 0, 0, 0, 0 }, true },
+	{ "record route full", 8, { 7, 7, 8, 1, 2, 3, 4, 0 }, true },
+	{ "record route pointer 3", 8, { 7, 7, 3, 0, 0, 0, 0, 0 }, false },
+	{ "record route pointer inside the last address", 8, { 7, 7, 5, 0, 0, 0, 0, 0 }, false },
+	{ "record route of 2 bytes", 4, { 7, 2, 1, 1 }, false },
+	{ "option length 1", 4, { 7, 1, 0, 0 }, false },
+	{ "option length 0", 4, { 0x94, 0, 0, 0 }, false },
+	{ "option longer than the header", 4, { 0x44, 40, 5, 0 }, false },
+	{ "type byte alone at the end", 4, { 1, 1, 1, 0x94 }, false },
+	{ "timestamp with room", 12, { 0x44, 12, 5, 0 }, true },
+	{ "timestamp and address with room", 12, { 0x44, 12, 5, 1 }, true },
+	{ "timestamp and address, room for 4 bytes", 12, { 0x44, 12, 9, 1 }, false },
+	{ "timestamp full, overflow 14", 12, { 0x44, 12, 13, 0xe0 }, true },
+	{ "timestamp full, overflow 15", 12, { 0x44, 12, 13, 0xf0 }, false },
+	{ "timestamp prespecified full, overflow 15", 12, { 0x44, 12, 13, 0xf3 }, true },
+	{ "timestamp pointer 4", 12, { 0x44, 12, 4, 0 }, false },
+	{ "timestamp of 3 bytes", 4, { 0x44, 3, 5, 1 }, false },
+	{ "loose source route", 8, { 0x83, 7, 4, 192, 0, 2, 1, 0 }, false },
+	{ "strict source route", 8, { 0x89, 7, 4, 192, 0, 2, 1, 0 }, false },
+	{ "source route after a NOP and RA", 12, { 1, 0x94, 4, 0, 0, 0x83, 3, 4, 0, 0, 0, 0 },
+	  false },
+};
+
+static void
+test_ip_options(void **state)
+{
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(opt_cases); i++) {
+		unit_ctx("%s", opt_cases[i].name);
+		assert_int_equal(fou_ip4_options_ok(opt_cases[i].b, opt_cases[i].len),
+				 opt_cases[i].ok);
+	}
+}
+
+/* A refused option, outer or inner, drops the packet under its counter. */
+static void
+test_ip_options_refused(void **state)
+{
+	static const uint8_t lsrr[8] = { 0x83, 7, 4, 192, 0, 2, 1, 0 };
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	(void)state;
+	unit_spec_gre4(&s, FOU_GRE_C | FOU_GRE_K);
+	s.in_opt_words = 2;
+	unit_build(&s, &p);
+	memcpy(p.b + p.inner + 20, lsrr, sizeof(lsrr));
+	unit_fix(&p);
+	PKT_DROP_DECAP(gw, &p, FOU_DROP_INNER_OPTIONS_BAD, PORT_GRE, FOU_INNER_IPV4);
+
+	unit_spec_ipip(&s);
+	s.opt_words = 2;
+	unit_build(&s, &p);
+	memcpy(p.b + p.l3 + 20, lsrr, sizeof(lsrr));
+	unit_fix(&p);
+	PKT_DROP(gw, &p, FOU_DROP_IP_OPTIONS_BAD);
+	p.b[p.l3 + 20] = 0x94;	/* a router alert of 7 bytes: fine */
+	unit_fix(&p);
+	run_expect(&unit_cases[0], &p, UNIT_FWD);
+}
+
 static int
 setup(void **state)
 {
@@ -945,6 +1023,8 @@ main(int argc, char **argv)
 		T(test_inner_trailer_trimmed),
 		T(test_inner_cksum_bad),
 		T(test_inner_options),
+		T(test_ip_options),
+		T(test_ip_options_refused),
 	};
 	int failures;
 

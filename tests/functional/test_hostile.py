@@ -1,0 +1,579 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""A hostile capture: what a gateway facing the internet must survive.
+
+One capture holds every malformation of test_malformed.py, the drop reasons
+that need tunnels (no_tunnel, gre_csum_mismatch, ecn_drop, tunnel_loop, ...),
+and thousands of random truncations and single-bit flips of valid FOU
+packets: the Linux 6.1 captures of tests/data and scapy-built ipip, gre and
+sit packets (IPv4 and IPv6 inner, with and without the UDP checksum, GRE key
+and checksum, ICMP, UDP and TCP inside, some at the tunnel MTU or with a TTL
+about to expire), and of plain IPv4 and IPv6 packets routed through. The
+gateway, configured with tunnels as in the demo, runs it; then:
+
+- it exits 0 with rx = tx + the sum of the named drops, every mbuf back in
+  its pool, and each named malformation counted at least once per case
+  (the named cases alone, in a first run, exactly under their reason);
+- every frame it sent is one Linux would have sent for one of the inputs,
+  each input used once: the inner packet of an input whose outer IPv4, UDP
+  and GRE headers and checksums and inner IPv4 header (options included)
+  are valid, or a plain IPv4 / IPv6 packet for another host, forwarded
+  (TTL - 1, cut to its IP length) to the next hop or into the tunnel the
+  route table says, or the ICMP error about it that Linux would build;
+- tshark finds no malformed packet and no expert error in the outputs
+  except the ones the forwarded inner packet itself carried (a bit flipped
+  in an ICMP, UDP or TCP payload makes a bad L4 checksum that a router,
+  Linux included, forwards as it is: routers do not check L4 checksums).
+
+The random cases come from a seed printed on stderr; FOU_HOSTILE_SEED=N
+reproduces a run, FOU_HOSTILE_CASES=N sets how many (default 3000)."""
+import collections
+import ipaddress
+import os
+import random
+import re
+import socket
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fou_testlib as ft  # noqa: E402
+from fou_testlib import fou, gre, v4, v6  # noqa: E402
+import test_malformed as tm  # noqa: E402
+from scapy.packet import Raw  # noqa: E402
+from scapy.layers.l2 import Ether, GRE  # noqa: E402
+from scapy.layers.inet import IP, UDP, TCP, IPOption_Router_Alert  # noqa: E402
+from scapy.layers.inet6 import IPv6  # noqa: E402
+from scapy.utils import rdpcap  # noqa: E402
+
+SEED = int(os.environ.get('FOU_HOSTILE_SEED', '20261203'))
+CASES = int(os.environ.get('FOU_HOSTILE_CASES', '3000'))
+
+GRE_KEY = 7
+# test_malformed's gateway (PROTO_OPTS) with the demo's tunnels back to the
+# peer, a GRE tunnel with key and checksum, and one whose remote is routed
+# into another tunnel.
+TUNNELS = [
+    'fou-ipip,type=ipip,local=10.99.0.1,remote=10.99.0.2,ttl=64,encap-dport=5555',
+    'fou-gre,type=gre,local=10.99.0.1,remote=10.99.0.2,ttl=64,encap-dport=5556',
+    'fou-sit,type=sit,local=10.99.0.1,remote=10.99.0.2,ttl=64,encap-dport=5557',
+    'gre-kc,type=gre,local=10.99.0.1,remote=10.99.0.2,ttl=64,key=%d,csum,encap-dport=5556,'
+    'encap-csum' % GRE_KEY,
+    'loop,type=ipip,local=10.99.0.1,remote=10.77.0.2,encap-dport=5555',
+]
+# prefix: (port, next hop MAC) or a tunnel name; the connected networks with
+# the neighbours the gateway knows on them.
+ROUTES = {
+    '192.168.4.0/24': (1, ft.MAC_NH_IPIP),
+    '192.168.47.0/24': (1, ft.MAC_NH_GRE),
+    'fd00:41::/64': (1, ft.MAC_NH_SIT),
+    '192.168.3.0/24': 'fou-ipip',
+    '192.168.48.0/24': 'fou-gre',
+    '192.168.49.0/24': 'gre-kc',
+    'fd00:40::/64': 'fou-sit',
+    '10.77.0.0/24': 'fou-gre',
+    '192.168.77.0/24': 'loop',
+}
+NEIGHS = {'192.168.1.2': (1, ft.MAC_NH_IPIP), '192.168.1.3': (1, ft.MAC_NH_GRE),
+          'fd00:1::2': (1, ft.MAC_NH_SIT), '10.99.0.2': (0, ft.MAC_PEER)}
+CONNECTED = {'10.99.0.0/24': 0, '192.168.1.0/24': 1, 'fd00:1::/64': 1}
+LOCAL = {'10.99.0.1', '192.168.1.1', 'fd00:1::1'}
+# tunnel: (FOU port, GRE key or None, GRE checksum, UDP checksum, MTU on a 1500 port)
+TUNNEL_OUT = {'fou-ipip': (5555, None, False, False, 1472),
+              'fou-gre': (5556, None, False, False, 1468),
+              'fou-sit': (5557, None, False, False, 1472),
+              'gre-kc': (5556, GRE_KEY, True, True, 1460)}
+
+# the FOU ports of ft.PROTO_OPTS with a handler: UDP port -> IP protocol
+FOU_PROTO = {5555: 4, 5556: 47, 5557: 41, 5558: 41, 5559: 4}
+
+OPTS = list(ft.PROTO_OPTS) + ['--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER]
+for _t in TUNNELS:
+    OPTS += ['--tunnel', _t]
+for _p, _r in ROUTES.items():
+    if isinstance(_r, str):
+        OPTS += ['--route', '%s,dev=%s' % (_p, _r)]
+
+
+def named_traffic():
+    """test_malformed's cases and the drops that need tunnels, each under
+    its reason."""
+    t = tm.malformed_traffic()
+    other = fou(5555, v4(seq=50))
+    other[IP].src = '10.99.0.5'
+    t.drop('ipip from 10.99.0.5, not a tunnel remote', other, 'no_tunnel')
+    t.drop('gre key 99: no tunnel has it', fou(5556, gre(v4(dst='192.168.47.1', seq=51), k=1,
+                                                         seq=99 - 0x0a0b0c0d)), 'no_tunnel')
+    t.drop('gre with checksum to the tunnel without csum',
+           fou(5556, gre(v4(dst='192.168.47.1', seq=52), c=1)), 'gre_csum_mismatch')
+    t.drop('gre key 7 without checksum to the csum tunnel',
+           fou(5556, gre(v4(dst='192.168.47.1', seq=53), k=1, seq=GRE_KEY - 0x0a0b0c0d)),
+           'gre_csum_mismatch')
+    t.drop('outer CE, inner Not-ECT', fou(5555, v4(seq=54), tos=3), 'ecn_drop')
+    t.drop('FOU port 6000 (UDP inside)', fou(6000, UDP(sport=1, dport=2) / Raw(b'x' * 8)),
+           'fou_proto_unhandled')
+    t.drop('TTL 1 from a source with no route back', fou(5555, v4(src='203.0.113.5', ttl=1,
+                                                                 seq=55)), 'ttl_exceeded')
+    t.drop('1480 bytes without DF into fou-ipip (MTU 1472)',
+           fou(5555, v4(dst='192.168.3.7', size=1480, seq=56)), 'mtu_exceeded')
+    t.drop('into tunnel loop, whose remote is routed into fou-gre',
+           fou(5555, v4(dst='192.168.77.1', seq=57)), 'tunnel_loop')
+    t.drop('to 192.168.1.77 (connected, no neighbour)', fou(5555, v4(dst='192.168.1.77', seq=58)),
+           'no_neigh')
+    t.drop('to 198.51.100.1 (no route)', fou(5555, v4(dst='198.51.100.1', seq=59)), 'no_route')
+    return t
+
+
+# --- the valid packets the random cases start from ----------------------------
+
+def linux_frames():
+    """The FOU frames of the Linux 6.1 captures (not the ICMP errors the
+    peer sent to 10.99.0.3)."""
+    out = []
+    for name in ft.LINUX_CAPTURES:
+        for p in rdpcap(ft.linux_capture(name)):
+            if UDP in p and p[IP].dst == ft.IP_P0:
+                out.append(bytes(p))
+    return out
+
+
+def built_frames():
+    """ipip, gre (IPv4 and IPv6 inner, to either GRE tunnel) and sit FOU
+    frames with ICMP, UDP and TCP inside, with and without the UDP checksum;
+    to next hops on port 1 and back into tunnels; TTL 64, 2 and 1; with an
+    outer IPv4 option, GRE sequence numbers, bytes after the inner packet
+    and after the outer one; at and just above the tunnel MTU."""
+    frames = []
+    seq = 100
+    l4s = (lambda s: None, lambda s: UDP(sport=1000 + s, dport=53) / Raw(bytes(range(s % 40))),
+           lambda s: TCP(sport=2000 + s, dport=80, flags='PA', seq=s) / Raw(b'tcp' * (s % 9)))
+    for dst in ('192.168.4.9', '192.168.47.9', '192.168.48.9', '192.168.3.9', '192.168.49.9'):
+        for ttl in (64, 2, 1):
+            for k, l4 in enumerate(l4s):
+                seq += 1
+                inner = v4(dst=dst, ttl=ttl, seq=seq) if k == 0 else \
+                    IP(src='192.168.3.2', dst=dst, ttl=ttl, id=seq) / l4(seq)
+                chk = None if seq % 2 else 0
+                frames.append(fou(5555, inner, sport=30000 + seq, chksum=chk))
+                frames.append(fou(5556, gre(inner), sport=30000 + seq, chksum=chk))
+                frames.append(fou(5556, gre(inner, c=1, k=1, seq=GRE_KEY - 0x0a0b0c0d),
+                                  sport=30000 + seq, chksum=chk))
+    for dst in ('fd00:41::9', 'fd00:40::9'):
+        for hlim in (64, 2, 1):
+            for k, l4 in enumerate(l4s):
+                seq += 1
+                inner = v6(dst=dst, hlim=hlim, seq=seq) if k == 0 else \
+                    IPv6(src='fd00:40::2', dst=dst, hlim=hlim) / l4(seq)
+                chk = None if seq % 2 else 0
+                frames.append(fou(5557, inner, sport=30000 + seq, chksum=chk))
+                frames.append(fou(5556, gre(inner), sport=30000 + seq, chksum=chk))
+    # an outer router alert option, GRE sequence numbers, Ethernet trailers
+    frames.append(fou(5555, v4(dst='192.168.4.9', seq=seq + 1),
+                      options=[IPOption_Router_Alert()]))
+    frames.append(fou(5556, gre(v6(dst='fd00:41::9', seq=seq + 2), s=1, seq=seq)))
+    frames.append(fou(5556, GRE(chksum_present=1, key_present=1, seqnum_present=1, key=GRE_KEY,
+                                sequence_number=5, proto=0x0800) /
+                      Raw(bytes(v4(dst='192.168.48.9', seq=seq + 3)) + b'trailer'), chksum=0))
+    frames.append(bytes(fou(5557, v6(dst='fd00:41::9', seq=seq + 4))) + bytes(9))
+    seq += 4
+    # plain IPv4 and IPv6 routed through: IPv6 has no header checksum, so
+    # its flipped bits reach the forwarding decisions
+    for dst, hlim in (('fd00:41::9', 64), ('fd00:40::9', 64), ('fd00:41::9', 2),
+                      ('fd00:40::9', 1)):
+        for k, l4 in enumerate(l4s):
+            seq += 1
+            ip6 = v6(dst=dst, hlim=hlim, seq=seq) if k == 0 else \
+                IPv6(src='fd00:40::2', dst=dst, hlim=hlim) / l4(seq)
+            frames.append(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / ip6)
+    for dst in ('192.168.4.9', '192.168.3.9'):
+        seq += 1
+        frames.append(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / v4(dst=dst, seq=seq))
+    # at the MTU of fou-ipip (1472) and fou-sit, one byte over, DF or not
+    for size in (1472, 1473):
+        for flags in ('DF', 0):
+            seq += 1
+            frames.append(fou(5555, v4(dst='192.168.3.9', size=size, flags=flags, seq=seq)))
+        frames.append(fou(5557, v6(dst='fd00:40::9', size=size, seq=seq)))
+    return [bytes(f) for f in frames]
+
+
+def mutations(bases, rng, n):
+    """n frames, each a base frame cut at a random length or with one bit
+    flipped (mostly in the first 110 bytes, where the headers are)."""
+    out = []
+    for _ in range(n):
+        b = bytearray(rng.choice(bases))
+        if rng.random() < 0.25:
+            out.append(bytes(b[:rng.randrange(1, len(b))]))
+            continue
+        pos = rng.randrange(min(len(b), 110)) if rng.random() < 0.8 else rng.randrange(len(b))
+        b[pos] ^= 1 << rng.randrange(8)
+        out.append(bytes(b))
+    return out
+
+
+# --- what Linux does with a frame (ip_rcv, fou_udp_recv, ipip/sit/gre
+# receive, ip_forward / ip6_forward with the routes above) -----------------------
+
+def _sum_ok(data, start=0):
+    return ft.inet_sum(data, start) == 0xffff
+
+
+def _lpm(addr):
+    """The route table's answer for an address: ('local'), ('bcast'),
+    ('port', port, mac or None), ('tunnel', name) or None."""
+    a = ipaddress.ip_address(addr)
+    if addr in LOCAL:
+        return ('local',)
+    best = None
+    for prefix, how in list(ROUTES.items()) + list(CONNECTED.items()):
+        net = ipaddress.ip_network(prefix)
+        if a.version != net.version or a not in net:
+            continue
+        if best is not None and best[0].prefixlen >= net.prefixlen:
+            continue
+        best = (net, how)
+    if best is None:
+        return None
+    net, how = best
+    if isinstance(how, str):
+        return ('tunnel', how)
+    if isinstance(how, tuple):
+        return ('port',) + how
+    if a.version == 4 and a == net.broadcast_address:
+        return ('bcast',)
+    return ('port', how, NEIGHS.get(addr, (None, None))[1])
+
+
+def _martian4(src, dst):
+    s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    zero = ipaddress.ip_network('0.0.0.0/8')
+    return (s.is_multicast or s.is_loopback or s in zero or src == '255.255.255.255' or
+            d.is_multicast or d.is_loopback or d in zero or dst == '255.255.255.255' or
+            src in LOCAL or _lpm(src) == ('bcast',))
+
+
+def _martian6(src, dst):
+    s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    return any(a.is_multicast or a.is_loopback or a.is_link_local or a.is_unspecified
+               for a in (s, d)) or src in LOCAL
+
+
+def _options_ok(opts):
+    """IPv4 options Linux' ip_rcv_options accepts (RFC 791 layouts; no source
+    route, since accept_source_route is off)."""
+    i = 0
+    while i < len(opts) and opts[i] != 0:
+        if opts[i] == 1:
+            i += 1
+            continue
+        n = opts[i + 1] if i + 1 < len(opts) else 0
+        if n < 2 or n > len(opts) - i:
+            return False
+        kind, o = opts[i], opts[i:i + n]
+        if kind in (131, 137):
+            return False
+        if kind == 7 and (n < 3 or o[2] < 4 or (o[2] <= n and o[2] + 3 > n)):
+            return False
+        if kind == 68:
+            if n < 4 or o[2] < 5:
+                return False
+            if o[2] > n:
+                if o[3] & 0xf != 3 and o[3] >> 4 == 15:
+                    return False
+            elif o[2] + 3 > n or (o[3] & 0xf in (1, 3) and o[2] + 7 > n):
+                return False
+        if kind == 148 and n < 4:
+            return False
+        i += n
+    return True
+
+
+def decap(frame):
+    """The inner packet (cut to its IP length) of a frame Linux would
+    decapsulate and hand to ip_forward, or None."""
+    # a multicast or broadcast frame is for us too (PACKET_MULTICAST and
+    # PACKET_BROADCAST reach the FOU socket; the tunnel's receive then makes
+    # the inner packet PACKET_HOST: skb_scrub_packet)
+    mine = frame[0:6] == bytes.fromhex(ft.MAC_P0.replace(':', '')) or frame[0] & 1
+    if len(frame) < 14 + 20 or not mine or frame[12:14] != b'\x08\x00':
+        return None
+    ip = frame[14:]
+    ihl = (ip[0] & 0xf) * 4
+    if ip[0] >> 4 != 4 or ihl < 20 or len(ip) < ihl or not _sum_ok(ip[:ihl]):
+        return None
+    tot = int.from_bytes(ip[2:4], 'big')
+    if tot < ihl or tot > len(ip) or int.from_bytes(ip[6:8], 'big') & 0x3fff or \
+            not _options_ok(ip[20:ihl]) or \
+            ip[9] != 17 or ip[1] & 3 or \
+            socket.inet_ntoa(ip[12:16]) != ft.IP_PEER or socket.inet_ntoa(ip[16:20]) != ft.IP_P0:
+        return None
+    ip = ip[:tot]
+    udp = ip[ihl:]
+    if len(udp) < 8:
+        return None
+    ulen = int.from_bytes(udp[4:6], 'big')
+    if ulen < 8 or ulen > len(udp):
+        return None
+    udp = udp[:ulen]
+    phdr = ip[12:20] + b'\x00\x11' + ulen.to_bytes(2, 'big')
+    if udp[6:8] != b'\0\0' and not _sum_ok(phdr + udp):
+        return None
+    dport = int.from_bytes(udp[2:4], 'big')
+    payload = udp[8:]
+    proto = FOU_PROTO.get(dport)
+    if proto == 4:
+        inner, ver = payload, 4
+    elif proto == 41:
+        inner, ver = payload, 6
+    elif proto == 47:
+        if len(payload) < 4:
+            return None
+        flags, proto = payload[0], int.from_bytes(payload[2:4], 'big')
+        c, r, k, s = flags & 0x80, flags & 0x40, flags & 0x20, flags & 0x10
+        hl = 4 + 4 * (bool(c or r) + bool(k) + bool(s))
+        if payload[1] & 7 or r or len(payload) < hl or proto not in (0x0800, 0x86dd):
+            return None
+        if c and not _sum_ok(payload):
+            return None
+        key = int.from_bytes(payload[8 if c else 4:(8 if c else 4) + 4], 'big') if k else None
+        if (key, bool(c)) not in ((None, False), (GRE_KEY, True)):
+            return None     # no tunnel with this key, or the checksum option differs
+        inner, ver = payload[hl:], 4 if proto == 0x0800 else 6
+    else:
+        return None
+    return _inner_valid(inner, ver)
+
+
+def plain(frame):
+    """The IP packet of a frame Linux would route as it is (unicast to us,
+    not to one of our addresses), cut to its IP length, or None."""
+    if len(frame) < 14 or frame[0:6] != bytes.fromhex(ft.MAC_P0.replace(':', '')):
+        return None
+    ver = {b'\x08\x00': 4, b'\x86\xdd': 6}.get(frame[12:14])
+    return _inner_valid(frame[14:], ver) if ver else None
+
+
+def _inner_valid(inner, ver):
+    if ver == 4:
+        if len(inner) < 20 or inner[0] >> 4 != 4:
+            return None
+        ihl = (inner[0] & 0xf) * 4
+        tot = int.from_bytes(inner[2:4], 'big')
+        if ihl < 20 or len(inner) < ihl or not _sum_ok(inner[:ihl]) or tot < ihl or \
+                tot > len(inner):
+            return None
+        inner = inner[:tot]
+        if not _options_ok(inner[20:ihl]) or _martian4(socket.inet_ntoa(inner[12:16]), socket.inet_ntoa(inner[16:20])):
+            return None
+        return inner
+    if len(inner) < 40 or inner[0] >> 4 != 6 or 40 + int.from_bytes(inner[4:6], 'big') > \
+            len(inner):
+        return None
+    inner = inner[:40 + int.from_bytes(inner[4:6], 'big')]
+    if _martian6(socket.inet_ntop(socket.AF_INET6, inner[8:24]),
+                 socket.inet_ntop(socket.AF_INET6, inner[24:40])):
+        return None
+    return inner
+
+
+def _addrs(pkt):
+    if pkt[0] >> 4 == 4:
+        return socket.inet_ntoa(pkt[12:16]), socket.inet_ntoa(pkt[16:20])
+    return (socket.inet_ntop(socket.AF_INET6, pkt[8:24]),
+            socket.inet_ntop(socket.AF_INET6, pkt[24:40]))
+
+
+def _egress(dst):
+    """(port, next hop MAC, tunnel or None, MTU) for a destination, or None
+    when Linux cannot send there (no route, local, no neighbour, a loop)."""
+    r = _lpm(dst)
+    if r is None or r[0] in ('local', 'bcast'):
+        return None
+    if r[0] == 'port':
+        return (r[1], r[2], None, 1500) if r[2] else None
+    if r[1] not in TUNNEL_OUT:
+        return None         # loop: its remote is routed into a tunnel
+    return (0, ft.MAC_PEER, r[1], TUNNEL_OUT[r[1]][4])
+
+
+def expected_output(inner):
+    """What Linux sends for a decapsulated inner packet: ('fwd', egress,
+    l3) or ('icmp', egress, kind, l3 with a placeholder IPv4 ID), or None."""
+    v4_ = inner[0] >> 4 == 4
+    src, dst = _addrs(inner)
+    ttl = inner[8] if v4_ else inner[7]
+    out = _egress(dst)
+    if out is None:
+        return None
+    if ttl <= 1:
+        return _icmp(inner, 'icmp_time_exceeded' if v4_ else 'icmp6_time_exceeded', 0)
+    if len(inner) > out[3]:
+        if not v4_:
+            return _icmp(inner, 'icmp6_pkt_too_big', out[3])
+        if inner[6] & 0x40:
+            return _icmp(inner, 'icmp_frag_needed', out[3])
+        return None
+    return ('fwd', out, ft.forwarded_l3(inner))
+
+
+def _is_icmp_error(inner):
+    if inner[0] >> 4 == 4:
+        hl = (inner[0] & 0xf) * 4
+        return inner[9] == 1 and (len(inner) <= hl or inner[hl] not in (0, 8, 13, 14, 15, 16,
+                                                                        17, 18))
+    return inner[6] == 58 and (len(inner) <= 40 or inner[40] < 128)
+
+
+def _icmp(inner, kind, mtu):
+    """The ICMP error about inner, routed back to its source; its source
+    address is the egress tunnel's local, or the port's address."""
+    src, _ = _addrs(inner)
+    if _is_icmp_error(inner):
+        return None
+    back = _egress(src)
+    if back is None:
+        return None
+    if inner[0] >> 4 == 4:
+        if int.from_bytes(inner[6:8], 'big') & 0x1fff:
+            return None     # not about a non-first fragment
+        me = ft.IP_P0 if back[2] else '192.168.1.1'
+        return ('icmp', back, kind, ft.icmp4_error(inner, me, kind, mtu=mtu))
+    return ('icmp', back, kind, ft.icmp6_error(inner, 'fd00:1::1', kind, mtu=mtu))
+
+
+# --- the outputs -----------------------------------------------------------------
+
+def _norm(l3):
+    """An IP packet with the IPv4 ID and header checksum zeroed: the ID of an
+    ICMP error is the gateway's choice (its header checksum is checked by
+    tshark, which must find no error)."""
+    b = bytearray(l3)
+    if b[0] >> 4 == 4:
+        b[4:6] = b[10:12] = b'\0\0'
+    return bytes(b)
+
+
+TUNNEL_BY_WIRE = {(dport, key, csum): name for name, (dport, key, csum, _, _) in
+                  TUNNEL_OUT.items()}
+
+
+def output_key(port, frame):
+    """(port, next hop MAC, tunnel or None, IP packet) of an output frame:
+    for a FOU frame to the peer, the tunnel its outer headers say and its
+    inner packet."""
+    eth_dst = ':'.join('%02x' % x for x in frame[0:6])
+    l3 = ft.l3_of(frame)
+    if port == 0 and frame[12:14] == b'\x08\x00' and l3[9] == 17 and \
+            _addrs(l3) == (ft.IP_P0, ft.IP_PEER):
+        udp = l3[(l3[0] & 0xf) * 4:]
+        dport = int.from_bytes(udp[2:4], 'big')
+        key, csum = None, False
+        if dport == 5556:
+            g = GRE(udp[8:])
+            key = g.key if g.key_present else None
+            csum = bool(g.chksum_present)
+        tunnel = TUNNEL_BY_WIRE.get((dport, key, csum), 'unknown %d/%s/%s' % (dport, key, csum))
+        udp_csum_set = udp[6:8] != b'\0\0'
+        if tunnel in TUNNEL_OUT and udp_csum_set != TUNNEL_OUT[tunnel][3]:
+            tunnel += ' (UDP checksum %s)' % ('set' if udp_csum_set else 'zero')
+        return (port, eth_dst, tunnel, ft.tunnel_payload(frame))
+    return (port, eth_dst, None, l3)
+
+
+def expected_key(exp):
+    (port, mac, tunnel, _), l3 = exp[1], exp[-1]
+    return (port, mac, tunnel, l3)
+
+
+class Hostile(ft.GatewayTestCase):
+    def test_named_malformations(self):
+        """Every named case alone, with this test's tunnels: each dropped
+        under its reason, nothing sent."""
+        t = named_traffic()
+        run = self.run_gw({0: t.write(self.path('in.pcap'))}, OPTS)
+        self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
+                           fou_ports=ft.PROTO_FOU_PORTS)
+        self.assertNoOutput(run)
+
+    def test_hostile_capture(self):
+        named = named_traffic()
+        rng = random.Random(SEED)
+        bases = linux_frames() + built_frames()
+        mutated = mutations(bases, rng, CASES)
+        sys.stderr.write('\nhostile capture: %d named, %d valid, %d random cases from seed %d '
+                         '(FOU_HOSTILE_SEED=%d reproduces it)\n' % (
+                             len(named.cases), len(bases), len(mutated), SEED, SEED))
+        frames = [c.frame for c in named.cases] + bases + mutated
+        run = self.run_gw({0: ft.write_pcap(self.path('in.pcap'), frames)}, OPTS,
+                          idle_exit=2000)
+        self.assertHealthy(run)
+        ctx = '\n' + run.describe()
+        s = run.summary
+        self.assertEqual(s.rx, {0: len(frames), 1: 0}, ctx)
+        for reason, n in named.drops().items():
+            self.assertGreaterEqual(s.drops.get(reason, 0), n, 'drop %s%s' % (reason, ctx))
+
+        fwd, icmp = collections.Counter(), collections.Counter()
+        reference = {}
+        for f in frames:
+            inner = decap(f)
+            if inner is None:
+                inner = plain(f)
+            exp = expected_output(inner) if inner is not None else None
+            if exp is None:
+                continue
+            k = expected_key(exp)
+            (icmp if exp[0] == 'icmp' else fwd)[k[:3] + (_norm(k[3]),)] += 1
+            reference[k[:3] + (_norm(k[3]),)] = k[3]
+
+        got = collections.Counter()
+        problems_out, problems_ref, ref_frames = [], [], []
+        for port, mac in ((0, ft.MAC_P0), (1, ft.MAC_P1)):
+            out = ft.tshark_raw(run.outputs[port])
+            self.assertEqual(len(out), s.tx[port], ctx)
+            probs = dict(collections.defaultdict(list))
+            for num, msg in ft.tshark_problems(run.outputs[port], tcp=True):
+                # fou.lua passes on the exception of the inner packet's
+                # dissector (a malformed DNS query, say) as a second message
+                if not re.match(r'Lua Error: .*Dissector_call: Malformed frame$', msg):
+                    probs.setdefault(int(num), []).append(msg)
+            for i, frame in enumerate(out):
+                self.assertEqual(frame[6:12], bytes.fromhex(mac.replace(':', '')))
+                k = output_key(port, frame)
+                nk = k[:3] + (_norm(k[3]),)
+                got[nk] += 1
+                problems_out.append(sorted(probs.get(i + 1, [])))
+                ref = bytearray(reference.get(nk, k[3]))
+                if ref[0] >> 4 == 4:
+                    ref[4:6] = k[3][4:6]
+                    ref[10:12] = ft.ip4_cksum(ref[:(ref[0] & 0xf) * 4]).to_bytes(2, 'big')
+                ref_frames.append(frame[:12] + (b'\x08\x00' if ref[0] >> 4 == 4 else
+                                                b'\x86\xdd') + bytes(ref))
+        ref_path = ft.write_pcap(self.path('reference.pcap'), ref_frames)
+        probs = {}
+        for num, msg in ft.tshark_problems(ref_path, tcp=True):
+            probs.setdefault(int(num), []).append(msg)
+        problems_ref = [sorted(probs.get(i + 1, [])) for i in range(len(ref_frames))]
+
+        unexpected = got - fwd - icmp
+        self.assertFalse(unexpected, 'sent, and Linux would not have: %s%s' % (
+            [(k[:3], k[3].hex()) for k in unexpected], ctx))
+        missing = fwd - got
+        self.assertFalse(missing, 'not forwarded, and Linux would have: %s%s' % (
+            [(k[:3], k[3].hex()) for k in missing], ctx))
+        icmp_missing = sum((icmp - got).values())
+        self.assertLessEqual(icmp_missing, s.drops.get('icmp_ratelimited', 0),
+                             'ICMP errors missing' + ctx)
+        for i, (o, r) in enumerate(zip(problems_out, problems_ref)):
+            self.assertEqual(o, r, 'output frame %d: tshark finds problems the forwarded '
+                             'packet did not carry' % i)
+        sys.stderr.write('hostile capture: sent %d (%d forwarded or encapsulated, %d ICMP '
+                         'errors), dropped %d, %d output frames with an L4 problem of their '
+                         'own\n' % (sum(got.values()), sum(fwd.values()),
+                                    sum((got & icmp).values()), s.dropped,
+                                    sum(1 for r in problems_ref if r)))
+
+
+if __name__ == '__main__':
+    ft.main()
