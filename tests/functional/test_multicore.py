@@ -247,7 +247,7 @@ class TapQueues(MultiCoreTestCase):
         self.assertWorkers(run, lcores)
         for p in (0, 1):
             self.assertRegex(run.stdout, r'(?m)^port %d \(net_tap%d\): .* 2 rx / 2 tx queues, '
-                             r'rss on, tx offloads ipv4_cksum udp_cksum$' % (p, p))
+                             r'rss on, tx offloads ipv4_cksum udp_cksum tcp_tso$' % (p, p))
         return run, lcores, path
 
     def decap_checks(self, frames, path):
