@@ -47,6 +47,7 @@ struct fou_gro_flow {
 	uint8_t v6;
 	uint8_t id_fixed;		/* IPv4 IDs all equal (DF), not incrementing */
 	uint8_t l3_len, l4_len;
+	uint16_t segsum[FOU_GRO_MAX_SEGS];	/* each segment's payload sum */
 };
 
 struct fou_gro {
@@ -200,7 +201,7 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 	p->hash = rte_hash_crc_4byte(*(const unaligned_uint32_t *)p->th, h);
 	if (p->paylen == 0)
 		return true;	/* a pure ACK: flushes its flow, never held */
-	p->paysum = rte_raw_cksum((const uint8_t *)p->th + thl, p->paylen);
+	p->paysum = fou_raw_sum((const uint8_t *)p->th + thl, p->paylen);
 	if (fou_sum_fold(fou_sum_add(fou_sum_add(fou_gro_phdr(p->l3, p->v6, thl + p->paylen),
 						  rte_raw_cksum(p->th, thl)), p->paysum)) != 0xffff)
 		return true;
@@ -293,6 +294,7 @@ fou_gro_append(struct fou_gro_flow *f, struct fou_gro_pkt *p)
 	}
 	rte_pktmbuf_adj(m, (uint16_t)(RTE_ETHER_HDR_LEN + p->l3_len + p->l4_len));
 	m->pkt_len = m->data_len;
+	f->segsum[f->count] = (uint16_t)sum;
 	f->tail->next = m;
 	f->tail = m;
 	h->nb_segs++;
@@ -306,19 +308,25 @@ fou_gro_append(struct fou_gro_flow *f, struct fou_gro_pkt *p)
 	f->count++;
 }
 
-/* Checksums of one IPv4/TCP segment that rte_gso made (two mbufs). */
+/*
+ * Checksums of the i-th IPv4/TCP segment rte_gso made (a header mbuf and
+ * an indirect one): it carries the payload of the i-th segment merged, whose
+ * sum was kept, so only the headers are summed.
+ */
 static void
-fou_gro_seg_cksum(struct rte_mbuf *s)
+fou_gro_seg_cksum(const struct fou_gro_flow *f, struct rte_mbuf *s, unsigned int i)
 {
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(s, struct rte_ipv4_hdr *,
-							  RTE_ETHER_HDR_LEN);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(ip + 1);
+	uint8_t *l3 = rte_pktmbuf_mtod_offset(s, uint8_t *, RTE_ETHER_HDR_LEN);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
+	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(l3 + f->l3_len);
 
 	s->ol_flags &= ~RTE_MBUF_F_TX_OFFLOAD_MASK;
 	ip->hdr_checksum = 0;
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	ip->hdr_checksum = (uint16_t)~fou_ip4_hdr_sum(ip, f->l3_len);
 	th->cksum = 0;
-	th->cksum = rte_ipv4_udptcp_cksum_mbuf(s, ip, RTE_ETHER_HDR_LEN + sizeof(*ip));
+	th->cksum = (uint16_t)~fou_sum_fold(fou_sum_add(fou_sum_add(
+		fou_gro_phdr(l3, false, rte_be_to_cpu_16(ip->total_length) - f->l3_len),
+		fou_raw_sum(th, f->l4_len)), f->segsum[i]));
 }
 
 /* Resegment a merged IPv4 packet into the segments it was made of. */
@@ -343,7 +351,7 @@ fou_gro_resegment(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_
 	/* the segments hold the payload now */
 	rte_pktmbuf_free(h);
 	for (i = 0; i < nb; i++) {
-		fou_gro_seg_cksum(g->segs[i]);
+		fou_gro_seg_cksum(f, g->segs[i], (unsigned int)i);
 		emit(ctx, f->tx_port, g->segs[i]);
 	}
 }
@@ -425,6 +433,7 @@ fou_gro_hold(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_pkt *
 	f->deadline = now + __atomic_load_n(&in->gro_hold_tsc, __ATOMIC_RELAXED);
 	f->next_seq = p->seq + p->paylen;
 	f->paysum = p->paysum;
+	f->segsum[0] = (uint16_t)p->paysum;
 	f->paylen = p->paylen;
 	f->mss = p->paylen;
 	f->count = 1;
