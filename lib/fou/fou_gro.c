@@ -489,9 +489,11 @@ fou_gro_one(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_pkt *p
 		fou_gro_send(g, st, f, emit, ctx);
 		fou_gro_remove(g, i);
 	}
-	/* a merge leaves as chained mbufs: only to a port that sends them */
+	/* a merge leaves as chained mbufs: only to a port that sends them;
+	 * an IPv6 merge must fit the egress MTU: held only if two would */
 	if (p->mergeable && !(p->flags & (FOU_TCP_NOMERGE | RTE_TCP_PSH_FLAG)) &&
-	    (g->gw->iface[p->tx_port].tx_ol & FOU_TXOL_MSEG))
+	    (g->gw->iface[p->tx_port].tx_ol & FOU_TXOL_MSEG) &&
+	    (!p->v6 || p->l3_len + p->l4_len + 2u * p->paylen <= g->gw->iface[p->tx_port].mtu))
 		fou_gro_hold(g, st, p, now, emit, ctx);
 	else
 		emit(ctx, p->tx_port, p->m);
