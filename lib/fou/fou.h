@@ -80,7 +80,7 @@
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop") \
 	X(NO_HEADROOM, no_headroom, "mbuf headroom too small for the outer headers") \
-	X(GSO_FAILED, gso_failed, "a merged packet larger than the egress MTU could not be resegmented (out of mbufs)") \
+	X(GSO_FAILED, gso_failed, "a merged packet larger than the egress MTU could not be resegmented (out of mbufs, or IPv6 after the MTU shrank)") \
 	X(TX_PREPARE, tx_prepare, "the egress port's rte_eth_tx_prepare refused the packet's offload request") \
 	X(TX_FULL, tx_full, "egress queue full")
 

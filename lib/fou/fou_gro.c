@@ -337,6 +337,12 @@ fou_gro_resegment(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_
 	struct rte_mbuf *h = f->head;
 	int i, nb;
 
+	/* IPv6 merges stay within the MTU it had when they began */
+	if (f->v6) {
+		FOU_STAT_ADD(st->drop[FOU_DROP_GSO_FAILED], 1);
+		rte_pktmbuf_free(h);
+		return;
+	}
 	h->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4;
 	g->gso.gso_size = (uint16_t)(RTE_ETHER_HDR_LEN + f->l3_len + f->l4_len + f->mss);
 	g->gso.flag = f->id_fixed ? RTE_GSO_FLAG_IPID_FIXED : 0;
