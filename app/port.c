@@ -49,6 +49,15 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 			info->driver_name);
 		return -EINVAL;
 	}
+	/* net_pcap copies a chained frame into a buffer of this many bytes
+	 * and cuts it there, while claiming any MTU: its real limit */
+	if (strcmp(info->driver_name, "net_pcap") == 0 &&
+	    mtu > RTE_ETHER_MAX_JUMBO_FRAME_LEN - RTE_ETHER_HDR_LEN) {
+		fprintf(stderr, "dpdk-fou: port %u (%s): MTU %u is over the %u the device writes whole\n",
+			port, info->driver_name, mtu,
+			RTE_ETHER_MAX_JUMBO_FRAME_LEN - RTE_ETHER_HDR_LEN);
+		return -EINVAL;
+	}
 	if (mtu < info->min_mtu || mtu > info->max_mtu) {
 		fprintf(stderr, "dpdk-fou: port %u (%s): MTU %u is outside the device's %u-%u\n",
 			port, info->driver_name, mtu, info->min_mtu, info->max_mtu);

@@ -505,6 +505,92 @@ fou_gro_one(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_pkt *p
 		emit(ctx, p->tx_port, p->m);
 }
 
+/*
+ * The TCP ports of an IPv4 or IPv6 packet GRO does not take (IPv4 options,
+ * a first fragment, IPv6 extension headers), where they can be read.
+ */
+static const uint8_t *
+fou_gro_ports(const uint8_t *l3, uint32_t len, bool v6)
+{
+	uint32_t off, n;
+	uint8_t proto;
+
+	if (!v6) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+
+		if (ip->next_proto_id != IPPROTO_TCP ||
+		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK)))
+			return NULL;
+		off = (ip->version_ihl & 0xfu) * 4;
+		return off + 4 <= len ? l3 + off : NULL;
+	}
+	proto = ((const struct rte_ipv6_hdr *)l3)->proto;
+	off = sizeof(struct rte_ipv6_hdr);
+	for (n = 0; n < 8 && proto != IPPROTO_TCP; n++) {
+		if (off + 8 > len)
+			return NULL;
+		switch (proto) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			proto = l3[off];
+			off += (l3[off + 1] + 1u) * 8;
+			break;
+		case IPPROTO_FRAGMENT:
+			if ((l3[off + 2] << 8 | l3[off + 3]) & ~7u)
+				return NULL;	/* not the first fragment */
+			proto = l3[off];
+			off += 8;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return proto == IPPROTO_TCP && off + 4 <= len ? l3 + off : NULL;
+}
+
+/*
+ * A packet GRO does not take that belongs to a held flow (same tunnel,
+ * ports in and out, addresses and TCP ports): the flow goes first, so no
+ * flow is reordered.
+ */
+static void
+fou_gro_flush_flow(struct fou_gro *g, struct fou_lcore_stats *st, struct rte_mbuf *m,
+		   uint16_t rx_port, uint16_t tx_port, fou_emit_fn emit, void *ctx)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *l3 = d + RTE_ETHER_HDR_LEN, *ports;
+	uint32_t alen, aoff, i;
+	uint16_t etype;
+	bool v6;
+
+	if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		return;
+	etype = rte_be_to_cpu_16(((const struct rte_ether_hdr *)d)->ether_type);
+	v6 = etype == RTE_ETHER_TYPE_IPV6;
+	if ((etype != RTE_ETHER_TYPE_IPV4 && !v6) ||
+	    (v6 && m->data_len < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr)))
+		return;
+	ports = fou_gro_ports(l3, m->data_len - RTE_ETHER_HDR_LEN, v6);
+	if (ports == NULL)
+		return;
+	aoff = v6 ? 8 : 12;
+	alen = v6 ? 32 : 8;
+	for (i = 0; i < g->n; i++) {
+		const struct fou_gro_flow *f = &g->flows[i];
+		const uint8_t *h = rte_pktmbuf_mtod(f->head, const uint8_t *) + RTE_ETHER_HDR_LEN;
+
+		if (f->rx_port == rx_port && f->tx_port == tx_port && f->v6 == v6 &&
+		    memcmp(h + aoff, l3 + aoff, alen) == 0 && memcmp(h + f->l3_len, ports, 4) == 0 &&
+		    memcmp(fou_gro_tag(g->gw, f->head), fou_gro_tag(g->gw, m),
+			   sizeof(struct fou_gro_tag)) == 0) {
+			fou_gro_send(g, st, &g->flows[i], emit, ctx);
+			fou_gro_remove(g, i);
+			return;		/* a flow is held once */
+		}
+	}
+}
+
 void
 fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
 	      struct rte_mbuf **pkts, uint16_t n, const uint16_t *out_port, uint64_t now,
@@ -514,10 +600,13 @@ fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
 	uint16_t i;
 
 	for (i = 0; i < n; i++) {
-		if (fou_gro_parse(g->gw, pkts[i], rx_port, out_port[i], &p))
+		if (fou_gro_parse(g->gw, pkts[i], rx_port, out_port[i], &p)) {
 			fou_gro_one(g, st, &p, now, emit, ctx);
-		else
-			emit(ctx, out_port[i], pkts[i]);
+			continue;
+		}
+		if (g->n != 0)
+			fou_gro_flush_flow(g, st, pkts[i], rx_port, out_port[i], emit, ctx);
+		emit(ctx, out_port[i], pkts[i]);
 	}
 }
 

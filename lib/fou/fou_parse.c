@@ -520,6 +520,16 @@ fou_stmt_gro(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 static int
 fou_stmt_gro_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
+	uint32_t timeout;
+	uint16_t port;
+	bool on;
+
+	/* as every delete: what is not there is an error */
+	if (fou_field_dev(f->pos[0], &port, err) == 0 && fou_gro_get(gw, port, &on, &timeout) == 0 &&
+	    !on) {
+		fou_err_set(err, "GRO is not on for port %u", port);
+		return -ENOENT;
+	}
 	return fou_stmt_gro_any(gw, f, false, err);
 }
 

@@ -322,6 +322,7 @@ test_gro_stmt(void **state)
 	assert_int_equal(fou_gro_get(gw, RX_PORT, &on, &timeout), 0);
 	assert_false(on);
 	assert_int_equal(timeout, 0);
+	EXPECT_DEL_ERR(gw, "gro", "0", -ENOENT, "GRO is not on for port 0");
 }
 
 /* Empty fields and stray separators, for every statement. */
