@@ -28,7 +28,7 @@ struct fou_app_port {
 	uint16_t nb_rxq;	/* <= workers: RSS spreads over these */
 	uint16_t nb_txq;	/* one per worker */
 	uint64_t rss_hf;	/* 0: no RSS */
-	uint64_t tx_offloads;	/* RTE_ETH_TX_OFFLOAD_* enabled */
+	uint64_t tx_offloads;	/* RTE_ETH_TX_OFFLOAD_* enabled (MULTI_SEGS: sends chains) */
 	char driver[32];
 };
 
@@ -50,6 +50,8 @@ struct fou_worker {
 	uint16_t nb_ports;
 	uint16_t ports[RTE_MAX_ETHPORTS];	/* every port: it may send on each */
 	struct fou_txbuf txb[RTE_MAX_ETHPORTS];
+	struct fou_gro *gro;			/* its GRO table */
+	unsigned int gro_held;			/* flows the table holds */
 } __rte_cache_aligned;
 
 extern volatile bool fou_app_quit;
@@ -57,7 +59,9 @@ extern volatile bool fou_app_quit;
 /* Worker number idx (0-based) of nb: TX queue idx on every port, RX queue
  * idx where the port has that many. */
 int fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id,
-		    uint16_t idx, const struct fou_app_port *ports);
+		    uint16_t idx, const struct fou_app_port *ports, struct rte_mempool *mp,
+		    struct rte_mempool *indirect);
+void fou_worker_fini(struct fou_worker *w);
 int fou_worker_main(void *arg);
 
 #endif /* FOU_APP_H */

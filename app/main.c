@@ -111,7 +111,9 @@ fou_app_print_offloads(uint64_t tx_offloads)
 		printf(" ipv4_cksum");
 	if (tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
 		printf(" udp_cksum");
-	if (tx_offloads == 0)
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO)
+		printf(" tcp_tso");
+	if (!(tx_offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_TSO)))
 		printf(" none (checksums in software)");
 }
 
@@ -197,9 +199,30 @@ fou_app_print_stats(struct fou_gw *gw)
 		if (s.drop[i] != 0)
 			printf("drop %s: %" PRIu64 " (%s)\n", fou_drop_name(i), s.drop[i],
 			       fou_drop_desc(i));
-	printf("accounting: rx %" PRIu64 " = tx %" PRIu64 " + dropped %" PRIu64 ": %s\n", rx, tx,
-	       drops, rx == tx + drops ? "ok" : "MISMATCH");
-	return rx == tx + drops;
+	printf("gro: merged %" PRIu64 ", flushed %" PRIu64 ", tso %" PRIu64 ", gso packets %" PRIu64
+	       ", segments %" PRIu64 "\n", s.gro_merged, s.gro_flushed, s.gro_tso, s.gso_packets,
+	       s.gso_segments);
+	printf("accounting: rx %" PRIu64 " + gso added %" PRIu64 " = tx %" PRIu64 " + dropped %"
+	       PRIu64 " + gro merged %" PRIu64 ": %s\n", rx, s.gso_segments - s.gso_packets, tx,
+	       drops, s.gro_merged, fou_stats_balanced(&s) ? "ok" : "MISMATCH");
+	return fou_stats_balanced(&s);
+}
+
+/* Every mbuf back in the pool (printed after a run); frees the pool. */
+static bool
+fou_app_pool_check(struct rte_mempool *mp, const char *what, int status)
+{
+	unsigned int avail, size;
+
+	if (mp == NULL)
+		return true;
+	avail = rte_mempool_avail_count(mp);
+	size = mp->size;
+	if (status != FOU_APP_EXIT_USAGE)
+		printf("%smbufs: %u of %u back in the pool: %s\n", what, avail, size,
+		       avail == size ? "ok" : "LEAK");
+	rte_mempool_free(mp);
+	return avail == size;
 }
 
 int
@@ -210,7 +233,7 @@ main(int argc, char **argv)
 	struct fou_gw_params params;
 	struct fou_app_opts opts;
 	struct fou_err err = { "" };
-	struct rte_mempool *mp = NULL;
+	struct rte_mempool *mp = NULL, *indirect = NULL;
 	struct fou_gw *gw;
 	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
 	uint16_t port;
@@ -260,10 +283,23 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	/* Every queue full, every tx buffer full, every lcore cache full. */
-	nb_mbufs = nb_ports * nb_workers * (1024 + 1024 + FOU_BURST) +
+	/* Every queue full, every tx buffer full, every lcore cache full,
+	 * every GRO table full; resegmented packets' headers and the payloads
+	 * they point to fill the TX queues twice over. */
+	nb_mbufs = nb_ports * nb_workers * (1024 + 2 * 1024 + FOU_BURST) +
+		   nb_workers * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
 		   rte_lcore_count() * (FOU_MBUF_CACHE + FOU_BURST);
 	nb_mbufs = RTE_MAX(nb_mbufs, 8192u);
+	/* rte_gso's segments point into the merged packet with these */
+	indirect = rte_pktmbuf_pool_create("fou_indirect", nb_ports * nb_workers * (1024 + FOU_BURST) +
+					   nb_workers * FOU_GRO_MAX_SEGS +
+					   rte_lcore_count() * FOU_MBUF_CACHE,
+					   FOU_MBUF_CACHE, 0, 0, (int)rte_socket_id());
+	if (indirect == NULL) {
+		fprintf(stderr, "dpdk-fou: cannot create the pool of indirect mbufs: %s\n",
+			rte_strerror(rte_errno));
+		goto out;
+	}
 	mp = rte_pktmbuf_pool_create("fou_mbufs", nb_mbufs, FOU_MBUF_CACHE, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (mp == NULL) {
@@ -287,7 +323,8 @@ main(int argc, char **argv)
 	}
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, ports) != 0)
+		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, ports, mp,
+				    indirect) != 0)
 			goto out;
 	}
 	fou_app_print_config(gw, ports);
@@ -308,21 +345,16 @@ main(int argc, char **argv)
 	status = ok ? EXIT_SUCCESS : EXIT_FAILURE;
 
 out:
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		fou_worker_fini(&workers[lcore]);
 	RTE_ETH_FOREACH_DEV(port) {
 		if (started[port])
 			rte_eth_dev_stop(port);
 		rte_eth_dev_close(port);
 	}
-	if (mp != NULL) {
-		unsigned int avail = rte_mempool_avail_count(mp);
-
-		if (status != FOU_APP_EXIT_USAGE)
-			printf("mbufs: %u of %u back in the pool: %s\n", avail, mp->size,
-			       avail == mp->size ? "ok" : "LEAK");
-		if (avail != mp->size && status == EXIT_SUCCESS)
+	if (!fou_app_pool_check(mp, "", status) || !fou_app_pool_check(indirect, "indirect ", status))
+		if (status == EXIT_SUCCESS)
 			status = EXIT_FAILURE;
-		rte_mempool_free(mp);
-	}
 	fou_gw_free(gw);
 	fflush(stdout);
 	rte_eal_cleanup();

@@ -17,6 +17,22 @@
  * the device can hash them. FOU's source-port entropy spreads tunnels. */
 #define FOU_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
 
+#define FOU_TSO_NEEDS (RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | \
+		       RTE_ETH_TX_OFFLOAD_TCP_CKSUM)
+
+static bool
+fou_app_port_takes_chains(const char *driver)
+{
+	static const char *const drivers[] = { "net_pcap", "net_af_packet", "net_null",
+					       "net_ring" };
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(drivers); i++)
+		if (strcmp(driver, drivers[i]) == 0)
+			return true;
+	return false;
+}
+
 /* Queue counts, RSS and offloads for this device and this many workers. */
 static int
 fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t nb_workers,
@@ -31,6 +47,15 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 	if (info->max_rx_queues == 0) {
 		fprintf(stderr, "dpdk-fou: port %u (%s) has no RX queue\n", port,
 			info->driver_name);
+		return -EINVAL;
+	}
+	/* net_pcap copies a chained frame into a buffer of this many bytes
+	 * and cuts it there, while claiming any MTU: its real limit */
+	if (strcmp(info->driver_name, "net_pcap") == 0 &&
+	    mtu > RTE_ETHER_MAX_JUMBO_FRAME_LEN - RTE_ETHER_HDR_LEN) {
+		fprintf(stderr, "dpdk-fou: port %u (%s): MTU %u is over the %u the device writes whole\n",
+			port, info->driver_name, mtu,
+			RTE_ETHER_MAX_JUMBO_FRAME_LEN - RTE_ETHER_HDR_LEN);
 		return -EINVAL;
 	}
 	if (mtu < info->min_mtu || mtu > info->max_mtu) {
@@ -73,8 +98,17 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 	out->tx_offloads = info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
 	if (out->tx_offloads != 0)
 		out->tx_offloads |= info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_UDP_CKSUM;
-	conf->txmode.offloads = out->tx_offloads |
-				(info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS);
+	/* GRO's merged TCP/IPv4 packets leave through TSO where the port has
+	 * it with both checksums; merges are chained mbufs */
+	if ((info->tx_offload_capa & FOU_TSO_NEEDS) == FOU_TSO_NEEDS)
+		out->tx_offloads |= FOU_TSO_NEEDS;
+	out->tx_offloads |= info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+	conf->txmode.offloads = out->tx_offloads;
+	/* These send a chain of mbufs although they do not declare it: their
+	 * TX copies a non-contiguous packet (pcap, af_packet) or does not
+	 * look at it (null, ring). Merged packets may go to them. */
+	if (fou_app_port_takes_chains(info->driver_name))
+		out->tx_offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	return 0;
 }
 

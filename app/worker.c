@@ -19,7 +19,8 @@ volatile bool fou_app_quit;
 
 int
 fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, uint16_t idx,
-		const struct fou_app_port *ports)
+		const struct fou_app_port *ports, struct rte_mempool *mp,
+		struct rte_mempool *indirect)
 {
 	struct fou_err err;
 	uint16_t port;
@@ -40,7 +41,19 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		return -EINVAL;
 	}
+	w->gro = fou_gro_create(gw, mp, indirect, (int)rte_lcore_to_socket_id(lcore_id));
+	if (w->gro == NULL) {
+		fprintf(stderr, "dpdk-fou: lcore %u: cannot allocate its GRO table\n", lcore_id);
+		return -ENOMEM;
+	}
 	return 0;
+}
+
+void
+fou_worker_fini(struct fou_worker *w)
+{
+	fou_gro_free(w->gro);
+	w->gro = NULL;
 }
 
 /*
@@ -81,6 +94,13 @@ fou_worker_tx(struct fou_worker *w, uint16_t port, struct rte_mbuf *m)
 	b->pkts[b->n++] = m;
 	if (b->n == FOU_BURST)
 		fou_worker_tx_flush(w, port);
+}
+
+/* fou_gro_burst() / fou_gro_flush() send through here */
+static void
+fou_worker_emit(void *ctx, uint16_t port, struct rte_mbuf *m)
+{
+	fou_worker_tx(ctx, port, m);
 }
 
 static inline void
@@ -127,10 +147,22 @@ fou_worker_main(void *arg)
 			}
 			FOU_STAT_ADD(w->st->polls_busy, 1);
 			nf = fou_rx_burst(w->gw, w->st, port, pkts, n, out_port);
+			if (w->st->gro_tagged) {
+				fou_gro_burst(w->gro, w->st, port, pkts, nf, out_port, cur_tsc,
+					      fou_worker_emit, w);
+				w->gro_held = 1;
+				continue;
+			}
 			for (j = 0; j < nf; j++)
 				fou_worker_tx(w, out_port[j], pkts[j]);
 		}
+		/* GRO: what was held through this poll goes, unless the port
+		 * gives it time (then when that is up) */
+		if (w->gro_held != 0)
+			w->gro_held = fou_gro_flush(w->gro, w->st, cur_tsc, false,
+						    fou_worker_emit, w);
 	}
+	fou_gro_flush(w->gro, w->st, 0, true, fou_worker_emit, w);
 	fou_worker_flush(w);
 	fou_lcore_reader_stop(w->gw, lcore);
 	return 0;

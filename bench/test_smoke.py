@@ -85,6 +85,14 @@ class BenchTiny(unittest.TestCase):
                 self.assertRegex(x['function'], r'^\S+:\w+', x)
                 positive(self, x['instructions_per_pkt'], 'instructions of %s' % (x,))
 
+    def test_gro_csv(self):
+        r = rows(os.path.join(self.out, 'gro.csv'))
+        self.assertEqual([x['case'] for x in r], ['gro off', 'gro on, egress mtu 1500 (rte_gso)',
+                                                  'gro on, egress mtu 9000 (whole)'])
+        for x in r:
+            for col in ('packets_in_mpps', 'frames_out_mpps', 'segments_out_mpps'):
+                positive(self, x[col], '%s of %s' % (col, x))
+
     def test_charts(self):
         for name in ('app.png', 'micro.png'):
             with open(os.path.join(self.out, name), 'rb') as f:
@@ -96,6 +104,7 @@ class BenchTiny(unittest.TestCase):
         self.assertIn('| decap-ipip | 64 |', text)
         self.assertIn('| encap | 10 | 100 |', text)
         self.assertIn('Machine: ', text)
+        self.assertIn('| gro on, egress mtu 9000 (whole) |', text)
 
 
 if __name__ == '__main__':

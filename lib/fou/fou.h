@@ -82,6 +82,7 @@
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop") \
 	X(NO_HEADROOM, no_headroom, "mbuf headroom too small for the outer headers") \
+	X(GSO_FAILED, gso_failed, "a merged packet larger than the egress MTU could not be resegmented (out of mbufs, or IPv6 after the MTU shrank)") \
 	X(TX_PREPARE, tx_prepare, "the egress port's rte_eth_tx_prepare refused the packet's offload request") \
 	X(TX_FULL, tx_full, "egress queue full")
 
@@ -128,6 +129,11 @@ struct fou_lcore_stats {
 	uint64_t decap[FOU_MAX_UDP_PORTS + 1];	/* per FOU port slot */
 	uint64_t decap_inner[FOU_INNER_MAX];
 	uint64_t icmp_out[FOU_ICMP_MAX];
+	uint64_t gro_merged;			/* segments merged into an earlier one */
+	uint64_t gro_flushed;			/* held packets sent on (merged or not) */
+	uint64_t gro_tso;			/* merged packets left to the port's TSO */
+	uint64_t gso_packets;			/* merged packets resegmented in software */
+	uint64_t gso_segments;			/* segments they became */
 	uint64_t polls_busy;			/* rx polls that returned packets */
 	uint64_t polls_idle;			/* rx polls that returned none */
 
@@ -139,6 +145,8 @@ struct fou_lcore_stats {
 	/* neighbours this lcore looked up (fou_fwd.h), valid while neigh_gen
 	 * equals the gateway's: any neighbour change empties it */
 	uint32_t neigh_gen;
+	/* the last fou_rx_burst() tagged its packets for GRO (fou_gro_burst) */
+	bool gro_tagged;
 	struct fou_neigh_cached {
 		uint64_t key[3];		/* the neighbour key; 0: empty */
 		struct rte_ether_addr mac;
@@ -362,6 +370,9 @@ void fou_stats_reset(struct fou_gw *gw);
 uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
 /* Packets received and sent in s, over every port. */
 void fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx);
+/* Whether every packet is accounted for: rx + the segments resegmentation
+ * added = tx + drops + the segments GRO merged away. */
+bool fou_stats_balanced(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
 const char *fou_inner_name(enum fou_inner i);
@@ -415,6 +426,47 @@ int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct f
  */
 uint16_t fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
 		      struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port);
+
+/*
+ * RX-side GRO, per receiving port (`ethtool -K DEV gro on`): TCP segments
+ * of one flow that fou_rx_burst() forwarded out of a port (decapsulated or
+ * not) are merged as Linux' tcp_gro_receive merges them. The flow key has
+ * the tunnel they came out of (outer addresses, UDP ports, GRE key). A
+ * merged packet leaves through the egress port's TSO (IPv4), whole where it
+ * fits the egress MTU, or resegmented by rte_gso into the segments it was
+ * made of. timeout_us 0: held packets go at the end of every poll; else
+ * they wait up to timeout_us for more.
+ */
+#define FOU_GRO_FLOWS 32		/* flows an lcore holds at once */
+#define FOU_GRO_MAX_SEGS 64		/* segments merged into one packet */
+#define FOU_GRO_TIMEOUT_MAX_US 1000000
+int fou_gro_set(struct fou_gw *gw, uint16_t port, bool on, uint32_t timeout_us,
+		struct fou_err *err);
+/* -ENODEV for a port that is not the gateway's. */
+int fou_gro_get(const struct fou_gw *gw, uint16_t port, bool *on, uint32_t *timeout_us);
+
+/* One lcore's GRO table; the pools give rte_gso its header (direct) and
+ * payload (indirect) mbufs. Control path. */
+struct fou_gro;
+struct rte_mempool;
+struct fou_gro *fou_gro_create(const struct fou_gw *gw, struct rte_mempool *direct,
+			       struct rte_mempool *indirect, int socket_id);
+/* Frees what the table still holds. */
+void fou_gro_free(struct fou_gro *g);
+/* Where fou_gro_burst() and fou_gro_flush() send a packet, in order. */
+typedef void (*fou_emit_fn)(void *ctx, uint16_t port, struct rte_mbuf *m);
+/*
+ * Data path: the n packets fou_rx_burst() forwarded (st->gro_tagged set),
+ * received on rx_port, to out_port[]: merged or held, or sent on through
+ * emit (after the held packets of their own flow). now: rte_rdtsc().
+ */
+void fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
+		   struct rte_mbuf **pkts, uint16_t n, const uint16_t *out_port, uint64_t now,
+		   fou_emit_fn emit, void *ctx);
+/* Send on the held flows whose time is up (all: every one). Returns how
+ * many flows are still held. */
+unsigned int fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool all,
+			   fou_emit_fn emit, void *ctx);
 
 /*
  * Telemetry: the /fou/... commands (see fou_telemetry.c), registered once

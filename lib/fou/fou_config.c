@@ -156,7 +156,8 @@ fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 	char m[RTE_ETHER_ADDR_FMT_SIZE];
 	uint16_t port, mtu;
 	uint16_t smin, smax;
-	uint32_t rate, burst;
+	uint32_t rate, burst, timeout;
+	bool gro;
 
 	fou_sport_range_get(gw, &smin, &smax);
 	fou_dump_emit(d, "sport-range", "%u-%u", smin, smax);
@@ -167,6 +168,8 @@ fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 			continue;
 		rte_ether_format_addr(m, sizeof(m), &mac);
 		fou_dump_emit(d, "link", "%u,address=%s,mtu=%u", port, m, mtu);
+		if (fou_gro_get(gw, port, &gro, &timeout) == 0 && gro)
+			fou_dump_emit(d, "gro", "%u,timeout=%u", port, timeout);
 	}
 }
 

@@ -128,26 +128,41 @@ fou_ecn_decap(uint8_t outer, uint8_t inner)
 }
 
 /*
- * rte_raw_cksum() of an IPv4 header of hl bytes (a multiple of 4, from 20
- * to 60): 32-bit words summed into 64 bits, then folded, instead of the
- * general byte loop. The header is valid when the result is 0xffff.
+ * rte_raw_cksum() of len bytes, folded to 16 bits: 8-byte words summed as
+ * two 32-bit halves into 64 bits instead of DPDK 22.11's loop over 16-bit
+ * words (a quarter of the additions; GRO sums every TCP payload).
  */
 static inline uint16_t
-fou_ip4_hdr_sum(const void *hdr, uint32_t hl)
+fou_raw_sum(const void *buf, uint32_t len)
 {
-	const uint8_t *p = (const uint8_t *)hdr;
-	uint64_t sum = 0;
-	uint32_t i, w;
+	const uint8_t *p = (const uint8_t *)buf;
+	uint64_t sum = 0, w;
+	uint32_t i, t = 0;
 
-	for (i = 0; i < hl; i += 4) {
+	for (i = 0; i + 8 <= len; i += 8) {
 		memcpy(&w, p + i, sizeof(w));
-		sum += w;
+		sum += (w & 0xffffffffu) + (w >> 32);
 	}
+	if (len - i >= 4) {
+		memcpy(&t, p + i, 4);
+		sum += t;
+		i += 4;
+	}
+	t = 0;
+	memcpy(&t, p + i, len - i);	/* 0-3 bytes, in memory order */
+	sum += t;
 	sum = (sum & 0xffffffffu) + (sum >> 32);
 	sum = (sum & 0xffffu) + (sum >> 16);
 	sum = (sum & 0xffffu) + (sum >> 16);
 	sum = (sum & 0xffffu) + (sum >> 16);
 	return (uint16_t)sum;
+}
+
+/* The same of an IPv4 header of hl bytes: valid when the result is 0xffff. */
+static inline uint16_t
+fou_ip4_hdr_sum(const void *hdr, uint32_t hl)
+{
+	return fou_raw_sum(hdr, hl);
 }
 
 /*

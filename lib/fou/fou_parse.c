@@ -502,6 +502,47 @@ fou_stmt_link(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_iface_set(gw, port, &mac, mtu, err);
 }
 
+static int
+fou_stmt_gro_any(struct fou_gw *gw, struct fou_fields *f, bool on, struct fou_err *err)
+{
+	const char *t = fou_fields_get(f, "timeout");
+	uint32_t timeout = 0;
+	uint16_t port;
+	int ret;
+
+	ret = fou_field_dev(f->pos[0], &port, err);
+	if (ret < 0)
+		return ret;
+	if (t != NULL && fou_parse_u32(t, FOU_GRO_TIMEOUT_MAX_US, &timeout) < 0) {
+		fou_err_set(err, "timeout '%s' is not a number of microseconds (0-%u)", t,
+			    FOU_GRO_TIMEOUT_MAX_US);
+		return -EINVAL;
+	}
+	return fou_gro_set(gw, port, on, timeout, err);
+}
+
+static int
+fou_stmt_gro(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_gro_any(gw, f, true, err);
+}
+
+static int
+fou_stmt_gro_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	uint32_t timeout;
+	uint16_t port;
+	bool on;
+
+	/* as every delete: what is not there is an error */
+	if (fou_field_dev(f->pos[0], &port, err) == 0 && fou_gro_get(gw, port, &on, &timeout) == 0 &&
+	    !on) {
+		fou_err_set(err, "GRO is not on for port %u", port);
+		return -ENOENT;
+	}
+	return fou_stmt_gro_any(gw, f, false, err);
+}
+
 /* A number in decimal or 0x hex, at most max. */
 static int
 fou_parse_num(const char *s, uint32_t max, uint32_t *out)
@@ -702,6 +743,10 @@ static const struct fou_stmt fou_stmts[] = {
 	{ "link", "set a port's MAC address and L3 MTU (default 1500)",
 	  { "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, { NULL }, fou_stmt_link },
 	  { NULL } },
+	{ "gro",
+	  "merge TCP segments received on a port (ethtool -K DEV gro on; default off); timeout: microseconds a flow may wait for more (default 0: until the end of the poll)",
+	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro },
+	  { "PORTID", 1, { NULL }, { NULL }, fou_stmt_gro_del } },
 	{ "addr", "local address on a DPDK port (IPv4 or IPv6)",
 	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr },
 	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del } },

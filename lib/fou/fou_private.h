@@ -46,10 +46,27 @@ struct fou_iface {
 	uint16_t mtu;		/* L3 MTU */
 	uint8_t enabled;
 	uint8_t tx_ol;		/* FOU_TXOL_*: checksums the port computes */
+	uint8_t gro;		/* GRO on packets received here */
+	uint32_t gro_timeout_us;	/* control only: as configured */
+	uint64_t gro_hold_tsc;	/* how long a flow may be held, in TSC cycles */
 };
 
 #define FOU_TXOL_IPV4 0x01	/* outer IPv4 header checksum */
 #define FOU_TXOL_UDP 0x02	/* UDP checksum over IPv4 */
+#define FOU_TXOL_TSO 0x04	/* TCP segmentation (TCP/IPv4; IPv4 and TCP checksums) */
+#define FOU_TXOL_MSEG 0x08	/* sends chained mbufs (merged or resegmented packets) */
+
+/*
+ * What fou_rx_burst() records in an mbuf (a dynamic field) for GRO on its
+ * port: the tunnel the packet came out of, all zero for one that was not
+ * decapsulated. Packets are merged only with the same tag.
+ */
+struct fou_gro_tag {
+	rte_be32_t src, dst;	/* outer IPv4 addresses */
+	uint32_t ports;		/* outer UDP source and destination port; 0: plain */
+	uint32_t key;		/* GRE key */
+	uint32_t proto;		/* tunnel protocol | GRE flags << 8 */
+};
 
 /* Tunnel flags read per packet. */
 #define FOU_TUN_TTL_INHERIT 0x01
@@ -158,6 +175,7 @@ struct fou_gw {
 	uint64_t icmp_limit;			/* rate << 32 | burst; rate 0: none */
 	const struct fou_addr_set *addrs;	/* one of addr_sets */
 	uint32_t neigh_gen;			/* bumped by every neighbour change */
+	int gro_tag_off;			/* mbuf dynamic field: struct fou_gro_tag */
 
 	/* Readers (worker lcores) report quiescent states here; a control
 	 * operation waits for a grace period before it returns (and before

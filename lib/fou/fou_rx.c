@@ -12,6 +12,7 @@
  * with several faults is counted where Linux would have dropped it.
  */
 #include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
 #include "fou_fwd.h"
@@ -304,9 +305,9 @@ fou_tunnel_match(const struct fou_gw *gw, const struct rte_ipv4_hdr *ip, uint8_t
 static inline unsigned int
 fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
 	      uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl,
-	      uint32_t tot, uint16_t *out_port)
+	      uint32_t tot, bool gro, uint16_t *out_port)
 {
-	const struct rte_udp_hdr *udp;
+	const struct rte_udp_hdr *udp = NULL;
 	struct fou_inner_ctx in;
 	uint16_t gre_proto;
 	uint32_t ulen, key = 0;
@@ -379,6 +380,14 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	r = fou_tunnel_match(gw, ip, proto, gflags, key, in.len);
 	if (r != FOU_FWD)
 		return r;
+	if (gro)
+		*RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *) = (struct fou_gro_tag){
+			.src = ip->src_addr,
+			.dst = ip->dst_addr,
+			.ports = udp != NULL ? *(const unaligned_uint32_t *)udp : 0,
+			.key = key,
+			.proto = proto | (uint32_t)gflags << 8,
+		};
 	return inner_v6 ? fou_inner6(gw, st, m, &in, out_port) :
 			  fou_inner4(gw, st, m, &in, out_port);
 }
@@ -387,7 +396,7 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
  * ip_route_input_slow do, then delivered locally or forwarded. */
 static inline unsigned int
 fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   uint32_t off, bool l2_group, uint16_t *out_port)
+	   uint32_t off, bool l2_group, bool gro, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -433,7 +442,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_IP_OPTIONS_BAD;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
-		return fou_rx_local4(gw, st, m, off, ip, hl, tot, out_port);
+		return fou_rx_local4(gw, st, m, off, ip, hl, tot, gro, out_port);
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
 	return fou_fwd4(gw, st, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
@@ -477,7 +486,7 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 
 static inline unsigned int
 fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-	   struct rte_mbuf *m, uint16_t *out_port)
+	   struct rte_mbuf *m, bool gro, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -508,9 +517,13 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 	/* a frame to a group address is for every host: never forwarded
 	 * (ip_forward / ip6_forward take PACKET_HOST only) */
 	l2_group = !rte_is_unicast_ether_addr(&eth->dst_addr);
+	/* not decapsulated, until the tunnel path says otherwise */
+	if (gro)
+		memset(RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *), 0,
+		       sizeof(struct fou_gro_tag));
 	switch (etype) {
 	case RTE_ETHER_TYPE_IPV4:
-		return fou_rx_ip4(gw, st, m, off, l2_group, out_port);
+		return fou_rx_ip4(gw, st, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_IPV6:
 		return fou_rx_ip6(gw, st, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
@@ -528,7 +541,10 @@ fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_po
 {
 	struct rte_mbuf *drop[FOU_BURST];
 	uint16_t i, nb_fwd = 0, nb_drop = 0;
+	/* read once: the tags are written for exactly the bursts GRO sees */
+	const bool gro = __atomic_load_n(&gw->iface[rx_port].gro, __ATOMIC_ACQUIRE) != 0;
 
+	st->gro_tagged = gro;
 	FOU_STAT_ADD(st->rx[rx_port], n);
 	for (i = 0; i < n && i < FOU_PREFETCH_OFFSET; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -538,7 +554,7 @@ fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_po
 
 		if (i + FOU_PREFETCH_OFFSET < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FOU_PREFETCH_OFFSET], void *));
-		r = fou_rx_one(gw, st, rx_port, m, &out_port[nb_fwd]);
+		r = fou_rx_one(gw, st, rx_port, m, gro, &out_port[nb_fwd]);
 		if (likely(r == FOU_FWD)) {
 			pkts[nb_fwd++] = m;
 			continue;

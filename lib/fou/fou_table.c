@@ -12,11 +12,13 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_hash_crc.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 
 #include "fou_fwd.h"
 
@@ -181,6 +183,13 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	if (gw->routes == NULL || gw->stats_base == NULL || gw->tun_base == NULL ||
 	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
+		goto fail;
+	gw->gro_tag_off = rte_mbuf_dynfield_register(&(struct rte_mbuf_dynfield){
+		.name = "fou_gro_tag",
+		.size = sizeof(struct fou_gro_tag),
+		.align = __alignof__(struct fou_gro_tag),
+	});
+	if (gw->gro_tag_off < 0)
 		goto fail;
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
@@ -460,10 +469,57 @@ fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
 	}
 	if (tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
 		ol |= FOU_TXOL_IPV4;
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+		ol |= FOU_TXOL_MSEG;
+	/* TSO also computes the IPv4 header and TCP checksums */
+	if ((tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO) &&
+	    (tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM) &&
+	    (tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_CKSUM))
+		ol |= FOU_TXOL_TSO;
 	/* the UDP checksum offload also needs the IPv4 header flags */
 	if ((tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) && (ol & FOU_TXOL_IPV4))
 		ol |= FOU_TXOL_UDP;
 	gw->iface[port].tx_ol = ol;
+	return 0;
+}
+
+static void fou_gw_commit(struct fou_gw *gw);
+
+/*
+ * GRO on a receiving port. The data path reads the flag once per burst and
+ * the hold time once per new flow; a flow held under the old time goes
+ * when that is up.
+ */
+int
+fou_gro_set(struct fou_gw *gw, uint16_t port, bool on, uint32_t timeout_us, struct fou_err *err)
+{
+	struct fou_iface *f;
+
+	if (!fou_iface_enabled(gw, port)) {
+		fou_err_set(err, "no DPDK port %u", port);
+		return -ENODEV;
+	}
+	if (timeout_us > FOU_GRO_TIMEOUT_MAX_US) {
+		fou_err_set(err, "timeout %u us is over the %u us maximum", timeout_us,
+			    FOU_GRO_TIMEOUT_MAX_US);
+		return -EINVAL;
+	}
+	f = &gw->iface[port];
+	f->gro_timeout_us = on ? timeout_us : 0;
+	__atomic_store_n(&f->gro_hold_tsc, rte_get_tsc_hz() / US_PER_S * f->gro_timeout_us,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&f->gro, on, __ATOMIC_RELEASE);
+	fou_gw_commit(gw);
+	return 0;
+}
+
+int
+fou_gro_get(const struct fou_gw *gw, uint16_t port, bool *on, uint32_t *timeout_us)
+{
+	if (!fou_iface_enabled(gw, port))
+		return -ENODEV;
+	*on = gw->iface[port].gro != 0;
+	*timeout_us = gw->iface[port].gro_timeout_us;
 	return 0;
 }
 
@@ -1783,6 +1839,11 @@ fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
 		out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]) - base->decap_inner[i];
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]) - base->icmp_out[i];
+	out->gro_merged += FOU_STAT_READ(s->gro_merged) - base->gro_merged;
+	out->gro_flushed += FOU_STAT_READ(s->gro_flushed) - base->gro_flushed;
+	out->gro_tso += FOU_STAT_READ(s->gro_tso) - base->gro_tso;
+	out->gso_packets += FOU_STAT_READ(s->gso_packets) - base->gso_packets;
+	out->gso_segments += FOU_STAT_READ(s->gso_segments) - base->gso_segments;
 	out->polls_busy += FOU_STAT_READ(s->polls_busy) - base->polls_busy;
 	out->polls_idle += FOU_STAT_READ(s->polls_idle) - base->polls_idle;
 }
@@ -1854,6 +1915,15 @@ fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx)
 		*rx += s->rx[i];
 		*tx += s->tx[i];
 	}
+}
+
+bool
+fou_stats_balanced(const struct fou_lcore_stats *s)
+{
+	uint64_t rx, tx;
+
+	fou_stats_rx_tx(s, &rx, &tx);
+	return rx + (s->gso_segments - s->gso_packets) == tx + fou_stats_drops(s) + s->gro_merged;
 }
 
 uint64_t

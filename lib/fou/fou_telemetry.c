@@ -306,6 +306,11 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	rte_tel_data_add_dict_u64(d, "decap", decap);
 	rte_tel_data_add_dict_u64(d, "decap_ipv4", s->decap_inner[FOU_INNER_IPV4]);
 	rte_tel_data_add_dict_u64(d, "decap_ipv6", s->decap_inner[FOU_INNER_IPV6]);
+	rte_tel_data_add_dict_u64(d, "gro_merged", s->gro_merged);
+	rte_tel_data_add_dict_u64(d, "gro_flushed", s->gro_flushed);
+	rte_tel_data_add_dict_u64(d, "gro_tso", s->gro_tso);
+	rte_tel_data_add_dict_u64(d, "gso_packets", s->gso_packets);
+	rte_tel_data_add_dict_u64(d, "gso_segments", s->gso_segments);
 	ret = fou_tel_add_container(d, "drops", fou_tel_named(s->drop, FOU_DROP_MAX,
 							       fou_tel_drop_name));
 	if (ret == 0)
@@ -763,6 +768,8 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 	X("/fou/tunnel/del", fou_tel_stmt, "Delete a tunnel and the routes into it: NAME") \
 	X("/fou/route/add", fou_tel_stmt, "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route") \
 	X("/fou/route/del", fou_tel_stmt, "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)") \
+	X("/fou/gro/add", fou_tel_stmt, "GRO on TCP received on a port: PORTID[,timeout=US], as --gro") \
+	X("/fou/gro/del", fou_tel_stmt, "GRO off on a port: PORTID (held packets leave when their time is up)") \
 	X("/fou/link/set", fou_tel_stmt, "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link") \
 	X("/fou/sport_range/set", fou_tel_stmt, "Source ports of encap-sport auto: MIN-MAX, as --sport-range") \
 	X("/fou/icmp_rate/set", fou_tel_stmt, "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate")

@@ -284,8 +284,11 @@ class Summary:
     _icmp = re.compile(r'^sent (\w+): (\d+) \(.*\)$')
     _dropped = re.compile(r'^dropped: (\d+)$')
     _drop = re.compile(r'^drop (\w+): (\d+) \(.*\)$')
-    _accounting = re.compile(r'^accounting: rx (\d+) = tx (\d+) \+ dropped (\d+): (\S+)$')
-    _mbufs = re.compile(r'^mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
+    _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
+                      r'segments (\d+)$')
+    _accounting = re.compile(r'^accounting: rx (\d+) \+ gso added (\d+) = tx (\d+) '
+                             r'\+ dropped (\d+) \+ gro merged (\d+): (\S+)$')
+    _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
     def __init__(self, text):
         self.rx, self.tx = {}, {}
@@ -298,8 +301,11 @@ class Summary:
         self.icmp = {}              # ICMP kind: sent
         self.dropped = None
         self.drops = {}
-        self.accounting = None
+        self.accounting = None      # (rx, tx, dropped, verdict)
+        self.gso_added = self.gro_merged = None
+        self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
+        self.indirect_mbufs = None
         for line in text.splitlines():
             m = self._port.match(line)
             if m:
@@ -342,13 +348,23 @@ class Summary:
             if m:
                 self.drops[m[1]] = int(m[2])
                 continue
+            m = self._gro.match(line)
+            if m:
+                self.gro = dict(zip(('merged', 'flushed', 'tso', 'gso_packets', 'gso_segments'),
+                                    map(int, m.groups())))
+                continue
             m = self._accounting.match(line)
             if m:
-                self.accounting = (int(m[1]), int(m[2]), int(m[3]), m[4])
+                self.accounting = (int(m[1]), int(m[3]), int(m[4]), m[6])
+                self.gso_added, self.gro_merged = int(m[2]), int(m[5])
                 continue
             m = self._mbufs.match(line)
             if m:
-                self.mbufs = (int(m[1]), int(m[2]), m[3])
+                v = (int(m[2]), int(m[3]), m[4])
+                if m[1]:
+                    self.indirect_mbufs = v
+                else:
+                    self.mbufs = v
 
     @property
     def printed(self):
@@ -769,10 +785,14 @@ class GatewayTestCase(unittest.TestCase):
         self.assertEqual(tx, sum(s.tx.values()), ctx)
         self.assertEqual(dropped, s.dropped, ctx)
         self.assertEqual(dropped, sum(s.drops.values()), ctx)
-        self.assertEqual(rx, tx + dropped, ctx)
-        self.assertIsNotNone(s.mbufs, 'no mbuf line' + ctx)
-        self.assertEqual(s.mbufs[0], s.mbufs[1], 'mbufs missing from the pool' + ctx)
-        self.assertEqual(s.mbufs[2], 'ok', ctx)
+        self.assertIsNotNone(s.gro, 'no gro line' + ctx)
+        self.assertEqual(s.gso_added, s.gro['gso_segments'] - s.gro['gso_packets'], ctx)
+        self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
+        self.assertEqual(rx + s.gso_added, tx + dropped + s.gro_merged, ctx)
+        for what, v in (('mbufs', s.mbufs), ('indirect mbufs', s.indirect_mbufs)):
+            self.assertIsNotNone(v, 'no %s line' % what + ctx)
+            self.assertEqual(v[0], v[1], '%s missing from the pool' % what + ctx)
+            self.assertEqual(v[2], 'ok', ctx)
         self.assertEqual(s.decap, s.decap_ipv4 + s.decap_ipv6, ctx)
         self.assertEqual(s.decap, sum(s.decap_port.values()) + s.decap_plain, ctx)
         for name in s.drops:

@@ -268,8 +268,9 @@ static void
 test_stmt_rank_usage(void **state)
 {
 	(void)state;
-	/* the README's order: sport-range, icmp-rate, link, addr, neigh, port, tunnel, route */
-	static const char *const order[] = { "sport-range", "icmp-rate", "link", "addr",
+	/* the README's order: sport-range, icmp-rate, link, gro, addr, neigh, port, tunnel,
+	 * route */
+	static const char *const order[] = { "sport-range", "icmp-rate", "link", "gro", "addr",
 					     "neigh", "port", "tunnel", "route" };
 	unsigned int i;
 
@@ -290,6 +291,38 @@ test_stmt_rank_usage(void **state)
 	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
 	assert_non_null(strstr(fou_stmt_help("tunnel"), "ip link add"));
 	assert_null(fou_stmt_help("tunnels"));
+}
+
+/* GRO per receiving port: on with a hold time, off again; bad ports and
+ * times change nothing. */
+static void
+test_gro_stmt(void **state)
+{
+	struct fou_gw *gw = *state;
+	uint32_t timeout;
+	bool on;
+
+	assert_int_equal(fou_gro_get(gw, RX_PORT, &on, &timeout), 0);
+	assert_false(on);
+	UNIT_APPLY(gw, "gro", "0,timeout=250");
+	assert_int_equal(fou_gro_get(gw, RX_PORT, &on, &timeout), 0);
+	assert_true(on);
+	assert_int_equal(timeout, 250);
+	EXPECT_STMT_ERR(gw, "gro", "7", -ENODEV, "no DPDK port 7");
+	EXPECT_STMT_ERR(gw, "gro", "0,timeout=1000001", -EINVAL, "timeout '1000001'",
+			"microseconds");
+	EXPECT_STMT_ERR(gw, "gro", "0,timeout=x", -EINVAL, "timeout 'x'");
+	EXPECT_STMT_ERR(gw, "gro", "0,delay=1", -EINVAL, "delay");
+	assert_int_equal(fou_gro_get(gw, RX_PORT, &on, &timeout), 0);
+	assert_true(on);
+	assert_int_equal(timeout, 250);
+	assert_int_equal(fou_gro_get(gw, 7, &on, &timeout), -ENODEV);
+	EXPECT_DEL_ERR(gw, "gro", "9", -ENODEV, "no DPDK port 9");
+	assert_int_equal(fou_stmt_del(gw, "gro", "0", &(struct fou_err){ "" }), 0);
+	assert_int_equal(fou_gro_get(gw, RX_PORT, &on, &timeout), 0);
+	assert_false(on);
+	assert_int_equal(timeout, 0);
+	EXPECT_DEL_ERR(gw, "gro", "0", -ENOENT, "GRO is not on for port 0");
 }
 
 /* Empty fields and stray separators, for every statement. */
@@ -1914,6 +1947,7 @@ main(int argc, char **argv)
 		T_BARE(test_stmt_too_long),
 		T(test_stmt_rank_usage),
 		T_ADDRS(test_stmt_empty_fields),
+		T_BARE(test_gro_stmt),
 		T(test_parse_u32),
 		T(test_parse_ip),
 		T(test_parse_proto),
