@@ -135,6 +135,17 @@ fou_gro_phdr(const uint8_t *l3, bool v6, uint32_t tcp_len)
 	return fou_sum_add(s, rte_cpu_to_be_16((uint16_t)tcp_len));
 }
 
+/* rte_hash_crc() loads 8 bytes at a time: the key is copied to an aligned
+ * place first (the headers are only 2-byte aligned, the dynfield 4). */
+static inline uint32_t
+fou_gro_crc(const void *key, uint32_t len, uint32_t init)
+{
+	uint64_t k[5];
+
+	memcpy(k, key, len);
+	return rte_hash_crc(k, len, init);
+}
+
 /*
  * Parse a forwarded packet: Ethernet (as the output path built it), IPv4
  * without options and not a fragment or IPv6 straight to TCP, a TCP header
@@ -147,7 +158,7 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 {
 	const struct fou_gro_tag *tag = fou_gro_tag(gw, m);
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
-	uint32_t l3_tot, thl, h;
+	uint32_t l3_tot, thl, h, ports;
 	uint16_t etype;
 
 	p->m = m;
@@ -196,9 +207,10 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 	p->rx_port = rx_port;
 	p->tx_port = tx_port;
 	/* the flow: tunnel, addresses, ports, where it comes in and goes out */
-	h = rte_hash_crc(tag, sizeof(*tag), (uint32_t)rx_port << 16 | tx_port);
-	h = rte_hash_crc(p->l3 + (p->v6 ? 8 : 12), p->v6 ? 32 : 8, h);
-	p->hash = rte_hash_crc_4byte(*(const unaligned_uint32_t *)p->th, h);
+	h = fou_gro_crc(tag, sizeof(*tag), (uint32_t)rx_port << 16 | tx_port);
+	h = fou_gro_crc(p->l3 + (p->v6 ? 8 : 12), p->v6 ? 32 : 8, h);
+	memcpy(&ports, p->th, sizeof(ports));	/* not 4-byte aligned */
+	p->hash = rte_hash_crc_4byte(ports, h);
 	if (p->paylen == 0)
 		return true;	/* a pure ACK: flushes its flow, never held */
 	p->paysum = fou_raw_sum((const uint8_t *)p->th + thl, p->paylen);
@@ -216,6 +228,7 @@ fou_gro_same_flow(const struct fou_gw *gw, const struct fou_gro_flow *f,
 {
 	const uint8_t *h = rte_pktmbuf_mtod(f->head, const uint8_t *);
 	const uint8_t *hl3 = h + RTE_ETHER_HDR_LEN;
+	uint32_t w_h, w_p;
 
 	if (f->hash != p->hash || f->rx_port != p->rx_port || f->tx_port != p->tx_port ||
 	    f->v6 != p->v6)
@@ -224,10 +237,12 @@ fou_gro_same_flow(const struct fou_gw *gw, const struct fou_gro_flow *f,
 		return false;
 	if (memcmp(h, rte_pktmbuf_mtod(p->m, const uint8_t *), RTE_ETHER_HDR_LEN) != 0)
 		return false;
-	/* addresses; IPv6: the flow label too (ipv6_gro_receive) */
+	/* addresses; IPv6: the flow label too (ipv6_gro_receive); the
+	 * headers are only 2-byte aligned: words are copied, not loaded */
+	memcpy(&w_h, hl3, sizeof(w_h));
+	memcpy(&w_p, p->l3, sizeof(w_p));
 	if (p->v6 ? memcmp(hl3 + 8, p->l3 + 8, 32) != 0 ||
-		    ((*(const unaligned_uint32_t *)hl3 ^ *(const unaligned_uint32_t *)p->l3) &
-		     rte_cpu_to_be_32(0x000fffff)) != 0 :
+		    ((w_h ^ w_p) & rte_cpu_to_be_32(0x000fffff)) != 0 :
 		    memcmp(hl3 + 12, p->l3 + 12, 8) != 0)
 		return false;
 	return memcmp(hl3 + f->l3_len, p->th, 4) == 0;	/* ports */

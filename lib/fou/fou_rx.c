@@ -380,14 +380,20 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	r = fou_tunnel_match(gw, ip, proto, gflags, key, in.len);
 	if (r != FOU_FWD)
 		return r;
-	if (gro)
-		*RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *) = (struct fou_gro_tag){
+	if (gro) {
+		struct fou_gro_tag *tag = RTE_MBUF_DYNFIELD(m, gw->gro_tag_off,
+							    struct fou_gro_tag *);
+
+		/* the UDP header is at an odd 2-byte offset: copied, not loaded */
+		*tag = (struct fou_gro_tag){
 			.src = ip->src_addr,
 			.dst = ip->dst_addr,
-			.ports = udp != NULL ? *(const unaligned_uint32_t *)udp : 0,
 			.key = key,
 			.proto = proto | (uint32_t)gflags << 8,
 		};
+		if (udp != NULL)
+			memcpy(&tag->ports, udp, sizeof(tag->ports));
+	}
 	return inner_v6 ? fou_inner6(gw, st, m, &in, out_port) :
 			  fou_inner4(gw, st, m, &in, out_port);
 }
