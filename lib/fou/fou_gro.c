@@ -175,9 +175,10 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 	if (etype == RTE_ETHER_TYPE_IPV4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p->l3;
 
+		/* inet_gro_receive: any flag but DF (MF, the reserved bit) or
+		 * an offset is never merged */
 		if (ip->version_ihl != 0x45 || ip->next_proto_id != IPPROTO_TCP ||
-		    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-							    RTE_IPV4_HDR_OFFSET_MASK)))
+		    (ip->fragment_offset & ~rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)))
 			return false;
 		p->v6 = 0;
 		p->l3_len = sizeof(*ip);

@@ -1119,6 +1119,26 @@ class LargeMtu(GroTestCase):
         self.assertGro(run, exp, follow=True)
 
 
+class ReservedBit(GroTestCase):
+
+    def test_reserved_bit_not_merged(self):
+        """IPv4's reserved flag bit: inet_gro_receive merges nothing with a
+        flag other than DF, so the segment leaves as it came, bit and all,
+        between what was held before it and what is held after."""
+        f = Flow('rb', IPIP)
+        a, b, c = f.next(), f.next(), f.next()
+        ip = IP(b.l3)
+        ip.flags = 'evil+DF'
+        del ip.chksum
+        b = Seg('rb', IPIP, IP(bytes(ip)))
+        run = self.run_segs([a, b, c], gro_opts())
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertEqual(run.summary.gro['merged'], 0, run.describe())
+        rows = ft.tshark_fields(run.outputs[1], ['ip.flags.rb', 'tcp.seq_raw', 'ip.len'])
+        self.assertEqual([(r['ip.flags.rb'][0], int(r['tcp.seq_raw'][0])) for r in rows],
+                         [('0', a.seq), ('1', b.seq), ('0', c.seq)], run.describe())
+
+
 # --- 5. GRO off ---------------------------------------------------------------------------
 
 class GroOff(GroTestCase):
