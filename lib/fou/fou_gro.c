@@ -403,7 +403,11 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 		((struct rte_ipv6_hdr *)l3)->payload_len = rte_cpu_to_be_16((uint16_t)tcp_len);
 	else
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(f->l3_len + tcp_len));
-	if (!f->v6 && (ifc->tx_ol & FOU_TXOL_TSO)) {
+	/* net_tap's TSO (22.11) refuses a segment whose frame, Ethernet
+	 * header included, is over the MTU: a full-sized one at the MTU
+	 * would be lost with the whole merge; rte_gso cuts those here */
+	if (!f->v6 && (ifc->tx_ol & FOU_TXOL_TSO) &&
+	    RTE_ETHER_HDR_LEN + f->l3_len + f->l4_len + f->mss <= ifc->mtu) {
 		h->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM |
 			       RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
 		h->tso_segsz = f->mss;

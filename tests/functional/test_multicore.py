@@ -340,6 +340,35 @@ class TapQueues(MultiCoreTestCase):
             seen[f].append(s)
         self.assertEqual(dict(seen), {f: list(range(per_flow)) for f in range(flows)})
 
+    def test_gro_full_sized_segments_at_the_tap_mtu(self):
+        """Routed segments as large as the egress MTU (1500-byte IP
+        packets) are merged and still all reach the kernel side: net_tap's
+        TSO would refuse them (it counts the Ethernet header in the MTU),
+        so rte_gso cuts them instead."""
+        mss, per_flow, flows = 1460, 8, 4
+        frames = []
+        for s in range(per_flow):
+            for f in range(flows):
+                inner = IP(src='192.168.3.2', dst='192.168.4.1', flags='DF', id=7 + s) / \
+                    TCP(sport=3000 + f, dport=80, flags='A', seq=1 + s * mss, ack=1,
+                        window=2000) / Raw(bytes([(f * 5 + s) & 0xff]) * mss)
+                frames.append(bytes(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / inner))
+        run, lcores, path = self.run_traffic(ft.BASE_OPTS + ['--gro', '0,timeout=50000'],
+                                             TAP0, frames, TAP1)
+        self.assertGreater(run.summary.gro['merged'], 0, run.describe())
+        rows = ft.tshark_fields(path, ['tcp.srcport', 'tcp.seq_raw', 'tcp.payload',
+                                       'tcp.checksum.status', 'ip.len'],
+                                prefs=['-o', 'tcp.check_checksum:TRUE'])
+        seen = collections.defaultdict(list)
+        for r in rows:
+            self.assertEqual(r['tcp.checksum.status'], ['1'], r)
+            self.assertEqual(int(r['ip.len'][0]), 40 + mss, r)
+            f = int(r['tcp.srcport'][0]) - 3000
+            s = (int(r['tcp.seq_raw'][0]) - 1) // mss
+            self.assertEqual(bytes.fromhex(r['tcp.payload'][0]), bytes([(f * 5 + s) & 0xff]) * mss)
+            seen[f].append(s)
+        self.assertEqual(dict(seen), {f: list(range(per_flow)) for f in range(flows)})
+
     def test_encap_checksums_offloaded(self):
         frames = encap_frames()
         run, lcores, path = self.run_traffic(ENCAP_OPTS, TAP1, frames, TAP0)
