@@ -153,6 +153,10 @@ fou_worker_main(void *arg)
 				w->gro_held = 1;
 				continue;
 			}
+			/* GRO just turned off here: what it held goes first */
+			if (unlikely(w->gro_held != 0))
+				w->gro_held = fou_gro_flush_port(w->gro, w->st, port,
+								 fou_worker_emit, w);
 			for (j = 0; j < nf; j++)
 				fou_worker_tx(w, out_port[j], pkts[j]);
 		}

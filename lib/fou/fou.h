@@ -467,6 +467,10 @@ void fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_po
  * many flows are still held. */
 unsigned int fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool all,
 			   fou_emit_fn emit, void *ctx);
+/* Send on every flow held from rx_port: its GRO was turned off, and what
+ * it receives now must not pass what is held. Returns as fou_gro_flush. */
+unsigned int fou_gro_flush_port(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
+				fou_emit_fn emit, void *ctx);
 
 /*
  * Telemetry: the /fou/... commands (see fou_telemetry.c), registered once

@@ -646,3 +646,20 @@ fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool 
 	}
 	return g->n;
 }
+
+unsigned int
+fou_gro_flush_port(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
+		   fou_emit_fn emit, void *ctx)
+{
+	unsigned int i = 0;
+
+	while (i < g->n) {
+		if (g->flows[i].rx_port == rx_port) {
+			fou_gro_send(g, st, &g->flows[i], emit, ctx);
+			fou_gro_remove(g, i);
+		} else {
+			i++;
+		}
+	}
+	return g->n;
+}

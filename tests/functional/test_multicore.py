@@ -369,6 +369,47 @@ class TapQueues(MultiCoreTestCase):
             seen[f].append(s)
         self.assertEqual(dict(seen), {f: list(range(per_flow)) for f in range(flows)})
 
+    def test_gro_off_under_traffic_keeps_order(self):
+        """/fou/gro/del while a flow is held (timeout 1 s): the segments that
+        come after it leave after the held ones, not before."""
+        mss = 1000
+
+        def seg(i):
+            inner = IP(src='192.168.3.2', dst='192.168.4.1', flags='DF', id=7 + i) / \
+                TCP(sport=3000, dport=80, flags='A', seq=1 + i * mss, ack=1, window=2000) / \
+                Raw(bytes([i]) * mss)
+            return bytes(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / inner)
+        gw = self.start_tap_gw(ft.BASE_OPTS + ['--gro', '0,timeout=1000000'])
+        cap = self.capture(TAP1, 'out.pcap')
+        before = ft.write_pcap(self.path('before.pcap'), [seg(0), seg(1)])
+        after = ft.write_pcap(self.path('after.pcap'), [seg(2), seg(3)])
+        go = self.path('go')
+        c = ft.TelemetryClient(gw.prefix)
+        try:
+            # one sender: the second pair leaves as soon as go exists
+            sender = subprocess.Popen(self.ns.cmd([ft.PYTHON, '-c', (
+                'import os, sys, time\nfrom scapy.all import rdpcap, sendp\n'
+                'a, b = rdpcap(sys.argv[1]), rdpcap(sys.argv[2])\n'
+                'sendp(a, iface=sys.argv[3], verbose=0)\n'
+                'while not os.path.exists(sys.argv[4]):\n    time.sleep(0.01)\n'
+                'sendp(b, iface=sys.argv[3], verbose=0)\n'), before, after, TAP0, go]))
+            self.assertTrue(ft.wait_for(lambda: c.cmd('/fou/stats')['gro_merged'] == 1, WAIT,
+                                        0.01), c.cmd('/fou/stats'))
+            self.assertEqual(c.cmd('/fou/gro/del,0'), {'status': 'ok'})
+            open(go, 'w').close()
+            sender.wait(timeout=WAIT)
+            self.assertTrue(ft.wait_for(lambda: c.cmd('/fou/stats')['tx'] >= 3, WAIT, 0.1))
+        finally:
+            c.close()
+        time.sleep(0.5)
+        path = self.stop_capture(cap)
+        gw.signal(signal.SIGINT)
+        run = gw.wait()
+        self.assertHealthy(run)
+        rows = ft.tshark_fields(path, ['tcp.seq_raw'])
+        self.assertEqual([int(r['tcp.seq_raw'][0]) for r in rows],
+                         [1 + i * mss for i in range(4)], run.describe())
+
     def test_encap_checksums_offloaded(self):
         frames = encap_frames()
         run, lcores, path = self.run_traffic(ENCAP_OPTS, TAP1, frames, TAP0)
