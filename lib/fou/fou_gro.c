@@ -392,6 +392,13 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)l3;
 
 	FOU_STAT_ADD(st->gro_flushed, 1);
+	/* the egress MTU shrank (/fou/link/set) while it was held: its
+	 * segments no longer fit, as ip_forward would find */
+	if (unlikely((uint32_t)f->l3_len + f->l4_len + f->mss > ifc->mtu)) {
+		FOU_STAT_ADD(st->drop[FOU_DROP_MTU_EXCEEDED], 1);
+		rte_pktmbuf_free(h);
+		return;
+	}
 	if (f->count == 1) {
 		emit(ctx, f->tx_port, h);
 		return;
@@ -405,8 +412,10 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 		ip->total_length = rte_cpu_to_be_16((uint16_t)(f->l3_len + tcp_len));
 	/* net_tap's TSO (22.11) refuses a segment whose frame, Ethernet
 	 * header included, is over the MTU: a full-sized one at the MTU
-	 * would be lost with the whole merge; rte_gso cuts those here */
-	if (!f->v6 && (ifc->tx_ol & FOU_TXOL_TSO) &&
+	 * would be lost with the whole merge; rte_gso cuts those here.
+	 * A port's TSO counts IP IDs up: fixed ones (DF) are cut here too,
+	 * keeping them (Linux' SKB_GSO_TCP_FIXEDID) */
+	if (!f->v6 && !f->id_fixed && (ifc->tx_ol & FOU_TXOL_TSO) &&
 	    RTE_ETHER_HDR_LEN + f->l3_len + f->l4_len + f->mss <= ifc->mtu) {
 		h->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM |
 			       RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
@@ -427,7 +436,7 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 	}
 	th->cksum = 0;
 	th->cksum = (uint16_t)~fou_sum_fold(fou_sum_add(fou_sum_add(
-		fou_gro_phdr(l3, f->v6, tcp_len), rte_raw_cksum(th, f->l4_len)), f->paysum));
+		fou_gro_phdr(l3, f->v6, tcp_len), fou_raw_sum(th, f->l4_len)), f->paysum));
 	emit(ctx, f->tx_port, h);
 }
 
