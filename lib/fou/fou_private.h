@@ -10,6 +10,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_telemetry.h>
 
 #include "fou.h"
 
@@ -259,6 +260,15 @@ fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const
 
 /* Stop telemetry commands from reading gw; waits for one in progress. */
 void fou_telemetry_detach(struct fou_gw *gw);
+
+/* The /fou/... telemetry commands fou_telemetry_register() registers, in
+ * one table, so that a test can call their handlers as telemetry would. */
+struct fou_tel_cmd {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+};
+const struct fou_tel_cmd *fou_telemetry_cmds(unsigned int *n);
 
 /* Wait until every worker lcore has passed a quiescent state. */
 void fou_gw_sync(const struct fou_gw *gw);
