@@ -4,6 +4,8 @@
 #   make demo    install, build, run the gateway on the bundled Linux FOU capture
 #   make check   install, build, run every test (what CI runs)
 #   make bench   install, build, run the benchmark (bench/run; BENCH_ARGS=--quick)
+#   make fuzz    install, build the libFuzzer targets with clang, run each for
+#                FUZZ_SECONDS (FUZZ_RUNS=N: N executions; FUZZ_TARGETS: which)
 
 BUILD ?= build
 DEMO_OUT ?= $(BUILD)/demo
@@ -12,17 +14,24 @@ MESON_TEST_ARGS ?= --print-errorlogs
 # Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
 # the build, the tests (cmocka, scapy, tshark), the interop test's Linux peer
 # VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2), the
-# benchmark (valgrind for callgrind, matplotlib for the charts).
+# benchmark (valgrind for callgrind, matplotlib for the charts), the fuzz
+# targets (clang with its libFuzzer and sanitizer runtimes).
 DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
 	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2 \
-	valgrind python3-matplotlib
+	valgrind python3-matplotlib clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BENCH_ARGS ?=
 
-.PHONY: all deps build demo check test bench clean
+# The fuzz build: clang, ASan + UBSan + libFuzzer coverage on every file.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_TARGETS ?=
+
+.PHONY: all deps build demo check test bench clean fuzz-build fuzz fuzz-smoke
 
 all: build
 
@@ -62,8 +71,24 @@ demo: build
 		-E header=y -e frame.number -e udp.srcport -e udp.dstport -e udp.checksum \
 		-e _ws.col.Source -e _ws.col.Destination -e _ws.col.Info 2>/dev/null
 
-check: build
+check: build fuzz-build
 	meson test -C $(BUILD) $(MESON_TEST_ARGS)
+	$(MAKE) fuzz-smoke
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false
+
+fuzz-build: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) -j2
+
+# README "Fuzzing": each target for FUZZ_SECONDS, or FUZZ_RUNS executions.
+fuzz: fuzz-build
+	/usr/bin/python3 tests/fuzz/run --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) \
+		$(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) $(FUZZ_TARGETS)
+
+# What make check runs: 15 seconds of each target from its seeds.
+fuzz-smoke: fuzz-build
+	/usr/bin/python3 tests/fuzz/run --build $(FUZZ_BUILD) --smoke
 
 test: check
 
@@ -74,4 +99,4 @@ bench: build
 	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)
