@@ -5,6 +5,8 @@
 #   make check   install, build, run every test (what CI runs), then the unit and
 #                functional suites again on an ASan + UBSan build ($(ASAN_BUILD))
 #   make bench   install, build, run the benchmark (bench/run; BENCH_ARGS=--quick)
+#   make fuzz    install, build the libFuzzer targets with clang, run each for
+#                FUZZ_SECONDS (FUZZ_RUNS=N: N executions; FUZZ_TARGETS: which)
 
 BUILD ?= build
 # The same sources built with AddressSanitizer (LeakSanitizer included) and
@@ -19,17 +21,25 @@ MESON_TEST_ARGS ?= --print-errorlogs
 # Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
 # the build, the tests (cmocka, scapy, tshark), the interop test's Linux peer
 # VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2), the
-# benchmark (valgrind for callgrind, matplotlib for the charts).
+# benchmark (valgrind for callgrind, matplotlib for the charts), the fuzz
+# targets (clang with its libFuzzer and sanitizer runtimes).
 DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
 	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2 \
-	valgrind python3-matplotlib
+	valgrind python3-matplotlib clang libclang-rt-14-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 BENCH_ARGS ?=
 
-.PHONY: all deps build build-asan demo check check-asan test bench clean
+# The fuzz build: clang, ASan + UBSan + libFuzzer coverage on every file.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_RUNS ?=
+FUZZ_TARGETS ?=
+
+.PHONY: all deps build build-asan demo check check-asan test bench clean fuzz-build fuzz \
+	fuzz-smoke
 
 all: build
 
@@ -75,9 +85,10 @@ demo: build
 		-E header=y -e frame.number -e udp.srcport -e udp.dstport -e udp.checksum \
 		-e _ws.col.Source -e _ws.col.Destination -e _ws.col.Info 2>/dev/null
 
-check: build
+check: build fuzz-build
 	meson test -C $(BUILD) $(MESON_TEST_ARGS)
 	$(MAKE) check-asan
+	$(MAKE) fuzz-smoke
 
 # Every ASan/UBSan finding aborts the process (a test sees the failed exit),
 # and LeakSanitizer fails the exit of a process that leaked. Not interop (a
@@ -88,6 +99,21 @@ ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 \
 check-asan: build-asan
 	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --suite unit --suite functional $(MESON_TEST_ARGS)
 
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false
+
+fuzz-build: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) -j2
+
+# README "Fuzzing": each target for FUZZ_SECONDS, or FUZZ_RUNS executions.
+fuzz: fuzz-build
+	/usr/bin/python3 tests/fuzz/run --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) \
+		$(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) $(FUZZ_TARGETS)
+
+# What make check runs: 15 seconds of each target from its seeds.
+fuzz-smoke: fuzz-build
+	/usr/bin/python3 tests/fuzz/run --build $(FUZZ_BUILD) --smoke
+
 test: check
 
 # README "Performance": dpdk-fou beside dpdk-testpmd, cycles and instructions
@@ -97,4 +123,4 @@ bench: build
 	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

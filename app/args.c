@@ -209,7 +209,9 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 		ret = -1;
 	}
 
-	qsort(stmts.v, stmts.n, sizeof(*stmts.v), fou_app_stmt_cmp);
+	/* no statement: v is NULL, which qsort must not be given */
+	if (stmts.n != 0)
+		qsort(stmts.v, stmts.n, sizeof(*stmts.v), fou_app_stmt_cmp);
 	for (i = 0; ret == 0 && i < stmts.n; i++) {
 		ret = fou_stmt_apply(gw, stmts.v[i].name, stmts.v[i].arg, &err);
 		if (ret < 0)

@@ -10,6 +10,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_telemetry.h>
 
 #include "fou.h"
 
@@ -284,6 +285,15 @@ void fou_telemetry_detach(struct fou_gw *gw);
  * for an empty field (leading, trailing or doubled ','), each named in err.
  */
 int fou_parse_fields_copy(char *buf, size_t len, const char *arg, struct fou_err *err);
+
+/* The /fou/... telemetry commands fou_telemetry_register() registers, in
+ * one table, so that a test can call their handlers as telemetry would. */
+struct fou_tel_cmd {
+	const char *cmd;
+	telemetry_cb fn;
+	const char *help;
+};
+const struct fou_tel_cmd *fou_telemetry_cmds(unsigned int *n);
 
 /* Wait until every worker lcore has passed a quiescent state. */
 void fou_gw_sync(const struct fou_gw *gw);

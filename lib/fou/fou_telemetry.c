@@ -779,12 +779,21 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 FOU_TEL_CMDS(FOU_TEL_HELP_CHECK)
 #undef FOU_TEL_HELP_CHECK
 
+#define FOU_TEL_ENTRY(c, fn, help) { c, fn, help },
+static const struct fou_tel_cmd fou_tel_cmds[] = { FOU_TEL_CMDS(FOU_TEL_ENTRY) };
+#undef FOU_TEL_ENTRY
+
+const struct fou_tel_cmd *
+fou_telemetry_cmds(unsigned int *n)
+{
+	*n = RTE_DIM(fou_tel_cmds);
+	return fou_tel_cmds;
+}
+
 int
 fou_telemetry_register(struct fou_gw *gw)
 {
-#define FOU_TEL_REG(c, fn, help) \
-	if (ret == 0) \
-		ret = rte_telemetry_register_cmd(c, fn, help);
+	unsigned int i;
 	int ret = 0;
 
 	/* commands from now on come while the ports run */
@@ -792,7 +801,8 @@ fou_telemetry_register(struct fou_gw *gw)
 	pthread_mutex_lock(&fou_tel_lock);
 	fou_tel_gw = gw;
 	pthread_mutex_unlock(&fou_tel_lock);
-	FOU_TEL_CMDS(FOU_TEL_REG)
+	for (i = 0; i < RTE_DIM(fou_tel_cmds) && ret == 0; i++)
+		ret = rte_telemetry_register_cmd(fou_tel_cmds[i].cmd, fou_tel_cmds[i].fn,
+						 fou_tel_cmds[i].help);
 	return ret;
-#undef FOU_TEL_REG
 }

@@ -1,0 +1,159 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Seed corpora of the fuzz targets, from what the repository already has.
+
+    seeds.py SRCDIR OUTDIR     writes OUTDIR/<target>/<name> for every target
+
+rx:        every frame of tests/data/*.pcap (the Linux 6.1 FOU peer's and the
+           inside hosts' replies) on its port, some with RX checksum flags,
+           segments, copies, no headroom
+encap:     the inside hosts' packets (inside-replies.pcap) into every tunnel
+stmt:      config/*.conf as statements, one file each, their deletes, and
+           every `--NAME ARG` example of the README
+config:    config/*.conf as they are
+args:      the README's command lines (after `--`), and the options
+telemetry: the README's telemetry session and command table
+
+The input formats are described at the top of each fuzz_<target>.c.
+"""
+import hashlib
+import os
+import re
+import struct
+import sys
+
+
+def pcap_frames(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = struct.unpack("<I", data[:4])[0]
+    endian = "<" if magic in (0xA1B2C3D4, 0xA1B23C4D) else ">"
+    off, frames = 24, []
+    while off + 16 <= len(data):
+        incl = struct.unpack(endian + "I", data[off + 8:off + 12])[0]
+        frames.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return frames
+
+
+def write(out, target, data, name=None):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def conf_statements(path):
+    """NAME ARG for each NAME = ARG line of a config file."""
+    stmts = []
+    for line in open(path):
+        line = line.split("#", 1)[0].strip()
+        if "=" in line:
+            name, arg = line.split("=", 1)
+            stmts.append(f"{name.strip()} {arg.strip()}")
+    return stmts
+
+
+def rx_seeds(src, out):
+    data = os.path.join(src, "tests", "data")
+    for pcap in sorted(os.listdir(data)):
+        if not pcap.endswith(".pcap"):
+            continue
+        port = 1 if pcap.startswith("inside") else 0
+        for i, frame in enumerate(pcap_frames(os.path.join(data, pcap))):
+            write(out, "rx", bytes([port, 0, 0, 0]) + frame)
+            if pcap != "linux-6.1-all.pcap" or i % 6 != 0:
+                continue
+            # the NIC's checksum verdicts, "verified", 3 segments, 4 copies
+            # cut 7 bytes shorter each, no headroom
+            for opts in ([port | 4, 0, 0, 0], [port | 8, 0, 0, 0], [port | 0x40, 0x55, 0, 0],
+                         [port, 0, 3, 7], [port, 0, 4, 0]):
+                write(out, "rx", bytes(opts) + frame)
+
+
+def encap_seeds(src, out, nb_tunnels=13):
+    frames = pcap_frames(os.path.join(src, "tests", "data", "inside-replies.pcap"))
+    inner = [f[14:] for f in frames if f[12:14] in (b"\x08\x00", b"\x86\xdd")]
+    v4 = [p for p in inner if p[0] >> 4 == 4]
+    v6 = [p for p in inner if p[0] >> 4 == 6]
+    picks = [v4[0], v6[0], max(v4, key=len)] if v4 and v6 else inner[:3]
+    for t in range(nb_tunnels):
+        for p in picks:
+            write(out, "encap", bytes([t, 0, 0]) + p)
+        write(out, "encap", bytes([t, 0x40, 0x33]) + picks[0])
+
+
+def readme_statements(src):
+    readme = open(os.path.join(src, "README.md")).read()
+    names = "port|addr|route|tunnel|sport-range|icmp-rate|neigh|link"
+    return [f"{n} {a}" for n, a in re.findall(rf"`--({names}) ([^`\s]+)`", readme)
+            if "\\" not in a and "|" not in a and "[" not in a]
+
+
+def stmt_seeds(src, out):
+    confs = sorted(os.path.join(src, "config", c) for c in os.listdir(os.path.join(src, "config"))
+                   if c.endswith(".conf"))
+    for conf in confs:
+        stmts = conf_statements(conf)
+        write(out, "stmt", "\n".join(stmts).encode())
+        write(out, "stmt", "\n".join("-" + s for s in reversed(stmts)).encode())
+        for s in stmts:
+            write(out, "stmt", (s + "\n-" + s).encode())
+    for s in readme_statements(src):
+        write(out, "stmt", s.encode())
+
+
+def config_seeds(src, out):
+    for conf in sorted(os.listdir(os.path.join(src, "config"))):
+        if conf.endswith(".conf"):
+            with open(os.path.join(src, "config", conf), "rb") as f:
+                write(out, "config", f.read())
+
+
+def args_seeds(src, out):
+    readme = open(os.path.join(src, "README.md")).read()
+    for line in re.findall(r"^dpdk-fou .* -- (.*)$", readme, re.M):
+        args = [a for a in line.split() if a != "..." and "/" not in a]
+        write(out, "args", "\n".join(args).encode())
+    for s in readme_statements(src)[:12]:
+        name, arg = s.split(" ", 1)
+        if "/" not in arg:
+            write(out, "args", f"--{name}\n{arg}".encode())
+    for extra in ("--help", "--config\nok.conf", "--config\nbad.conf\n--port\n5555:ipip",
+                  "--config\ndir", "--config\nmissing.conf", "--idle-exit\n500",
+                  "--port=5557:sit\n--config=empty.conf", "-x", "--port", "stray"):
+        write(out, "args", extra.encode())
+
+
+def telemetry_seeds(src, out):
+    readme = open(os.path.join(src, "README.md")).read()
+    session = re.findall(r"^--> (/fou/\S*)$", readme, re.M)
+    if session:
+        write(out, "telemetry", "\n".join(session).encode())
+    for cmd in sorted(set(re.findall(r"`(/fou/[a-z_/]+)(?:\[,[^`]*\])?`", readme))):
+        write(out, "telemetry", cmd.encode())
+    for s in conf_statements(os.path.join(src, "config", "demo.conf")):
+        name, arg = s.split(" ", 1)
+        verb = "set" if name in ("link", "sport-range", "icmp-rate") else "add"
+        name = name.replace("-", "_")
+        write(out, "telemetry", f"/fou/{name}/{verb},{arg}\n/fou/config".encode())
+        if verb == "add":
+            write(out, "telemetry", f"/fou/{name}/del,{arg}\n/fou/routes,offset=1".encode())
+
+
+def main(src, out):
+    rx_seeds(src, out)
+    encap_seeds(src, out)
+    stmt_seeds(src, out)
+    config_seeds(src, out)
+    args_seeds(src, out)
+    telemetry_seeds(src, out)
+    for t in sorted(os.listdir(out)):
+        print(f"{t}: {len(os.listdir(os.path.join(out, t)))} seeds")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
