@@ -13,6 +13,8 @@ stmt:      config/*.conf as statements, one file each, their deletes, and
 config:    config/*.conf as they are
 args:      the README's command lines (after `--`), and the options
 telemetry: the README's telemetry session and command table
+gro:       bursts of in-order TCP segments (IPv4 in ipip and GRE, IPv6 in sit,
+           plain routed IPv4), built with scapy, for each egress MTU / TSO choice
 
 The input formats are described at the top of each fuzz_<target>.c.
 """
@@ -142,7 +144,41 @@ def telemetry_seeds(src, out):
             write(out, "telemetry", f"/fou/{name}/del,{arg}\n/fou/routes,offset=1".encode())
 
 
+def gro_seeds(out):
+    """fuzz_gro.c's format: an option byte, then 2-byte lengths and frames."""
+    from scapy.layers.l2 import Ether, GRE
+    from scapy.layers.inet import IP, TCP, UDP
+    from scapy.layers.inet6 import IPv6
+    from scapy.packet import Raw
+
+    def outer(inner, dport, gre=False):
+        pkt = GRE(proto=0x0800) / inner if gre else inner
+        return Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01") / \
+            IP(src="10.99.0.2", dst="10.99.0.1") / UDP(sport=40000, dport=dport) / pkt
+
+    def flow(mk, n, mss, flags="A"):
+        return [bytes(mk(i, TCP(sport=1000, dport=80, seq=1 + i * mss, ack=1, window=512,
+                                flags=flags if i == n - 1 else "A") / Raw(bytes([i]) * mss)))
+                for i in range(n)]
+
+    kinds = {
+        "ipip": lambda i, t: outer(IP(src="10.200.0.5", dst="192.168.4.9", id=i) / t, 5555),
+        "gre": lambda i, t: outer(IP(src="10.200.0.5", dst="172.16.0.9", id=7,
+                                      flags="DF") / t, 5556, gre=True),
+        "sit": lambda i, t: outer(IPv6(src="2001:db8:9::5", dst="fd00:41::9") / t, 5557),
+        "plain": lambda i, t: Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01") /
+        IP(src="10.99.0.2", dst="192.168.4.7", id=i) / t,
+    }
+    for opt in range(8):
+        for name, mk in kinds.items():
+            for n, mss, flags in ((6, 1000, "A"), (4, 1399, "PA"), (3, 200, "FA")):
+                frames = flow(mk, n, mss, flags)
+                write(out, "gro", bytes([opt]) + b"".join(len(f).to_bytes(2, "big") + f
+                                                          for f in frames))
+
+
 def main(src, out):
+    gro_seeds(out)
     rx_seeds(src, out)
     encap_seeds(src, out)
     stmt_seeds(src, out)

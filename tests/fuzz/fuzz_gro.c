@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * GRO on arbitrary bursts: up to 32 frames received on port 0 with GRO on,
+ * through fou_rx_burst() and fou_gro_burst() as a worker runs them, then
+ * every held flow sent on. Each packet sent is checked by fuzz_check.c
+ * (a merge or a segment rte_gso made as any output: lengths, MTU, header
+ * checksums, addresses, neighbours), a merge's TCP checksum by DPDK's own
+ * rte_ipv4/ipv6_udptcp_cksum_mbuf_verify(), a merge given to TSO by its
+ * segment size and pseudo-header sum; after each input rx + segments
+ * rte_gso added = tx + drops + segments merged, and every mbuf (direct and
+ * indirect) is back in its pool.
+ *
+ * Input: byte 0 bits 0-1 port 1's MTU (1500, 9000, 16000, 1280), bit 2 port
+ * 1 has TSO; then frames, each a 2-byte big-endian length and its bytes
+ * (at most 2048 of them used: one mbuf).
+ */
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "fuzz_check.h"
+
+#define GRO_PORT 0
+#define OUT_PORT 1
+
+static struct fou_gw *gw;
+static struct fou_gro *gro;
+/* rte_gso's header mbufs come from a pool of their own: fuzz_pool's carry
+ * ASan poison past the frames they held, which rte_gso (not instrumented)
+ * writes over and the library then touches */
+static struct rte_mempool *direct, *indirect;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv __rte_unused)
+{
+	struct fou_err err;
+
+	fuzz_eal_init("gro", 0);
+	gw = fuzz_gw_packet(false);
+	direct = rte_pktmbuf_pool_create("fuzz_direct", FUZZ_NB_MBUF, 0, 0,
+					 RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
+	indirect = rte_pktmbuf_pool_create("fuzz_indirect", FUZZ_NB_MBUF, 0, 0, 0, SOCKET_ID_ANY);
+	gro = fou_gro_create(gw, direct, indirect, SOCKET_ID_ANY);
+	FUZZ_ASSERT(direct != NULL && indirect != NULL && gro != NULL, "GRO table");
+	FUZZ_ASSERT(fou_gro_set(gw, GRO_PORT, true, 0, &err) == 0, "gro: %s", err.msg);
+	return 0;
+}
+
+/* A merge left to the port's TSO: its segments must fit the MTU. */
+static void
+check_tso(const struct rte_mbuf *m, uint16_t port)
+{
+	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+								RTE_ETHER_HDR_LEN);
+	const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)((const uint8_t *)ip +
+								    m->l3_len);
+	struct rte_ether_addr mac;
+	uint16_t mtu;
+
+	FUZZ_ASSERT(fou_iface_get(gw, port, &mac, &mtu) == 0, "port %u", port);
+	FUZZ_ASSERT(m->ol_flags & RTE_MBUF_F_TX_IPV4, "TSO without TX_IPV4");
+	FUZZ_ASSERT(m->l2_len == RTE_ETHER_HDR_LEN && m->l3_len == 20 &&
+		    m->l4_len >= 20 && m->tso_segsz > 0, "TSO lengths %u/%u/%u segsz %u",
+		    m->l2_len, m->l3_len, m->l4_len, m->tso_segsz);
+	FUZZ_ASSERT(RTE_ETHER_HDR_LEN + m->l3_len + m->l4_len + m->tso_segsz <= mtu,
+		    "TSO segments of %u bytes on MTU %u", m->l3_len + m->l4_len + m->tso_segsz,
+		    mtu);
+	FUZZ_ASSERT(rte_be_to_cpu_16(ip->total_length) == m->pkt_len - RTE_ETHER_HDR_LEN,
+		    "IPv4 length %u in a %u-byte frame", rte_be_to_cpu_16(ip->total_length),
+		    m->pkt_len);
+	FUZZ_ASSERT(th->cksum == rte_ipv4_phdr_cksum(ip, m->ol_flags),
+		    "TSO TCP checksum field is not the pseudo-header sum");
+}
+
+/* The TCP checksum of a chained packet, summed by the checker's own code
+ * (DPDK 22.11's rte_*_udptcp_cksum_mbuf_verify() loses carries on segments
+ * at odd offsets). */
+static bool
+tcp_ok(const struct rte_mbuf *m)
+{
+	static uint8_t frame[UINT16_MAX + 64];
+	const uint8_t *ip = frame + RTE_ETHER_HDR_LEN;
+	uint32_t len = m->pkt_len - RTE_ETHER_HDR_LEN, hl, phdr;
+	const void *d = rte_pktmbuf_read(m, 0, m->pkt_len, frame);
+
+	if (d != frame)
+		memcpy(frame, d, m->pkt_len);
+	if (ip[0] >> 4 == 4) {
+		hl = (ip[0] & 0xfu) * 4;
+		phdr = fuzz_sum(ip + 12, 8, 0);
+	} else {
+		hl = 40;
+		phdr = fuzz_sum(ip + 8, 32, 0);
+	}
+	FUZZ_ASSERT(ip[hl == 40 ? 6 : 9] == IPPROTO_TCP, "merged packet is not TCP");
+	phdr += IPPROTO_TCP + ((len - hl) >> 16) + ((len - hl) & 0xffff);
+	return fuzz_fold(fuzz_sum(ip + hl, len - hl, phdr)) == 0xffff;
+}
+
+/* fou_gro_burst / fou_gro_flush send here: check, count, free. */
+static void
+emit(void *ctx, uint16_t port, struct rte_mbuf *m)
+{
+	struct fou_lcore_stats *st = ctx;
+
+	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+		check_tso(m, port);
+	} else {
+		fuzz_check_output(m, port, -1);
+		if (m->nb_segs > 1)	/* merged, or cut by rte_gso */
+			FUZZ_ASSERT(tcp_ok(m), "merged packet with a wrong TCP checksum");
+	}
+	FOU_STAT_ADD(st->tx[port], 1);
+	rte_pktmbuf_free(m);
+}
+
+/* Port 1 as the input asks: MTU and TSO. */
+static void
+setup_out_port(uint8_t opt)
+{
+	static const uint16_t mtus[] = { 1500, 9000, 16000, 1280 };
+	struct rte_ether_addr mac;
+	struct fou_err err;
+	uint16_t mtu;
+
+	FUZZ_ASSERT(fou_iface_get(gw, OUT_PORT, &mac, &mtu) == 0, "port 1");
+	if (mtu != mtus[opt & 3]) {
+		FUZZ_ASSERT(fou_iface_set(gw, OUT_PORT, &mac, mtus[opt & 3], &err) == 0, "mtu: %s",
+			    err.msg);
+		fuzz_check_init(gw);
+	}
+	FUZZ_ASSERT(fou_iface_tx_offload_set(gw, OUT_PORT, (opt & 4) ?
+					     RTE_ETH_TX_OFFLOAD_TCP_TSO |
+					     RTE_ETH_TX_OFFLOAD_IPV4_CKSUM |
+					     RTE_ETH_TX_OFFLOAD_TCP_CKSUM |
+					     RTE_ETH_TX_OFFLOAD_MULTI_SEGS :
+					     RTE_ETH_TX_OFFLOAD_MULTI_SEGS, &err) == 0,
+		    "offloads: %s", err.msg);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fou_lcore_stats *st = fou_lcore_stats(gw, rte_lcore_id());
+	struct fou_lcore_stats before, after;
+	struct rte_mbuf *pkts[FOU_BURST];
+	uint16_t out_port[FOU_BURST], nf, n = 0;
+	struct fuzz_frame f = { .port = GRO_PORT, .nb_segs = 1,
+				.headroom = RTE_PKTMBUF_HEADROOM };
+	size_t off = 1;
+
+	if (size < 1)
+		return -1;
+	setup_out_port(data[0]);
+	while (n < FOU_BURST && off + 2 <= size) {
+		size_t len = (size_t)(data[off] << 8 | data[off + 1]);
+
+		off += 2;
+		len = RTE_MIN(len, size - off);
+		/* one mbuf each: a chain sent on is then a merge or a segment */
+		pkts[n++] = fuzz_mbuf(data + off, RTE_MIN(len, (size_t)RTE_MBUF_DEFAULT_DATAROOM),
+				      &f);
+		off += len;
+	}
+	if (n == 0)
+		return -1;
+	fou_stats_get(gw, (int)rte_lcore_id(), &before);
+	nf = fou_rx_burst(gw, st, GRO_PORT, pkts, n, out_port);
+	FUZZ_ASSERT(st->gro_tagged, "GRO is on, the burst is not tagged");
+	fou_gro_burst(gro, st, GRO_PORT, pkts, nf, out_port, 0, emit, st);
+	fou_gro_flush(gro, st, 0, true, emit, st);
+	fou_stats_get(gw, (int)rte_lcore_id(), &after);
+	FUZZ_ASSERT(fou_stats_balanced(&after), "rx + gso added != tx + drops + merged");
+	FUZZ_ASSERT(after.gro_merged - before.gro_merged <= n, "merged more than received");
+	FUZZ_ASSERT(rte_mempool_avail_count(fuzz_pool) == FUZZ_NB_MBUF,
+		    "%u mbufs not back in the pool",
+		    FUZZ_NB_MBUF - rte_mempool_avail_count(fuzz_pool));
+	FUZZ_ASSERT(rte_mempool_avail_count(direct) == FUZZ_NB_MBUF,
+		    "%u header mbufs not back in the pool",
+		    FUZZ_NB_MBUF - rte_mempool_avail_count(direct));
+	FUZZ_ASSERT(rte_mempool_avail_count(indirect) == FUZZ_NB_MBUF,
+		    "%u indirect mbufs not back in the pool",
+		    FUZZ_NB_MBUF - rte_mempool_avail_count(indirect));
+	return 0;
+}
