@@ -137,7 +137,7 @@ fou_raw_sum(const void *buf, uint32_t len)
 {
 	const uint8_t *p = (const uint8_t *)buf;
 	uint64_t sum = 0, w;
-	uint32_t i, t = 0;
+	uint32_t i, t;
 
 	for (i = 0; i + 8 <= len; i += 8) {
 		memcpy(&w, p + i, sizeof(w));
@@ -148,9 +148,19 @@ fou_raw_sum(const void *buf, uint32_t len)
 		sum += t;
 		i += 4;
 	}
-	t = 0;
-	memcpy(&t, p + i, len - i);	/* 0-3 bytes, in memory order */
-	sum += t;
+	if (len - i >= 2) {
+		uint16_t h;
+
+		memcpy(&h, p + i, 2);
+		sum += h;
+		i += 2;
+	}
+	if (i < len) {
+		uint16_t b = 0;
+
+		memcpy(&b, p + i, 1);	/* a last odd byte, as if followed by 0 */
+		sum += b;
+	}
 	sum = (sum & 0xffffffffu) + (sum >> 32);
 	sum = (sum & 0xffffu) + (sum >> 16);
 	sum = (sum & 0xffffu) + (sum >> 16);
