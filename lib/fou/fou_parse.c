@@ -530,15 +530,23 @@ fou_stmt_gro(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 static int
 fou_stmt_gro_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
-	uint32_t timeout;
+	const char *t = fou_fields_get(f, "timeout");
+	uint32_t timeout, want;
 	uint16_t port;
 	bool on;
 
-	/* as every delete: what is not there is an error */
-	if (fou_field_dev(f->pos[0], &port, err) == 0 && fou_gro_get(gw, port, &on, &timeout) == 0 &&
-	    !on) {
-		fou_err_set(err, "GRO is not on for port %u", port);
-		return -ENOENT;
+	/* as every delete: what is not there is an error, and the add's
+	 * other fields, when given, must match (/fou/config prints them) */
+	if (fou_field_dev(f->pos[0], &port, err) == 0 && fou_gro_get(gw, port, &on, &timeout) == 0) {
+		if (!on) {
+			fou_err_set(err, "GRO is not on for port %u", port);
+			return -ENOENT;
+		}
+		if (t != NULL && fou_parse_u32(t, FOU_GRO_TIMEOUT_MAX_US, &want) == 0 &&
+		    want != timeout) {
+			fou_err_set(err, "timeout: port %u's is %u", port, timeout);
+			return -EINVAL;
+		}
 	}
 	return fou_stmt_gro_any(gw, f, false, err);
 }
@@ -746,7 +754,7 @@ static const struct fou_stmt fou_stmts[] = {
 	{ "gro",
 	  "merge TCP segments received on a port (ethtool -K DEV gro on; default off); timeout: microseconds a flow may wait for more (default 0: until the end of the poll)",
 	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro },
-	  { "PORTID", 1, { NULL }, { NULL }, fou_stmt_gro_del } },
+	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del } },
 	{ "addr", "local address on a DPDK port (IPv4 or IPv6)",
 	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr },
 	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del } },

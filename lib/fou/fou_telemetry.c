@@ -769,7 +769,7 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 	X("/fou/route/add", fou_tel_stmt, "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route") \
 	X("/fou/route/del", fou_tel_stmt, "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)") \
 	X("/fou/gro/add", fou_tel_stmt, "GRO on TCP received on a port: PORTID[,timeout=US], as --gro") \
-	X("/fou/gro/del", fou_tel_stmt, "GRO off on a port: PORTID (held packets leave when their time is up)") \
+	X("/fou/gro/del", fou_tel_stmt, "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)") \
 	X("/fou/link/set", fou_tel_stmt, "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link") \
 	X("/fou/sport_range/set", fou_tel_stmt, "Source ports of encap-sport auto: MIN-MAX, as --sport-range") \
 	X("/fou/icmp_rate/set", fou_tel_stmt, "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate")

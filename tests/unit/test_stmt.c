@@ -318,7 +318,10 @@ test_gro_stmt(void **state)
 	assert_int_equal(timeout, 250);
 	assert_int_equal(fou_gro_get(gw, 7, &on, &timeout), -ENODEV);
 	EXPECT_DEL_ERR(gw, "gro", "9", -ENODEV, "no DPDK port 9");
-	assert_int_equal(fou_stmt_del(gw, "gro", "0", &(struct fou_err){ "" }), 0);
+	/* what /fou/config prints deletes it; another timeout does not */
+	EXPECT_DEL_ERR(gw, "gro", "0,timeout=0", -EINVAL, "timeout: port 0's is 250");
+	EXPECT_DEL_ERR(gw, "gro", "0,timeout=x", -EINVAL, "timeout 'x'");
+	assert_int_equal(fou_stmt_del(gw, "gro", "0,timeout=250", &(struct fou_err){ "" }), 0);
 	assert_int_equal(fou_gro_get(gw, RX_PORT, &on, &timeout), 0);
 	assert_false(on);
 	assert_int_equal(timeout, 0);
