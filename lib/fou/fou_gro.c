@@ -116,13 +116,6 @@ fou_sum_add(uint32_t a, uint32_t b)
 	return (uint32_t)((s & 0xffffffff) + (s >> 32));
 }
 
-static inline uint16_t
-fou_sum_fold(uint32_t s)
-{
-	s = (s & 0xffff) + (s >> 16);
-	s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)s;
-}
 
 /* The pseudo-header sum (addresses, protocol, TCP length). */
 static inline uint32_t
@@ -215,38 +208,52 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 	if (p->paylen == 0)
 		return true;	/* a pure ACK: flushes its flow, never held */
 	p->paysum = fou_raw_sum((const uint8_t *)p->th + thl, p->paylen);
-	if (fou_sum_fold(fou_sum_add(fou_sum_add(fou_gro_phdr(p->l3, p->v6, thl + p->paylen),
+	if (__rte_raw_cksum_reduce(fou_sum_add(fou_sum_add(fou_gro_phdr(p->l3, p->v6, thl + p->paylen),
 						  rte_raw_cksum(p->th, thl)), p->paysum)) != 0xffff)
 		return true;
 	p->mergeable = true;
 	return true;
 }
 
-/* Same flow: the key fields of the head and of p. */
+/*
+ * Whether flow f is the one of packet m, received on rx_port and sent to
+ * tx_port, whose IP header l3 is of family v6, with TCP ports at ports:
+ * the same tunnel, addresses and ports.
+ */
+static bool
+fou_gro_flow_is(const struct fou_gw *gw, const struct fou_gro_flow *f,
+		const struct rte_mbuf *m, uint16_t rx_port, uint16_t tx_port, bool v6,
+		const uint8_t *l3, const uint8_t *ports)
+{
+	const uint8_t *hl3 = rte_pktmbuf_mtod(f->head, const uint8_t *) + RTE_ETHER_HDR_LEN;
+	const uint32_t aoff = v6 ? 8 : 12;
+
+	return f->rx_port == rx_port && f->tx_port == tx_port && f->v6 == v6 &&
+	       memcmp(hl3 + aoff, l3 + aoff, v6 ? 32 : 8) == 0 &&
+	       memcmp(hl3 + f->l3_len, ports, 4) == 0 &&
+	       memcmp(fou_gro_tag(gw, f->head), fou_gro_tag(gw, m),
+		      sizeof(struct fou_gro_tag)) == 0;
+}
+
+/* Same flow as p, to merge into: also the rewritten Ethernet header and,
+ * for IPv6, the flow label (ipv6_gro_receive). */
 static bool
 fou_gro_same_flow(const struct fou_gw *gw, const struct fou_gro_flow *f,
 		  const struct fou_gro_pkt *p)
 {
 	const uint8_t *h = rte_pktmbuf_mtod(f->head, const uint8_t *);
-	const uint8_t *hl3 = h + RTE_ETHER_HDR_LEN;
 	uint32_t w_h, w_p;
 
-	if (f->hash != p->hash || f->rx_port != p->rx_port || f->tx_port != p->tx_port ||
-	    f->v6 != p->v6)
-		return false;
-	if (memcmp(fou_gro_tag(gw, f->head), fou_gro_tag(gw, p->m), sizeof(struct fou_gro_tag)))
+	if (f->hash != p->hash ||
+	    !fou_gro_flow_is(gw, f, p->m, p->rx_port, p->tx_port, p->v6, p->l3,
+			     (const uint8_t *)p->th))
 		return false;
 	if (memcmp(h, rte_pktmbuf_mtod(p->m, const uint8_t *), RTE_ETHER_HDR_LEN) != 0)
 		return false;
-	/* addresses; IPv6: the flow label too (ipv6_gro_receive); the
-	 * headers are only 2-byte aligned: words are copied, not loaded */
-	memcpy(&w_h, hl3, sizeof(w_h));
+	/* the headers are only 2-byte aligned: words are copied, not loaded */
+	memcpy(&w_h, h + RTE_ETHER_HDR_LEN, sizeof(w_h));
 	memcpy(&w_p, p->l3, sizeof(w_p));
-	if (p->v6 ? memcmp(hl3 + 8, p->l3 + 8, 32) != 0 ||
-		    ((w_h ^ w_p) & rte_cpu_to_be_32(0x000fffff)) != 0 :
-		    memcmp(hl3 + 12, p->l3 + 12, 8) != 0)
-		return false;
-	return memcmp(hl3 + f->l3_len, p->th, 4) == 0;	/* ports */
+	return !p->v6 || ((w_h ^ w_p) & rte_cpu_to_be_32(0x000fffff)) == 0;
 }
 
 /*
@@ -340,7 +347,7 @@ fou_gro_seg_cksum(const struct fou_gro_flow *f, struct rte_mbuf *s, unsigned int
 	ip->hdr_checksum = 0;
 	ip->hdr_checksum = (uint16_t)~fou_ip4_hdr_sum(ip, f->l3_len);
 	th->cksum = 0;
-	th->cksum = (uint16_t)~fou_sum_fold(fou_sum_add(fou_sum_add(
+	th->cksum = (uint16_t)~__rte_raw_cksum_reduce(fou_sum_add(fou_sum_add(
 		fou_gro_phdr(l3, false, rte_be_to_cpu_16(ip->total_length) - f->l3_len),
 		fou_raw_sum(th, f->l4_len)), f->segsum[i]));
 }
@@ -428,14 +435,14 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 	}
 	if (!f->v6) {
 		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		ip->hdr_checksum = (uint16_t)~fou_ip4_hdr_sum(ip, f->l3_len);
 	}
 	if (f->l3_len + tcp_len > ifc->mtu) {
 		fou_gro_resegment(g, st, f, emit, ctx);
 		return;
 	}
 	th->cksum = 0;
-	th->cksum = (uint16_t)~fou_sum_fold(fou_sum_add(fou_sum_add(
+	th->cksum = (uint16_t)~__rte_raw_cksum_reduce(fou_sum_add(fou_sum_add(
 		fou_gro_phdr(l3, f->v6, tcp_len), fou_raw_sum(th, f->l4_len)), f->paysum));
 	emit(ctx, f->tx_port, h);
 }
@@ -589,7 +596,7 @@ fou_gro_flush_flow(struct fou_gro *g, struct fou_lcore_stats *st, struct rte_mbu
 {
 	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint8_t *l3 = d + RTE_ETHER_HDR_LEN, *ports;
-	uint32_t alen, aoff, i;
+	uint32_t i;
 	uint16_t etype;
 	bool v6;
 
@@ -603,16 +610,8 @@ fou_gro_flush_flow(struct fou_gro *g, struct fou_lcore_stats *st, struct rte_mbu
 	ports = fou_gro_ports(l3, m->data_len - RTE_ETHER_HDR_LEN, v6);
 	if (ports == NULL)
 		return;
-	aoff = v6 ? 8 : 12;
-	alen = v6 ? 32 : 8;
 	for (i = 0; i < g->n; i++) {
-		const struct fou_gro_flow *f = &g->flows[i];
-		const uint8_t *h = rte_pktmbuf_mtod(f->head, const uint8_t *) + RTE_ETHER_HDR_LEN;
-
-		if (f->rx_port == rx_port && f->tx_port == tx_port && f->v6 == v6 &&
-		    memcmp(h + aoff, l3 + aoff, alen) == 0 && memcmp(h + f->l3_len, ports, 4) == 0 &&
-		    memcmp(fou_gro_tag(g->gw, f->head), fou_gro_tag(g->gw, m),
-			   sizeof(struct fou_gro_tag)) == 0) {
+		if (fou_gro_flow_is(g->gw, &g->flows[i], m, rx_port, tx_port, v6, l3, ports)) {
 			fou_gro_send(g, st, &g->flows[i], emit, ctx);
 			fou_gro_remove(g, i);
 			return;		/* a flow is held once */
@@ -639,14 +638,19 @@ fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
 	}
 }
 
-unsigned int
-fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool all,
+/* Send on the held flows received on rx_port (any: -1) whose time is up
+ * (all: every one), oldest first; returns how many stay held. */
+static unsigned int
+fou_gro_drain(struct fou_gro *g, struct fou_lcore_stats *st, int rx_port, uint64_t now, bool all,
 	      fou_emit_fn emit, void *ctx)
 {
 	unsigned int i = 0;
 
 	while (i < g->n) {
-		if (all || (int64_t)(now - g->flows[i].deadline) >= 0) {
+		const struct fou_gro_flow *f = &g->flows[i];
+
+		if ((rx_port < 0 || f->rx_port == rx_port) &&
+		    (all || (int64_t)(now - f->deadline) >= 0)) {
 			fou_gro_send(g, st, &g->flows[i], emit, ctx);
 			fou_gro_remove(g, i);
 		} else {
@@ -657,18 +661,15 @@ fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool 
 }
 
 unsigned int
+fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool all,
+	      fou_emit_fn emit, void *ctx)
+{
+	return fou_gro_drain(g, st, -1, now, all, emit, ctx);
+}
+
+unsigned int
 fou_gro_flush_port(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
 		   fou_emit_fn emit, void *ctx)
 {
-	unsigned int i = 0;
-
-	while (i < g->n) {
-		if (g->flows[i].rx_port == rx_port) {
-			fou_gro_send(g, st, &g->flows[i], emit, ctx);
-			fou_gro_remove(g, i);
-		} else {
-			i++;
-		}
-	}
-	return g->n;
+	return fou_gro_drain(g, st, rx_port, 0, true, emit, ctx);
 }
