@@ -350,27 +350,6 @@ fuzz_mbuf(const uint8_t *b, size_t len, const struct fuzz_frame *f)
 	return head;
 }
 
-/* RFC 1071 sum of big-endian words, independent of the library's. */
-uint32_t
-fuzz_sum(const uint8_t *b, size_t n, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (n & 1)
-		sum += (uint32_t)b[n - 1] << 8;
-	return sum;
-}
-
-uint16_t
-fuzz_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 uint64_t
 fuzz_rx_flags(const uint8_t *b, size_t len, unsigned int sel)
 {
@@ -391,7 +370,7 @@ fuzz_rx_flags(const uint8_t *b, size_t len, unsigned int sel)
 	hl = (b[off] & 0xfu) * 4;
 	if (off + hl > len)
 		return 0;
-	ip_ok = fuzz_fold(fuzz_sum(b + off, hl, 0)) == 0xffff;
+	ip_ok = rfc1071_fold(rfc1071_sum(b + off, hl, 0)) == 0xffff;
 	if (sel == 1)
 		f |= ip_ok ? RTE_MBUF_F_RX_IP_CKSUM_GOOD : RTE_MBUF_F_RX_IP_CKSUM_BAD;
 	else if (ip_ok)
@@ -404,7 +383,7 @@ fuzz_rx_flags(const uint8_t *b, size_t len, unsigned int sel)
 	if (ulen < 8 || ulen > tot - hl)
 		return f;
 	l4_ok = (b[off + hl + 6] | b[off + hl + 7]) == 0 ||
-		fuzz_fold(fuzz_sum(b + off + hl, ulen, fuzz_sum(b + off + 12, 8, 0) +
+		rfc1071_fold(rfc1071_sum(b + off + hl, ulen, rfc1071_sum(b + off + 12, 8, 0) +
 				   IPPROTO_UDP + (uint32_t)ulen)) == 0xffff;
 	if (sel == 1)
 		f |= l4_ok ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : RTE_MBUF_F_RX_L4_CKSUM_BAD;

@@ -139,7 +139,7 @@ fuzz_check_gre(const uint8_t *g, size_t glen, const struct fou_tunnel_conf *t, i
 	hlen += 4 * (!!(flags & GRE_C) + !!(flags & GRE_K) + !!(flags & GRE_S));
 	FUZZ_ASSERT(glen >= hlen, "GRE header cut: %zu of %zu bytes", glen, hlen);
 	if (flags & GRE_C)
-		FUZZ_ASSERT(fuzz_fold(fuzz_sum(g, glen, 0)) == 0xffff, "GRE checksum wrong");
+		FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(g, glen, 0)) == 0xffff, "GRE checksum wrong");
 	FUZZ_ASSERT(proto == 0x0800 || proto == 0x86dd, "GRE protocol 0x%04x", proto);
 	*family = proto == 0x0800 ? AF_INET : AF_INET6;
 	return hlen;
@@ -162,7 +162,7 @@ fuzz_check_fou(uint8_t *u, size_t ulen_avail, const uint8_t *ip,
 	else
 		FUZZ_ASSERT(sport >= fuzz_sport_min && sport <= fuzz_sport_max,
 			    "source port %u outside %u-%u", sport, fuzz_sport_min, fuzz_sport_max);
-	phdr = fuzz_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen;
+	phdr = rfc1071_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen;
 	if (!t->encap_csum) {
 		FUZZ_ASSERT(cks == 0, "UDP checksum 0x%04x on tunnel %s without encap-csum", cks,
 			    t->name);
@@ -175,10 +175,10 @@ fuzz_check_fou(uint8_t *u, size_t ulen_avail, const uint8_t *ip,
 		FUZZ_ASSERT(fuzz_port[c->port].tx_cksum, "UDP checksum offload on port %u",
 			    c->port);
 		/* the field holds the pseudo-header sum; the NIC adds the rest */
-		FUZZ_ASSERT(cks == fuzz_fold(phdr), "pseudo-header sum 0x%04x, expected 0x%04x",
-			    cks, fuzz_fold(phdr));
+		FUZZ_ASSERT(cks == rfc1071_fold(phdr), "pseudo-header sum 0x%04x, expected 0x%04x",
+			    cks, rfc1071_fold(phdr));
 		u[6] = u[7] = 0;
-		sum = (uint16_t)~fuzz_fold(fuzz_sum(u, ulen, phdr));
+		sum = (uint16_t)~rfc1071_fold(rfc1071_sum(u, ulen, phdr));
 		if (sum == 0)
 			sum = 0xffff;
 		u[6] = (uint8_t)(sum >> 8);
@@ -186,8 +186,8 @@ fuzz_check_fou(uint8_t *u, size_t ulen_avail, const uint8_t *ip,
 		return;
 	}
 	FUZZ_ASSERT(cks != 0, "tunnel %s: UDP checksum missing", t->name);
-	FUZZ_ASSERT(fuzz_fold(fuzz_sum(u, ulen, phdr)) == 0xffff, "tunnel %s: UDP checksum wrong",
-		    t->name);
+	FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(u, ulen, phdr)) == 0xffff,
+		    "tunnel %s: UDP checksum wrong", t->name);
 }
 
 static uint8_t
@@ -242,7 +242,7 @@ fuzz_check_icmp4(const uint8_t *p, size_t hl, size_t tot)
 	FUZZ_ASSERT((icmp[0] == 3 && icmp[1] == 4) || (icmp[0] == 11 && icmp[1] == 0),
 		    "ICMP type %u code %u", icmp[0], icmp[1]);
 	FUZZ_ASSERT(tot <= 576, "ICMP error of %zu bytes, above 576", tot);
-	FUZZ_ASSERT(fuzz_fold(fuzz_sum(icmp, tot - hl, 0)) == 0xffff, "ICMP checksum wrong");
+	FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(icmp, tot - hl, 0)) == 0xffff, "ICMP checksum wrong");
 }
 
 static void
@@ -265,11 +265,11 @@ fuzz_check_ip4(uint8_t *p, size_t len, struct fuzz_ctx *c)
 		FUZZ_ASSERT(fuzz_port[c->port].tx_cksum, "IPv4 checksum offload on port %u",
 			    c->port);
 		p[10] = p[11] = 0;
-		s = (uint16_t)~fuzz_fold(fuzz_sum(p, hl, 0));
+		s = (uint16_t)~rfc1071_fold(rfc1071_sum(p, hl, 0));
 		p[10] = (uint8_t)(s >> 8);
 		p[11] = (uint8_t)s;
 	}
-	FUZZ_ASSERT(fuzz_fold(fuzz_sum(p, hl, 0)) == 0xffff, "IPv4 header checksum wrong");
+	FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(p, hl, 0)) == 0xffff, "IPv4 header checksum wrong");
 	FUZZ_ASSERT(p[8] != 0, "IPv4 TTL 0 sent");
 	src = get32(p + 12);
 	dst = get32(p + 16);
@@ -321,8 +321,8 @@ fuzz_check_ip6(const uint8_t *p, size_t len, struct fuzz_ctx *c)
 	c->icmp_seen = true;
 	FUZZ_ASSERT(len >= 48 && (p[40] == 2 || p[40] == 3) && len <= 1280,
 		    "ICMPv6 type %u, %zu bytes", len >= 48 ? p[40] : 0, len);
-	FUZZ_ASSERT(fuzz_fold(fuzz_sum(p + 40, len - 40, fuzz_sum(p + 8, 32, 0) +
-				       IPPROTO_ICMPV6 + (uint32_t)(len - 40))) == 0xffff,
+	FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(p + 40, len - 40, rfc1071_sum(p + 8, 32, 0) +
+					     IPPROTO_ICMPV6 + (uint32_t)(len - 40))) == 0xffff,
 		    "ICMPv6 checksum wrong");
 }
 

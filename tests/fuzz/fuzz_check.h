@@ -19,9 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "fou.h"
-
-uint32_t fuzz_sum(const uint8_t *b, size_t n, uint32_t sum);
-uint16_t fuzz_fold(uint32_t sum);
+#include "cksum.h"	/* the checksum code of the tests (tests/common) */
 
 /* Learn the gateway's ports, addresses, neighbours and tunnels. */
 void fuzz_check_init(const struct fou_gw *gw);

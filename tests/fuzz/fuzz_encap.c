@@ -51,7 +51,7 @@ fuzz_inner_fix(uint8_t *ip, size_t len, unsigned int tun, uint8_t opts)
 			uint16_t s;
 
 			ip[10] = ip[11] = 0;
-			s = (uint16_t)~fuzz_fold(fuzz_sum(ip, (ip[0] & 0xfu) * 4, 0));
+			s = (uint16_t)~rfc1071_fold(rfc1071_sum(ip, (ip[0] & 0xfu) * 4, 0));
 			ip[10] = (uint8_t)(s >> 8);
 			ip[11] = (uint8_t)s;
 		}

@@ -91,14 +91,14 @@ tcp_ok(const struct rte_mbuf *m)
 		memcpy(frame, d, m->pkt_len);
 	if (ip[0] >> 4 == 4) {
 		hl = (ip[0] & 0xfu) * 4;
-		phdr = fuzz_sum(ip + 12, 8, 0);
+		phdr = rfc1071_sum(ip + 12, 8, 0);
 	} else {
 		hl = 40;
-		phdr = fuzz_sum(ip + 8, 32, 0);
+		phdr = rfc1071_sum(ip + 8, 32, 0);
 	}
 	FUZZ_ASSERT(ip[hl == 40 ? 6 : 9] == IPPROTO_TCP, "merged packet is not TCP");
 	phdr += IPPROTO_TCP + ((len - hl) >> 16) + ((len - hl) & 0xffff);
-	return fuzz_fold(fuzz_sum(ip + hl, len - hl, phdr)) == 0xffff;
+	return rfc1071_fold(rfc1071_sum(ip + hl, len - hl, phdr)) == 0xffff;
 }
 
 /* fou_gro_burst / fou_gro_flush send here: check, count, free. */

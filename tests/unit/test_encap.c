@@ -166,8 +166,8 @@ compare_out_id(const struct golden_tx *c, const struct unit_frame *f, uint16_t l
 			uint16_t ulen = unit_get16(exp + OUTER_UDP + 4), ck;
 
 			unit_put16(exp + OUTER_UDP + 6, 0);
-			ck = (uint16_t)~unit_fold(unit_sum(exp + OUTER_UDP, ulen,
-							   unit_sum(exp + ETH + 12, 8, 0) +
+			ck = (uint16_t)~rfc1071_fold(rfc1071_sum(exp + OUTER_UDP, ulen,
+							   rfc1071_sum(exp + ETH + 12, 8, 0) +
 							   IPPROTO_UDP + ulen));
 			unit_put16(exp + OUTER_UDP + 6, ck == 0 ? 0xffff : ck);
 		}
@@ -283,14 +283,14 @@ complete_offloads(const struct golden_tx *c, struct unit_frame *f)
 	{
 		uint8_t *udp = ip + 20;
 		uint16_t ulen = unit_get16(udp + 4), ck;
-		uint32_t phdr = unit_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen;
+		uint32_t phdr = rfc1071_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen;
 
 		/* the pseudo header's sum, folded, not complemented */
-		if (unit_get16(udp + 6) != unit_fold(phdr))
+		if (unit_get16(udp + 6) != rfc1071_fold(phdr))
 			fail_msg("%s: UDP checksum field %#x, pseudo header sum %#x", c->name,
-				 unit_get16(udp + 6), unit_fold(phdr));
+				 unit_get16(udp + 6), rfc1071_fold(phdr));
 		unit_put16(udp + 6, 0);
-		ck = (uint16_t)~unit_fold(unit_sum(udp, ulen, phdr));
+		ck = (uint16_t)~rfc1071_fold(rfc1071_sum(udp, ulen, phdr));
 		unit_put16(udp + 6, ck == 0 ? 0xffff : ck);
 	}
 	return true;

@@ -557,7 +557,7 @@ test_udp_cksum_bad(void **state)
 	build_ipip(&p, true);
 	p.b[p.l3 + 15] = 3;
 	unit_put16(p.b + p.l3 + 10, 0);
-	unit_put16(p.b + p.l3 + 10, (uint16_t)~unit_fold(unit_sum(p.b + p.l3, 20, 0)));
+	unit_put16(p.b + p.l3 + 10, (uint16_t)~rfc1071_fold(rfc1071_sum(p.b + p.l3, 20, 0)));
 	PKT_DROP(gw, &p, FOU_DROP_UDP_CKSUM_BAD);
 	/* the payload counts: the last byte (not under the inner IPv4 checksum) */
 	build_ipip(&p, true);
@@ -577,10 +577,10 @@ test_udp_cksum_ffff(void **state)
 	build_ipip(&p, true);
 	/* pick the source port that makes the computed checksum 0 */
 	unit_put16(p.b + p.l4 + 6, 0);
-	sum = unit_fold(unit_sum(p.b + p.l4, p.len - p.l4,
-				 unit_sum(p.b + p.l3 + 12, 8, 0) + 17 + (p.len - p.l4)));
+	sum = rfc1071_fold(rfc1071_sum(p.b + p.l4, p.len - p.l4,
+				       rfc1071_sum(p.b + p.l3 + 12, 8, 0) + 17 + (p.len - p.l4)));
 	delta = (uint16_t)(0xffff - sum);
-	sport = unit_fold((uint32_t)unit_get16(p.b + p.l4) + delta);
+	sport = rfc1071_fold((uint32_t)unit_get16(p.b + p.l4) + delta);
 	unit_put16(p.b + p.l4, sport);
 	unit_fix(&p);
 	assert_int_equal(unit_get16(p.b + p.l4 + 6), 0xffff);

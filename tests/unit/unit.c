@@ -207,30 +207,10 @@ unit_test_teardown_pool(void **state)
 
 /* --- checksums ----------------------------------------------------------- */
 
-uint32_t
-unit_sum(const uint8_t *b, size_t n, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)(b[i] << 8 | b[i + 1]);
-	if (n & 1)
-		sum += (uint32_t)b[n - 1] << 8;
-	return sum;
-}
-
-uint16_t
-unit_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
 bool
 unit_cksum_ok(const uint8_t *b, size_t n)
 {
-	return unit_fold(unit_sum(b, n, 0)) == 0xffff;
+	return rfc1071_fold(rfc1071_sum(b, n, 0)) == 0xffff;
 }
 
 /* Write ~sum of b[0..n) into the 16-bit field at b + at (zeroed first). */
@@ -238,7 +218,7 @@ static void
 unit_cksum_set(uint8_t *b, size_t n, size_t at, uint32_t init)
 {
 	unit_put16(b + at, 0);
-	unit_put16(b + at, (uint16_t)~unit_fold(unit_sum(b, n, init)));
+	unit_put16(b + at, (uint16_t)~rfc1071_fold(rfc1071_sum(b, n, init)));
 }
 
 /* --- packet builder ----------------------------------------------------- */
@@ -437,7 +417,7 @@ unit_inner_udp(uint8_t *u, uint16_t payload, uint32_t phdr)
 	unit_put16(u + 6, 0);
 	for (i = 0; i < payload; i++)
 		u[8 + i] = (uint8_t)pattern[i % 8];
-	c = (uint16_t)~unit_fold(unit_sum(u, ulen, phdr + 17 + ulen));
+	c = (uint16_t)~rfc1071_fold(rfc1071_sum(u, ulen, phdr + 17 + ulen));
 	unit_put16(u + 6, c == 0 ? 0xffff : c);
 	return ulen;
 }
@@ -458,7 +438,7 @@ unit_build_in4(const struct unit_spec *s, uint8_t *ip, struct unit_pkt *p)
 	unit_put32(ip + 12, s->in_src4);
 	unit_put32(ip + 16, s->in_dst4);
 	memset(ip + 20, 0x01, hl - 20);	/* NOP options */
-	unit_inner_udp(ip + hl, s->payload, unit_sum(ip + 12, 8, 0));
+	unit_inner_udp(ip + hl, s->payload, rfc1071_sum(ip + 12, 8, 0));
 	p->inner_hl = hl;
 	return tot;
 }
@@ -474,7 +454,7 @@ unit_build_in6(const struct unit_spec *s, uint8_t *ip, struct unit_pkt *p)
 	ip[7] = s->in_ttl;
 	memcpy(ip + 8, s->in_src6, 16);
 	memcpy(ip + 24, s->in_dst6, 16);
-	unit_inner_udp(ip + 40, s->payload, unit_sum(ip + 8, 32, 0));
+	unit_inner_udp(ip + 40, s->payload, rfc1071_sum(ip + 8, 32, 0));
 	p->inner_hl = 40;
 	return 40u + plen;
 }
@@ -588,7 +568,7 @@ unit_fix_outer(struct unit_pkt *p)
 	if (p->gre_c && ulen >= 8 && p->gre + 8 <= end)
 		unit_cksum_set(b + p->gre, end - p->gre, 4, 0);
 	if (p->udp_csum && ulen >= 8) {
-		uint32_t phdr = unit_sum(b + p->l3 + 12, 8, 0) + IPPROTO_UDP + ulen;
+		uint32_t phdr = rfc1071_sum(b + p->l3 + 12, 8, 0) + IPPROTO_UDP + ulen;
 
 		unit_cksum_set(b + p->l4, end - p->l4, 6, phdr);
 		if (unit_get16(b + p->l4 + 6) == 0)
@@ -661,7 +641,7 @@ unit_udp4_cksum_ok(const uint8_t *ip)
 	const uint8_t *u = ip + (ip[0] & 0xfu) * 4;
 	uint16_t ulen = unit_get16(u + 4);
 
-	return unit_fold(unit_sum(u, ulen, unit_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen)) == 0xffff;
+	return rfc1071_fold(rfc1071_sum(u, ulen, rfc1071_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen)) == 0xffff;
 }
 
 /* --- mbufs -------------------------------------------------------------- */

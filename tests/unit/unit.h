@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Shared pieces of the unit tests: EAL and mbuf pool setup, the test
- * topology, a packet builder with its own checksum code (independent of the
- * library's), and helpers that run one frame through fou_rx_burst() and
+ * topology, a packet builder whose checksums come from the tests' own code
+ * (cksum.h, independent of the library's), and helpers that run one frame through fou_rx_burst() and
  * check the verdict, the output frame, the counters and the mbuf pool.
  */
 #ifndef UNIT_H
@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "fou.h"
+#include "cksum.h"
 
 /* --- EAL and the mbuf pool -------------------------------------------- */
 
@@ -67,10 +68,8 @@ struct fou_gw *unit_gw_std(void);
 void unit_stmt(struct fou_gw *gw, bool del, const char *name, const char *arg, const char *file,
 	       int line);
 
-/* --- checksums (RFC 1071), big-endian words ------------------------------ */
+/* --- checksums: rfc1071_sum() / rfc1071_fold() of cksum.h ------------------ */
 
-uint32_t unit_sum(const uint8_t *b, size_t n, uint32_t sum);
-uint16_t unit_fold(uint32_t sum);
 /* Is the internet checksum over b[0..n) (checksum field included) valid? */
 bool unit_cksum_ok(const uint8_t *b, size_t n);
 
