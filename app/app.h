@@ -10,6 +10,7 @@
 #include <rte_mempool.h>
 
 #include "fou.h"
+#include "fou_stmt.h"
 
 #define FOU_APP_EXIT_USAGE 2	/* bad option or config: nothing started */
 
@@ -44,14 +45,12 @@ struct fou_txbuf {
 
 /* Worker lcore state: written by its lcore only. */
 struct fou_worker {
-	struct fou_gw *gw;
-	struct fou_lcore_stats *st;
+	struct fou_lcore *lc;			/* the gateway's per-lcore context */
+	struct fou_lcore_stats *st;		/* its counters: the worker counts TX */
 	struct fou_worker_conf conf;		/* its RX queues and its TX queue */
 	uint16_t nb_ports;
 	uint16_t ports[RTE_MAX_ETHPORTS];	/* every port: it may send on each */
 	struct fou_txbuf txb[RTE_MAX_ETHPORTS];
-	struct fou_gro *gro;			/* its GRO table */
-	unsigned int gro_held;			/* flows the table holds */
 } __rte_cache_aligned;
 
 extern volatile bool fou_app_quit;

@@ -328,7 +328,9 @@ main(int argc, char **argv)
 			goto out;
 	}
 	fou_app_print_config(gw, ports);
-	/* from here on telemetry commands are the only writer */
+	/* from here on a link change goes to the ethdev too, and telemetry
+	 * commands are the only writer */
+	fou_gw_ports_running(gw);
 	if (fou_telemetry_register(gw) != 0)
 		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
 	RTE_LCORE_FOREACH_WORKER(lcore)

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker lcore loop (l3fwd's shape): drain timer, rx burst on each of
- * its RX queues, fou_rx_burst() (which prefetches a window ahead), packets
- * buffered per egress port and sent on this worker's own TX queue there.
- * No locks, no syscalls, no logging, no allocation once running.
+ * its RX queues handed to its gateway context (fou_lcore_rx()), what
+ * leaves buffered per egress port and sent on this worker's own TX queue
+ * there, fou_lcore_idle() at the end of every loop. No locks, no syscalls,
+ * no logging, no allocation once running.
  */
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
@@ -13,7 +14,6 @@
 #include "app.h"
 
 #define FOU_TX_DRAIN_US 100
-#define FOU_QS_LOOPS 16		/* loops between two RCU quiescent-state reports */
 
 volatile bool fou_app_quit;
 
@@ -22,15 +22,19 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 		const struct fou_app_port *ports, struct rte_mempool *mp,
 		struct rte_mempool *indirect)
 {
+	const struct fou_lcore_conf lconf = {
+		.direct = mp,
+		.indirect = indirect,
+		/* outer IPv4 IDs: each lcore starts somewhere else, so two
+		 * lcores sending to one remote do not walk the same IDs in step */
+		.ip_id = (uint16_t)rte_rand(),
+		.socket_id = (int)rte_lcore_to_socket_id(lcore_id),
+	};
 	struct fou_err err;
 	uint16_t port;
 
 	memset(w, 0, sizeof(*w));
-	w->gw = gw;
 	w->st = fou_lcore_stats(gw, lcore_id);
-	/* outer IPv4 IDs: each lcore starts somewhere else, so two lcores
-	 * sending to one remote do not walk the same IDs in step */
-	w->st->ip_id = (uint16_t)rte_rand();
 	w->conf.tx_queue = idx;
 	RTE_ETH_FOREACH_DEV(port) {
 		w->ports[w->nb_ports++] = port;
@@ -41,9 +45,9 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		return -EINVAL;
 	}
-	w->gro = fou_gro_create(gw, mp, indirect, (int)rte_lcore_to_socket_id(lcore_id));
-	if (w->gro == NULL) {
-		fprintf(stderr, "dpdk-fou: lcore %u: cannot allocate its GRO table\n", lcore_id);
+	w->lc = fou_lcore_create(gw, lcore_id, &lconf, &err);
+	if (w->lc == NULL) {
+		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		return -ENOMEM;
 	}
 	return 0;
@@ -52,8 +56,8 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 void
 fou_worker_fini(struct fou_worker *w)
 {
-	fou_gro_free(w->gro);
-	w->gro = NULL;
+	fou_lcore_free(w->lc);
+	w->lc = NULL;
 }
 
 /*
@@ -96,11 +100,14 @@ fou_worker_tx(struct fou_worker *w, uint16_t port, struct rte_mbuf *m)
 		fou_worker_tx_flush(w, port);
 }
 
-/* fou_gro_burst() / fou_gro_flush() send through here */
+/* What the gateway context sends comes here. */
 static void
-fou_worker_emit(void *ctx, uint16_t port, struct rte_mbuf *m)
+fou_worker_emit(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
 {
-	fou_worker_tx(ctx, port, m);
+	uint16_t i;
+
+	for (i = 0; i < n; i++)
+		fou_worker_tx(ctx, ports[i], pkts[i]);
 }
 
 static inline void
@@ -119,18 +126,13 @@ fou_worker_main(void *arg)
 	struct fou_worker *w = arg;
 	const uint64_t drain_tsc = (rte_get_tsc_hz() + US_PER_S - 1) / US_PER_S * FOU_TX_DRAIN_US;
 	struct rte_mbuf *pkts[FOU_BURST];
-	uint16_t out_port[FOU_BURST];
 	uint64_t prev_tsc = 0;
-	unsigned int lcore = rte_lcore_id(), loops = 0;
 
-	if (fou_lcore_reader_start(w->gw, lcore) != 0)
+	if (fou_lcore_start(w->lc) != 0)
 		return -1;
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		uint64_t cur_tsc = rte_rdtsc();
-		uint16_t i, j;
-
-		if (++loops % FOU_QS_LOOPS == 0)
-			fou_lcore_quiescent(w->gw, lcore);
+		uint16_t i;
 
 		if (unlikely(cur_tsc - prev_tsc > drain_tsc)) {
 			fou_worker_flush(w);
@@ -138,7 +140,7 @@ fou_worker_main(void *arg)
 		}
 		for (i = 0; i < w->conf.nb_rxq; i++) {
 			const uint16_t port = w->conf.rxq[i].port;
-			uint16_t n, nf;
+			uint16_t n;
 
 			n = rte_eth_rx_burst(port, w->conf.rxq[i].queue, pkts, FOU_BURST);
 			if (n == 0) {
@@ -146,28 +148,11 @@ fou_worker_main(void *arg)
 				continue;
 			}
 			FOU_STAT_ADD(w->st->polls_busy, 1);
-			nf = fou_rx_burst(w->gw, w->st, port, pkts, n, out_port);
-			if (w->st->gro_tagged) {
-				fou_gro_burst(w->gro, w->st, port, pkts, nf, out_port, cur_tsc,
-					      fou_worker_emit, w);
-				w->gro_held = 1;
-				continue;
-			}
-			/* GRO just turned off here: what it held goes first */
-			if (unlikely(w->gro_held != 0))
-				w->gro_held = fou_gro_flush_port(w->gro, w->st, port,
-								 fou_worker_emit, w);
-			for (j = 0; j < nf; j++)
-				fou_worker_tx(w, out_port[j], pkts[j]);
+			fou_lcore_rx(w->lc, port, pkts, n, cur_tsc, fou_worker_emit, w);
 		}
-		/* GRO: what was held through this poll goes, unless the port
-		 * gives it time (then when that is up) */
-		if (w->gro_held != 0)
-			w->gro_held = fou_gro_flush(w->gro, w->st, cur_tsc, false,
-						    fou_worker_emit, w);
+		fou_lcore_idle(w->lc, cur_tsc, fou_worker_emit, w);
 	}
-	fou_gro_flush(w->gro, w->st, 0, true, fou_worker_emit, w);
+	fou_lcore_stop(w->lc, fou_worker_emit, w);
 	fou_worker_flush(w);
-	fou_lcore_reader_stop(w->gw, lcore);
 	return 0;
 }

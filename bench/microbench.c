@@ -3,7 +3,7 @@
  * fou-microbench: cycles per packet of each stage of the data path, in
  * process, over bursts of FOU_BURST packets, as the tables grow.
  *
- * Stages (each one call of fou_rx_burst() on a burst received on port 0):
+ * Stages (each one call of fou_lcore_rx() on a burst received on port 0):
  *   fwd    plain IPv4, classify + route + rewrite (the routing baseline)
  *   decap  FOU/IPIP from a tunnel's remote: classify + decap + route + rewrite
  *   encap  plain IPv4 routed into a tunnel: classify + route + encap + rewrite
@@ -15,7 +15,7 @@
  * a tunnel's remote, inner destination in one of the routes; encap: inner
  * destination in a tunnel's own route; fwd: destination in a route).
  *
- * fou_rx_burst() rewrites packets in place, so every burst is first reset
+ * fou_lcore_rx() rewrites packets in place, so every burst is first reset
  * from templates (the first FOU_MB_HDR bytes; the rest of a packet is never
  * written): that reset is timed on its own and reported as reset_cyc, not
  * included in the stage. Cycles are TSC ticks between rte_rdtsc() reads,
@@ -48,6 +48,7 @@
 #include <rte_udp.h>
 
 #include "fou.h"
+#include "fou_stmt.h"
 
 #define FOU_MB_MAX_LEVELS 8
 #define FOU_MB_HDR 128		/* template bytes per flow: every header written */
@@ -74,7 +75,7 @@ struct fou_mb_route {
 struct fou_mb {
 	struct fou_mb_opts o;
 	struct fou_gw *gw;
-	struct fou_lcore_stats *st;
+	struct fou_lcore *lc;
 	struct rte_mempool *mp;
 	struct rte_mbuf *ring[FOU_MB_RING * FOU_BURST];
 	uint8_t *tmpl;			/* flows x FOU_MB_HDR */
@@ -270,7 +271,10 @@ fou_mb_gw_create(struct fou_mb *b)
 	fou_mb_stmt(b->gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
 	fou_mb_stmt(b->gw, "neigh", "10.1.0.2,dev=1,lladdr=02:00:00:00:01:02");
 	fou_mb_stmt(b->gw, "route", "100.64.0.0/10,dev=0,via=10.0.0.2");
-	b->st = fou_lcore_stats(b->gw, rte_lcore_id());
+	b->lc = fou_lcore_create(b->gw, rte_lcore_id(), &(struct fou_lcore_conf){
+		.direct = b->mp, .indirect = b->mp, .socket_id = (int)rte_socket_id() }, &err);
+	if (b->lc == NULL)
+		fou_mb_die("lcore context", &err);
 	b->routes = calloc(max_r, sizeof(*b->routes));
 	if (b->routes == NULL)
 		fou_mb_die("out of memory", NULL);
@@ -377,13 +381,18 @@ fou_mb_reset(const struct fou_mb *b, struct rte_mbuf **pkts, uint32_t first_flow
 
 /* --- the stages: one function each, so that callgrind can name them ---- */
 
-static uint16_t out_port[FOU_BURST];
+/* The forwarded packets stay where they are: the next pass resets them. */
+static void
+fou_mb_emit(void *ctx __rte_unused, struct rte_mbuf **pkts __rte_unused,
+	    const uint16_t *ports __rte_unused, uint16_t n __rte_unused)
+{
+}
 
 #define FOU_MB_STAGE_FN(name) \
 	static __rte_noinline uint16_t \
 	fou_mb_stage_##name(struct fou_mb *b, struct rte_mbuf **pkts) \
 	{ \
-		return fou_rx_burst(b->gw, b->st, 0, pkts, FOU_BURST, out_port); \
+		return fou_lcore_rx(b->lc, 0, pkts, FOU_BURST, 0, fou_mb_emit, NULL); \
 	}
 FOU_MB_STAGE_FN(fwd)
 FOU_MB_STAGE_FN(decap)
@@ -691,6 +700,7 @@ main(int argc, char **argv)
 	for (i = 1; i < b.o.nb_routes; i++)
 		fou_mb_level(&b, b.o.tunnels[b.o.nb_tunnels - 1], b.o.routes[i]);
 	rte_pktmbuf_free_bulk(b.ring, RTE_DIM(b.ring));
+	fou_lcore_free(b.lc);
 	fou_gw_free(b.gw);
 	rte_mempool_free(b.mp);
 	rte_free(b.tmpl);

@@ -1,21 +1,24 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dpdk-fou: Foo-over-UDP gateway library.
+ * dpdk-fou: Foo-over-UDP gateway library. The public header of the gateway
+ * and its workers; the text layer on top of it (statements, config files,
+ * telemetry) is fou_stmt.h.
  *
- * The one public header. The gateway (struct fou_gw) is opaque: the data
- * path reads it, and only the control functions below change it. Worker
- * lcores call fou_rx_burst(); everything else runs on the main lcore or the
- * telemetry thread.
+ * The gateway (struct fou_gw) holds the tables; only the control functions
+ * below change them. A worker lcore owns a per-lcore context (struct
+ * fou_lcore) and hands it what it receives: fou_lcore_rx() per burst,
+ * fou_lcore_idle() once per polling loop. Everything else runs on the main
+ * lcore or the telemetry thread.
  *
  * Concurrency: any number of worker lcores read the tables without locks
  * while one thread at a time calls the control functions (the caller
  * serialises them: the command line before the workers start, then the
- * telemetry commands). A worker registers with fou_lcore_reader_start()
- * and reports a quiescent state (holds no pointer into the tables) with
- * fou_lcore_quiescent() between bursts. Each control function returns only
- * after every registered worker has passed one: its change is then in
- * effect for every packet a worker starts on, and what it removed is no
- * longer in use (and is reused only then).
+ * telemetry commands). A started context is a reader of the tables
+ * (rte_rcu_qsbr) and reports a quiescent state in every fou_lcore_idle().
+ * Each control function returns only after every started context has
+ * passed one: its change is then in effect for every packet a worker
+ * starts on, and what it removed is no longer in use (and is reused only
+ * then).
  */
 #ifndef FOU_H
 #define FOU_H
@@ -23,6 +26,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <netinet/in.h>
 
 #include <rte_common.h>
 #include <rte_config.h>
@@ -31,8 +35,8 @@
 
 #define FOU_BURST 32		/* packets per rx burst and per call */
 #define FOU_MAX_UDP_PORTS 255	/* FOU receive ports (`ip fou add`) */
+#define FOU_MAX_ADDRS 256	/* local addresses */
 #define FOU_ERR_LEN 256
-#define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
 /*
  * Every reason a packet is dropped, in the order the receive path checks
@@ -118,9 +122,10 @@ enum fou_icmp_kind {
 };
 
 /*
- * Counters of one lcore. Written only by that lcore (FOU_STAT_ADD), read by
- * the main lcore and the telemetry thread, which sum them over lcores.
- * decap[0] counts plain (encap none) IPIP/SIT/GRE received.
+ * Counters of one lcore, and nothing else. Written only by that lcore
+ * (FOU_STAT_ADD), read by the main lcore and the telemetry thread, which
+ * sum them over lcores. decap[0] counts plain (encap none) IPIP/SIT/GRE
+ * received.
  */
 struct fou_lcore_stats {
 	uint64_t rx[RTE_MAX_ETHPORTS];		/* from rx_burst, per port */
@@ -136,21 +141,6 @@ struct fou_lcore_stats {
 	uint64_t gso_segments;			/* segments they became */
 	uint64_t polls_busy;			/* rx polls that returned packets */
 	uint64_t polls_idle;			/* rx polls that returned none */
-
-	/* Data-path state of the owning lcore, not counters. Zeroed is a
-	 * valid start. */
-	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
-	uint64_t icmp_tsc;			/* ICMP token bucket: last refill, 0 = full */
-	uint64_t icmp_credit;			/* TSC cycles; an error costs hz / rate */
-	/* neighbours this lcore looked up (fou_fwd.h), valid while neigh_gen
-	 * equals the gateway's: any neighbour change empties it */
-	uint32_t neigh_gen;
-	/* the last fou_rx_burst() tagged its packets for GRO (fou_gro_burst) */
-	bool gro_tagged;
-	struct fou_neigh_cached {
-		uint64_t key[3];		/* the neighbour key; 0: empty */
-		struct rte_ether_addr mac;
-	} neigh_cache[FOU_NEIGH_CACHE];
 } __rte_cache_aligned;
 
 /* Relaxed atomic store: the owner is the only writer, readers never tear. */
@@ -166,6 +156,22 @@ struct fou_err {
 void fou_err_set(struct fou_err *err, const char *fmt, ...)
 	__rte_format_printf(2, 3);
 
+/* An address, or a prefix with its length. */
+struct fou_ip {
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	uint8_t plen;		/* prefix length, where one applies */
+	union {
+		uint32_t v4;	/* network order */
+		uint8_t v6[16];
+	};
+};
+
+/* The address as text (no prefix length), for messages and listings. */
+const char *fou_ip_str(const struct fou_ip *ip, char *buf, size_t len);
+#define FOU_IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
+
+/* --- the gateway ---------------------------------------------------------- */
+
 /* Table sizes; fou_gw_params_default() gives the defaults. */
 struct fou_gw_params {
 	uint32_t max_routes4;
@@ -180,58 +186,207 @@ struct fou_gw;
 
 void fou_gw_params_default(struct fou_gw_params *p);
 struct fou_gw *fou_gw_create(const struct fou_gw_params *p, struct fou_err *err);
+/* Stop the telemetry commands first (fou_telemetry_stop()): they read gw. */
 void fou_gw_free(struct fou_gw *gw);
-
-/* Worker lcores as readers of the tables (rte_rcu_qsbr, thread id = lcore
- * id): start before the first burst, report between bursts, stop (go
- * offline) before the lcore returns, or control operations wait forever. */
-int fou_lcore_reader_start(struct fou_gw *gw, unsigned int lcore_id);
-void fou_lcore_quiescent(struct fou_gw *gw, unsigned int lcore_id);
-void fou_lcore_reader_stop(struct fou_gw *gw, unsigned int lcore_id);
-bool fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id);
 
 /* The ports are started: a link change from now on also goes to the
  * ethdev (MTU, MAC address or promiscuous mode). */
 void fou_gw_ports_running(struct fou_gw *gw);
+
+/* --- a worker lcore -------------------------------------------------------- */
+
+/*
+ * A worker's per-lcore context: its counters (the gateway's for lcore_id),
+ * the data-path state only it writes (outer IPv4 IDs, the ICMP token
+ * bucket, the neighbours it looked up) and its GRO table. One context per
+ * lcore runs at a time; it is created and freed by the control side.
+ */
+struct fou_lcore;
+struct rte_mempool;
+
+struct fou_lcore_conf {
+	/* rte_gso takes a merged packet's segment headers (direct) and the
+	 * mbufs that point into its payload (indirect) from these */
+	struct rte_mempool *direct, *indirect;
+	uint16_t ip_id;		/* the first outer IPv4 ID (a random one, so that
+				 * lcores sending to one remote do not walk in step) */
+	int socket_id;
+};
+
+struct fou_lcore *fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id,
+				   const struct fou_lcore_conf *c, struct fou_err *err);
+/* Frees what its GRO table still holds. Stop it first if it was started. */
+void fou_lcore_free(struct fou_lcore *lc);
+
+/* Where a context sends packets, in order: n packets, each to its port. */
+typedef void (*fou_emit_fn)(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports,
+			    uint16_t n);
+
+/*
+ * On the worker lcore. fou_lcore_start(): from now on a reader of the
+ * tables (control operations wait for its quiescent states). fou_lcore_stop():
+ * what GRO holds goes to emit, and it stops being a reader (or control
+ * operations would wait forever).
+ */
+int fou_lcore_start(struct fou_lcore *lc);
+void fou_lcore_stop(struct fou_lcore *lc, fou_emit_fn emit, void *ctx);
+
+/*
+ * Data path: classify, decapsulate, route, encapsulate, rewrite (and with
+ * GRO on the port, merge) n packets received on port (FOU_BURST at a time);
+ * a packet that needs an ICMP error leaves as the error. What leaves goes
+ * to emit, in order, before the call returns (with GRO, some only in a
+ * later call); dropped packets are freed and counted. now: rte_rdtsc().
+ * Returns how many were forwarded (before GRO merged any).
+ */
+uint16_t fou_lcore_rx(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+		      uint64_t now, fou_emit_fn emit, void *ctx);
+/*
+ * Once per polling loop, holding nothing of the tables: a quiescent state,
+ * and what GRO held through this loop goes to emit (unless its port gives
+ * flows time to grow: then once that is up).
+ */
+void fou_lcore_idle(struct fou_lcore *lc, uint64_t now, fou_emit_fn emit, void *ctx);
+
+/* Whether a context of lcore_id has been started: its lcore is listed
+ * among the workers' counters (/fou/stats), also after it stopped. */
+bool fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id);
+
+/*
+ * What a worker lcore polls and where it sends: one TX queue on every port,
+ * RX queues on some. Recorded for /fou/lcores; the worker owns its queues.
+ */
+struct fou_rxq {
+	uint16_t port;
+	uint16_t queue;
+};
+struct fou_worker_conf {
+	uint16_t tx_queue;
+	uint16_t nb_rxq;
+	struct fou_rxq rxq[RTE_MAX_ETHPORTS];
+};
+int fou_worker_set(struct fou_gw *gw, unsigned int lcore_id, const struct fou_worker_conf *c,
+		   struct fou_err *err);
+/* NULL for an lcore that is not a worker. */
+const struct fou_worker_conf *fou_worker_get(const struct fou_gw *gw, unsigned int lcore_id);
 
 /*
  * Control operations: one function each, shared by the command line, the
  * config file and telemetry. All return 0 or -errno with err filled; a
  * failed call changes nothing.
  */
-struct fou_ip {
-	uint8_t family;		/* AF_INET or AF_INET6 */
-	uint8_t plen;		/* prefix length, where one applies */
-	union {
-		uint32_t v4;	/* network order */
-		uint8_t v6[16];
-	};
-};
+
+/* --- interfaces: the DPDK ports ------------------------------------------- */
 
 /* A DPDK port the gateway uses: its MAC and L3 MTU. */
 int fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
 		  uint16_t mtu, struct fou_err *err);
-int fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
+bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
+int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
+		  uint16_t *mtu);
+/*
+ * The transmit offloads (RTE_ETH_TX_OFFLOAD_*) a started port was configured
+ * with. Encapsulation leaves the outer IPv4 header checksum and the UDP
+ * checksum to the port where it has IPV4_CKSUM / UDP_CKSUM, and computes
+ * them in software otherwise. Call before the workers start.
+ */
+int fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
+			     struct fou_err *err);
+
+/*
+ * RX-side GRO, per receiving port (`ethtool -K DEV gro on`): TCP segments
+ * of one flow that a context forwarded out of a port (decapsulated or not)
+ * are merged as Linux' tcp_gro_receive merges them. The flow key has the
+ * tunnel they came out of (outer addresses, UDP ports, GRE key). A merged
+ * packet leaves through the egress port's TSO (IPv4), whole where it fits
+ * the egress MTU, or resegmented by rte_gso into the segments it was made
+ * of. timeout_us 0: held packets go at the end of every poll; else they
+ * wait up to timeout_us for more.
+ */
+#define FOU_GRO_FLOWS 32		/* flows an lcore holds at once */
+#define FOU_GRO_MAX_SEGS 64		/* segments merged into one packet */
+#define FOU_GRO_TIMEOUT_MAX_US 1000000
+int fou_gro_set(struct fou_gw *gw, uint16_t port, bool on, uint32_t timeout_us,
+		struct fou_err *err);
+/* -ENODEV for a port that is not the gateway's. */
+int fou_gro_get(const struct fou_gw *gw, uint16_t port, bool *on, uint32_t *timeout_us);
+
+/* --- addresses, routes, next hops ------------------------------------------ */
+
 int fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
+/* An address with its routes (not while a tunnel has it as local). */
+int fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
 int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		  const struct fou_ip *via, struct fou_err *err);
+/* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
+int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
+			 struct fou_err *err);
+/* A route (not one an address brought). */
+int fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err);
+
+struct fou_addr_info {
+	uint16_t port;
+	struct fou_ip ip;	/* with its prefix length */
+};
+/* Fills up to n addresses in the order they were added; returns the count. */
+unsigned int fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n);
+
+#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
+
+struct fou_route_info {
+	struct fou_ip prefix;
+	const char *type;	/* local, connected, gateway, tunnel, broadcast */
+	uint16_t port;		/* connected, gateway, broadcast */
+	struct fou_ip via;	/* gateway; family 0 otherwise */
+	char tunnel[FOU_TUNNEL_NAMESIZE];	/* tunnel */
+	bool from_addr;		/* brought by an address (not a route statement) */
+};
+/* Fills up to n routes from the offset-th, in the order they were added;
+ * returns the count of all. */
+unsigned int fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
+			    unsigned int offset);
+/* The route to exactly prefix; -ESRCH if there is none. */
+int fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix,
+		  struct fou_route_info *ri);
+
+/* --- neighbours ------------------------------------------------------------ */
+
 int fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		  const struct rte_ether_addr *mac, struct fou_err *err);
-
-/* Deletes. A FOU port (ipproto 0: any); an address with its routes (not
- * while a tunnel has it as local); a route (not one an address brought);
- * a neighbour; a tunnel with the routes into it (as `ip link del`). */
-int fou_port_del(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
-int fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
-int fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err);
 int fou_neigh_del(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port, struct fou_err *err);
+
+struct fou_neigh_info {
+	uint16_t port;
+	struct fou_ip ip;
+	struct rte_ether_addr mac;
+};
+/* Fills up to n neighbours from the offset-th (table order); returns the
+ * count of all. */
+unsigned int fou_neigh_list(const struct fou_gw *gw, struct fou_neigh_info *out, unsigned int n,
+			    unsigned int offset);
+int fou_neigh_get(const struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
+		  struct rte_ether_addr *mac);
+
+/* --- FOU receive ports and tunnels ----------------------------------------- */
+
+int fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
+/* ipproto 0: whatever protocol the port has. */
+int fou_port_del(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
+
+struct fou_port_info {
+	uint16_t udp_port;
+	uint8_t ipproto;
+	uint8_t slot;		/* index into fou_lcore_stats.decap */
+};
+/* Fills up to n entries sorted by UDP port; returns the total count. */
+unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
+const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
 
 /*
  * A tunnel, as `ip link add NAME type ipip|sit|gre local L remote R ...
  * encap fou encap-sport auto encap-dport P`. fou_tunnel_conf_default()
  * gives iproute2's defaults. The outer header is IPv4.
  */
-#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
 struct fou_tunnel_conf {
 	char name[FOU_TUNNEL_NAMESIZE];
 	uint8_t type;		/* IPPROTO_IPIP, IPPROTO_IPV6 (sit) or IPPROTO_GRE */
@@ -252,28 +407,8 @@ struct fou_tunnel_conf {
 
 void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
 int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);
+/* A tunnel with the routes into it (as `ip link del`). */
 int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);
-/* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
-int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
-			 struct fou_err *err);
-/* encap-sport auto picks from [min, max]; default 32768-60999 as Linux'
- * ip_local_port_range. */
-int fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_err *err);
-/* ICMP errors: at most rate per second per lcore after a burst; rate 0
- * sends none. Default 1000/s, burst 50 (Linux' icmp_msgs_per_sec/burst). */
-int fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err);
-void fou_sport_range_get(const struct fou_gw *gw, uint16_t *min, uint16_t *max);
-void fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst);
-
-/* Read-only views for the summary and telemetry. */
-struct fou_port_info {
-	uint16_t udp_port;
-	uint8_t ipproto;
-	uint8_t slot;		/* index into fou_lcore_stats.decap */
-};
-/* Fills up to n entries sorted by UDP port; returns the total count. */
-unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
-const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
 
 struct fou_tunnel_info {
 	struct fou_tunnel_conf conf;
@@ -293,73 +428,20 @@ unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *ou
 unsigned int fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out,
 				  unsigned int n, unsigned int offset, bool since_reset);
 
-struct fou_addr_info {
-	uint16_t port;
-	struct fou_ip ip;	/* with its prefix length */
-};
-/* Fills up to n addresses in the order they were added; returns the count. */
-unsigned int fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n);
+/* encap-sport auto picks from [min, max]; default 32768-60999 as Linux'
+ * ip_local_port_range. */
+int fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_err *err);
+void fou_sport_range_get(const struct fou_gw *gw, uint16_t *min, uint16_t *max);
 
-struct fou_route_info {
-	struct fou_ip prefix;
-	const char *type;	/* local, connected, gateway, tunnel, broadcast */
-	uint16_t port;		/* connected, gateway, broadcast */
-	struct fou_ip via;	/* gateway; family 0 otherwise */
-	char tunnel[FOU_TUNNEL_NAMESIZE];	/* tunnel */
-	bool from_addr;		/* brought by an address (not a route statement) */
-};
-/* Fills up to n routes from the offset-th, in the order they were added;
- * returns the count of all. */
-unsigned int fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
-			    unsigned int offset);
-/* The route to exactly prefix; -ESRCH if there is none. */
-int fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix,
-		  struct fou_route_info *ri);
+/* ICMP errors: at most rate per second per lcore after a burst; rate 0
+ * sends none. Default 1000/s, burst 50 (Linux' icmp_msgs_per_sec/burst). */
+int fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err);
+void fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst);
 
-struct fou_neigh_info {
-	uint16_t port;
-	struct fou_ip ip;
-	struct rte_ether_addr mac;
-};
-/* Fills up to n neighbours from the offset-th (table order); returns the
- * count of all. */
-unsigned int fou_neigh_list(const struct fou_gw *gw, struct fou_neigh_info *out, unsigned int n,
-			    unsigned int offset);
-int fou_neigh_get(const struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
-		  struct rte_ether_addr *mac);
+/* --- counters ------------------------------------------------------------- */
 
-/*
- * The transmit offloads (RTE_ETH_TX_OFFLOAD_*) a started port was configured
- * with. Encapsulation leaves the outer IPv4 header checksum and the UDP
- * checksum to the port where it has IPV4_CKSUM / UDP_CKSUM, and computes
- * them in software otherwise. Call before the workers start.
- */
-int fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
-			     struct fou_err *err);
-
-/*
- * What a worker lcore polls and where it sends: one TX queue on every port,
- * RX queues on some. Recorded for /fou/lcores; the worker owns its queues.
- */
-struct fou_rxq {
-	uint16_t port;
-	uint16_t queue;
-};
-struct fou_worker_conf {
-	uint16_t tx_queue;
-	uint16_t nb_rxq;
-	struct fou_rxq rxq[RTE_MAX_ETHPORTS];
-};
-int fou_worker_set(struct fou_gw *gw, unsigned int lcore_id, const struct fou_worker_conf *c,
-		   struct fou_err *err);
-/* NULL for an lcore that is not a worker. */
-const struct fou_worker_conf *fou_worker_get(const struct fou_gw *gw, unsigned int lcore_id);
-
-bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
-int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
-		  uint16_t *mtu);
-
-/* Per-lcore counters; sum over every lcore into out (since the start). */
+/* One lcore's counters, which only its context (and the worker's TX, through
+ * this pointer) writes; sum over every lcore into out (since the start). */
 struct fou_lcore_stats *fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id);
 void fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out);
 /* Since the last fou_stats_reset(): of one lcore, or of all (lcore_id < 0). */
@@ -378,107 +460,5 @@ const char *fou_drop_desc(enum fou_drop d);
 const char *fou_inner_name(enum fou_inner i);
 const char *fou_icmp_name(enum fou_icmp_kind k);
 const char *fou_icmp_desc(enum fou_icmp_kind k);
-
-/*
- * Statements: the vocabulary shared by the command line (--NAME ARG), the
- * config file (NAME = ARG) and telemetry. fou_stmt_apply() parses ARG and
- * calls the control operation for NAME.
- */
-int fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err);
-/* Undo a statement: its identifying fields (and, optionally, the others of
- * the add, which must then match). -EOPNOTSUPP for one that is only set
- * (link, sport-range, icmp-rate). */
-int fou_stmt_del(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err);
-const char *fou_stmt_del_usage(const char *name);	/* NULL: cannot be deleted */
-/* Order in which statements must be applied (links before addresses ...);
- * -1 for an unknown name. */
-int fou_stmt_rank(const char *name);
-/* The statement of that rank, NULL past the last: lists the vocabulary. */
-const char *fou_stmt_name(unsigned int rank);
-const char *fou_stmt_usage(const char *name);
-const char *fou_stmt_help(const char *name);
-
-/* Parsers for the pieces of statements, exposed for the app and the tests. */
-int fou_parse_u32(const char *s, uint32_t max, uint32_t *out);
-int fou_parse_ip(const char *s, bool want_prefix, struct fou_ip *out, struct fou_err *err);
-int fou_parse_proto(const char *s, uint8_t *ipproto, struct fou_err *err);
-
-/*
- * Config file: NAME = ARG lines (rte_cfgfile, '#' comments, no sections).
- * Calls cb for each statement in file order; stops at the first error.
- */
-typedef int (*fou_stmt_cb)(void *ctx, const char *name, const char *arg, struct fou_err *err);
-int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err);
-/*
- * The running configuration as statements that rebuild it (every link,
- * sport-range and icmp-rate, then addresses, neighbours, FOU ports,
- * tunnels and routes in the order they are held): cb for each, stops at
- * the first non-zero return.
- */
-int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_err *err);
-
-/*
- * Data path. Classify, decapsulate, route, encapsulate and rewrite n
- * received packets; a packet that needs an ICMP error leaves as the error.
- * Forwarded packets are moved to the front of pkts with their egress port in
- * out_port[]; dropped ones are freed and counted in st. Returns the number
- * forwarded. The caller counts rx before and tx after.
- */
-uint16_t fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-		      struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port);
-
-/*
- * RX-side GRO, per receiving port (`ethtool -K DEV gro on`): TCP segments
- * of one flow that fou_rx_burst() forwarded out of a port (decapsulated or
- * not) are merged as Linux' tcp_gro_receive merges them. The flow key has
- * the tunnel they came out of (outer addresses, UDP ports, GRE key). A
- * merged packet leaves through the egress port's TSO (IPv4), whole where it
- * fits the egress MTU, or resegmented by rte_gso into the segments it was
- * made of. timeout_us 0: held packets go at the end of every poll; else
- * they wait up to timeout_us for more.
- */
-#define FOU_GRO_FLOWS 32		/* flows an lcore holds at once */
-#define FOU_GRO_MAX_SEGS 64		/* segments merged into one packet */
-#define FOU_GRO_TIMEOUT_MAX_US 1000000
-int fou_gro_set(struct fou_gw *gw, uint16_t port, bool on, uint32_t timeout_us,
-		struct fou_err *err);
-/* -ENODEV for a port that is not the gateway's. */
-int fou_gro_get(const struct fou_gw *gw, uint16_t port, bool *on, uint32_t *timeout_us);
-
-/* One lcore's GRO table; the pools give rte_gso its header (direct) and
- * payload (indirect) mbufs. Control path. */
-struct fou_gro;
-struct rte_mempool;
-struct fou_gro *fou_gro_create(const struct fou_gw *gw, struct rte_mempool *direct,
-			       struct rte_mempool *indirect, int socket_id);
-/* Frees what the table still holds. */
-void fou_gro_free(struct fou_gro *g);
-/* Where fou_gro_burst() and fou_gro_flush() send a packet, in order. */
-typedef void (*fou_emit_fn)(void *ctx, uint16_t port, struct rte_mbuf *m);
-/*
- * Data path: the n packets fou_rx_burst() forwarded (st->gro_tagged set),
- * received on rx_port, to out_port[]: merged or held, or sent on through
- * emit (after the held packets of their own flow). now: rte_rdtsc().
- */
-void fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
-		   struct rte_mbuf **pkts, uint16_t n, const uint16_t *out_port, uint64_t now,
-		   fou_emit_fn emit, void *ctx);
-/* Send on the held flows whose time is up (all: every one). Returns how
- * many flows are still held. */
-unsigned int fou_gro_flush(struct fou_gro *g, struct fou_lcore_stats *st, uint64_t now, bool all,
-			   fou_emit_fn emit, void *ctx);
-/* Send on every flow held from rx_port: its GRO was turned off, and what
- * it receives now must not pass what is held. Returns as fou_gro_flush. */
-unsigned int fou_gro_flush_port(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
-				fou_emit_fn emit, void *ctx);
-
-/*
- * Telemetry: the /fou/... commands (see fou_telemetry.c), registered once
- * the ports run. fou_telemetry_stop(): from now on they answer nothing
- * and change nothing (waits for one in progress), so that what the
- * caller reads after it is final.
- */
-int fou_telemetry_register(struct fou_gw *gw);
-void fou_telemetry_stop(struct fou_gw *gw);
 
 #endif /* FOU_H */

@@ -3,7 +3,8 @@
  * Config file: one statement per line as `NAME = ARG`, the same NAME and
  * ARG as the command line's `--NAME ARG`; '#' starts a comment. Read with
  * rte_cfgfile; sections are not used. The running configuration is
- * written back as the same statements (fou_config_dump()).
+ * written back as the same statements (fou_config_dump()). Text layer,
+ * on the public headers; called by the app and fou_telemetry.c.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,7 +17,7 @@
 
 #include <rte_cfgfile.h>
 
-#include "fou_private.h"
+#include "fou_stmt.h"
 
 #define FOU_CFG_GLOBAL "GLOBAL"	/* rte_cfgfile's name for lines before any section */
 
@@ -210,7 +211,7 @@ fou_dump_addr(struct fou_dump *d, const void *entry)
 {
 	const struct fou_addr_info *a = entry;
 
-	fou_dump_emit(d, "addr", "%u,%s/%u", a->port, IPSTR(&a->ip), a->ip.plen);
+	fou_dump_emit(d, "addr", "%u,%s/%u", a->port, FOU_IPSTR(&a->ip), a->ip.plen);
 }
 
 static unsigned int
@@ -226,7 +227,7 @@ fou_dump_neigh(struct fou_dump *d, const void *entry)
 	char m[RTE_ETHER_ADDR_FMT_SIZE];
 
 	rte_ether_format_addr(m, sizeof(m), &ni->mac);
-	fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", IPSTR(&ni->ip), ni->port, m);
+	fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", FOU_IPSTR(&ni->ip), ni->port, m);
 }
 
 static void
@@ -254,7 +255,7 @@ fou_dump_tunnel(struct fou_dump *d, const void *entry)
 	int n;
 
 	n = snprintf(arg, sizeof(arg), "%s,type=%s,local=%s,remote=%s", c->name,
-		     fou_proto_name(c->type), IPSTR(&c->local), IPSTR(&c->remote));
+		     fou_proto_name(c->type), FOU_IPSTR(&c->local), FOU_IPSTR(&c->remote));
 	if (c->ttl != 0)
 		n += snprintf(arg + n, sizeof(arg) - n, ",ttl=%u", c->ttl);
 	if (c->tos_inherit)
@@ -301,13 +302,13 @@ fou_dump_route(struct fou_dump *d, const void *entry)
 	if (r->from_addr)
 		return;
 	if (r->tunnel[0] != '\0')
-		fou_dump_emit(d, "route", "%s/%u,dev=%s", IPSTR(&r->prefix), r->prefix.plen,
+		fou_dump_emit(d, "route", "%s/%u,dev=%s", FOU_IPSTR(&r->prefix), r->prefix.plen,
 			      r->tunnel);
 	else if (r->via.family != 0)
-		fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", IPSTR(&r->prefix),
-			      r->prefix.plen, r->port, IPSTR(&r->via));
+		fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", FOU_IPSTR(&r->prefix),
+			      r->prefix.plen, r->port, FOU_IPSTR(&r->via));
 	else
-		fou_dump_emit(d, "route", "%s/%u,dev=%u", IPSTR(&r->prefix), r->prefix.plen,
+		fou_dump_emit(d, "route", "%s/%u,dev=%u", FOU_IPSTR(&r->prefix), r->prefix.plen,
 			      r->port);
 }
 

@@ -4,12 +4,13 @@
  * (fou_build_udp, gre_build_header) build it: the tunnel's pre-built outer
  * header is copied in front of the inner packet and patched for this
  * packet (lengths, TOS/ECN, TTL, DF, ID, source port, GRE sequence, the
- * checksums). Data path: no locks, no logs, no allocation.
+ * checksums). Called by the output step (fou_fwd.h's fou_adj_send()). Data
+ * path: no locks, no logs, no allocation.
  */
 #include <rte_hash_crc.h>
-#include <rte_lcore.h>
 
-#include "fou_fwd.h"
+#include "fou_encap.h"
+#include "fou_hdr.h"
 
 /*
  * encap-sport auto (udp_flow_src_port): a hash of the inner flow, the
@@ -61,9 +62,11 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 }
 
 unsigned int
-fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
-		 const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6, uint16_t port)
+fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mbuf *m,
+		 bool inner_v6, uint16_t port)
 {
+	const struct fou_gw *gw = lc->gw;
+	struct fou_tun_stats *ts = &lc->tun_st[t->idx];
 	const uint8_t tx_ol = gw->iface[port].tx_ol;
 	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
@@ -71,7 +74,6 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 	uint8_t *h, ttl, ds, ecn;
 	uint16_t sport = 0;
 	bool df = false;
-	unsigned int lcore;
 
 	if (!inner_v6) {
 		const struct rte_ipv4_hdr *iip = (const struct rte_ipv4_hdr *)inner;
@@ -104,8 +106,8 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 		ip->time_to_live = ttl;
 	if (df)
 		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
-	ip->packet_id = rte_cpu_to_be_16(st->ip_id);
-	st->ip_id++;
+	ip->packet_id = rte_cpu_to_be_16(lc->ip_id);
+	lc->ip_id++;
 	m->l3_len = sizeof(*ip);
 	if (tx_ol & FOU_TXOL_IPV4) {
 		/* the port fills hdr_checksum (0 in the template) */
@@ -163,14 +165,7 @@ fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
 	}
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 |
 			 ((t->flags & FOU_TUN_FOU) ? RTE_PTYPE_L4_UDP : 0);
-
-	lcore = rte_lcore_id();
-	if (lcore < RTE_MAX_LCORE) {
-		struct fou_tun_stats *ts =
-			&gw->tun_stats[(size_t)lcore * gw->params.max_tunnels + t->idx];
-
-		FOU_STAT_ADD(ts->tx_packets, 1);
-		FOU_STAT_ADD(ts->tx_bytes, inner_len);
-	}
+	FOU_STAT_ADD(ts->tx_packets, 1);
+	FOU_STAT_ADD(ts->tx_bytes, inner_len);
 	return FOU_FWD;
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Forwarding helpers shared by the receive path (fou_rx.c), encapsulation
- * (fou_encap.c) and ICMP errors (fou_icmp.c): route lookups, next-hop
- * resolution to a port, MTU and neighbour, and the last steps of output.
- * Data path: no locks, no logs, no allocation.
+ * Forwarding helpers shared by the receive path (fou_rx.c) and ICMP errors
+ * (fou_icmp.c): next-hop resolution to a port, MTU and neighbour, and the
+ * last steps of output (encapsulation, Ethernet). Data path: no locks, no
+ * logs, no allocation.
  */
 #ifndef FOU_FWD_H
 #define FOU_FWD_H
@@ -14,33 +14,10 @@
 #include <rte_ether.h>
 #include <rte_hash_crc.h>
 
+#include "fou_encap.h"
 #include "fou_hdr.h"
-#include "fou_private.h"
-
-/* Verdict of one packet: a drop reason, or forward. */
-#define FOU_FWD FOU_DROP_MAX
-
-static inline const struct fou_nexthop *
-fou_route4(const struct fou_gw *gw, rte_be32_t dst)
-{
-	uint32_t nh;
-
-	if (rte_lpm_lookup(gw->lpm4, rte_be_to_cpu_32(dst), &nh) == 0)
-		return &gw->nh[nh];
-	nh = __atomic_load_n(&gw->default_nh4, __ATOMIC_ACQUIRE);
-	return nh != 0 ? &gw->nh[nh - 1] : NULL;
-}
-
-static inline const struct fou_nexthop *
-fou_route6(const struct fou_gw *gw, const uint8_t *dst)
-{
-	uint32_t nh;
-
-	if (rte_lpm6_lookup(gw->lpm6, dst, &nh) == 0)
-		return &gw->nh[nh];
-	nh = __atomic_load_n(&gw->default_nh6, __ATOMIC_ACQUIRE);
-	return nh != 0 ? &gw->nh[nh - 1] : NULL;
-}
+#include "fou_lcore.h"
+#include "fou_rib.h"
 
 /* Where a routed packet leaves: a port and a neighbour on it, maybe after
  * encapsulation into a tunnel. */
@@ -62,17 +39,18 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
 {
 	if (nh->type == FOU_NH_TUNNEL) {
 		const struct fou_tunnel *t = &gw->tunnels[nh->tunnel];
-		const struct fou_nexthop *onh = fou_route4(gw, t->remote);
 
-		if (onh == NULL)
+		switch (fou_tunnel_egress(gw, t, &a->nh, &a->mtu)) {
+		case FOU_EGRESS_NO_ROUTE:
 			return FOU_DROP_NO_ROUTE;
-		if (onh->type != FOU_NH_CONNECTED && onh->type != FOU_NH_GATEWAY)
+		case FOU_EGRESS_LOOP:
 			return FOU_DROP_TUNNEL_LOOP;
+		case FOU_EGRESS_OK:
+			break;
+		}
 		a->tun = t;
-		a->nh = onh;
 		a->dst = &t->remote;
-		a->port = onh->port;
-		a->mtu = (uint16_t)(gw->iface[onh->port].mtu - t->hdr_len);
+		a->port = a->nh->port;
 		return FOU_FWD;
 	}
 	a->tun = NULL;
@@ -91,9 +69,9 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
  * returned no lcore uses what it cached before.
  */
 static inline bool
-fou_adj_neigh(const struct fou_gw *gw, struct fou_lcore_stats *st, const struct fou_adj *a,
-	      struct rte_ether_addr *mac)
+fou_adj_neigh(struct fou_lcore *lc, const struct fou_adj *a, struct rte_ether_addr *mac)
 {
+	const struct fou_gw *gw = lc->gw;
 	const struct fou_nexthop *nh = a->nh;
 	const uint32_t gen = __atomic_load_n(&gw->neigh_gen, __ATOMIC_ACQUIRE);
 	union {
@@ -108,12 +86,12 @@ fou_adj_neigh(const struct fou_gw *gw, struct fou_lcore_stats *st, const struct 
 	fou_neigh_key_make(&key.k, nh->port, nh->family, nh->type != FOU_NH_GATEWAY ? a->dst :
 			   nh->family == AF_INET ? (const void *)&nh->gw.v4 :
 			   (const void *)nh->gw.v6);
-	if (unlikely(gen != st->neigh_gen)) {
-		memset(st->neigh_cache, 0, sizeof(st->neigh_cache));
-		st->neigh_gen = gen;
+	if (unlikely(gen != lc->neigh_gen)) {
+		memset(lc->neigh_cache, 0, sizeof(lc->neigh_cache));
+		lc->neigh_gen = gen;
 	}
 	x = key.w[0] ^ key.w[1] ^ key.w[2];
-	c = &st->neigh_cache[rte_hash_crc_4byte((uint32_t)(x ^ (x >> 32)), 0) &
+	c = &lc->neigh_cache[rte_hash_crc_4byte((uint32_t)(x ^ (x >> 32)), 0) &
 			     (FOU_NEIGH_CACHE - 1)];
 	if (likely(c->key[0] == key.w[0] && c->key[1] == key.w[1] && c->key[2] == key.w[2])) {
 		*mac = c->mac;
@@ -221,47 +199,21 @@ fou_eth_push(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t port,
 }
 
 /*
- * Encapsulate the IP packet m (starting at its header, cut to its length)
- * into tunnel t: prepends the outer IPv4 [+ UDP] [+ GRE] header. inner_v6
- * says the family; the inner TTL/ECN are final; port is where it leaves (its
- * checksum offloads are used). Returns FOU_FWD or a drop.
- */
-unsigned int fou_tunnel_encap(const struct fou_gw *gw, struct fou_lcore_stats *st,
-			      const struct fou_tunnel *t, struct rte_mbuf *m, bool inner_v6,
-			      uint16_t port);
-
-/*
- * Turn m, which holds an IPv4 / IPv6 packet at off of tot bytes that cannot
- * be forwarded, into an ICMP error to its source, routed like any packet.
- * Returns FOU_FWD with *out_port set, or the drop reason (fallback when the
- * rules forbid an error about this packet).
- */
-unsigned int fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st,
-			     struct rte_mbuf *m, uint32_t off, uint32_t tot,
-			     enum fou_icmp_kind kind, uint16_t mtu, unsigned int fallback,
-			     uint16_t *out_port);
-unsigned int fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st,
-			     struct rte_mbuf *m, uint32_t off, uint32_t tot,
-			     enum fou_icmp_kind kind, uint32_t mtu, unsigned int fallback,
-			     uint16_t *out_port);
-
-/*
  * The last steps of every packet that leaves: into the tunnel if the
  * adjacency has one, then the Ethernet header for the neighbour.
  */
 static inline unsigned int
-fou_adj_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	     const struct fou_adj *a, const struct rte_ether_addr *neigh, bool v6,
-	     uint16_t *out_port)
+fou_adj_send(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
+	     const struct rte_ether_addr *neigh, bool v6, uint16_t *out_port)
 {
 	unsigned int r;
 
 	if (a->tun != NULL) {
-		r = fou_tunnel_encap(gw, st, a->tun, m, v6, a->port);
+		r = fou_tunnel_encap(lc, a->tun, m, v6, a->port);
 		if (r != FOU_FWD)
 			return r;
 	}
-	r = fou_eth_push(gw, m, a->port, neigh,
+	r = fou_eth_push(lc->gw, m, a->port, neigh,
 			 a->tun != NULL || !v6 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
 	if (r != FOU_FWD)
 		return r;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * RX-side GRO: TCP segments that fou_rx_burst() forwarded are merged into
+ * RX-side GRO, one table per lcore context (fou_lcore.c creates it and
+ * hands it each burst of a port with GRO on): TCP segments that the
+ * receive stage forwarded are merged into
  * one packet per flow, as Linux' inet_gro_receive / ipv6_gro_receive and
  * tcp_gro_receive merge them, then sent on:
  *   - through the egress port's TSO (TCP/IPv4, the port splits it again);
@@ -24,7 +26,8 @@
 #include <rte_mbuf_dyn.h>
 #include <rte_tcp.h>
 
-#include "fou_fwd.h"
+#include "fou_gro.h"
+#include "fou_hdr.h"
 
 #define FOU_TCP_NOMERGE (RTE_TCP_FIN_FLAG | RTE_TCP_SYN_FLAG | RTE_TCP_RST_FLAG | \
 			 RTE_TCP_URG_FLAG | RTE_TCP_CWR_FLAG)
@@ -100,6 +103,13 @@ fou_gro_free(struct fou_gro *g)
 	for (i = 0; i < g->n; i++)
 		rte_pktmbuf_free(g->flows[i].head);
 	rte_free(g);
+}
+
+/* One packet on to emit. */
+static inline void
+fou_gro_emit(fou_emit_fn emit, void *ctx, uint16_t port, struct rte_mbuf *m)
+{
+	emit(ctx, &m, &port, 1);
 }
 
 static inline const struct fou_gro_tag *
@@ -381,7 +391,7 @@ fou_gro_resegment(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_
 	rte_pktmbuf_free(h);
 	for (i = 0; i < nb; i++) {
 		fou_gro_seg_cksum(f, g->segs[i], (unsigned int)i);
-		emit(ctx, f->tx_port, g->segs[i]);
+		fou_gro_emit(emit, ctx, f->tx_port, g->segs[i]);
 	}
 }
 
@@ -407,7 +417,7 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 		return;
 	}
 	if (f->count == 1) {
-		emit(ctx, f->tx_port, h);
+		fou_gro_emit(emit, ctx, f->tx_port, h);
 		return;
 	}
 	h->l2_len = RTE_ETHER_HDR_LEN;
@@ -430,7 +440,7 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 		ip->hdr_checksum = 0;
 		th->cksum = rte_ipv4_phdr_cksum(ip, h->ol_flags);
 		FOU_STAT_ADD(st->gro_tso, 1);
-		emit(ctx, f->tx_port, h);
+		fou_gro_emit(emit, ctx, f->tx_port, h);
 		return;
 	}
 	if (!f->v6) {
@@ -444,7 +454,7 @@ fou_gro_send(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_flow 
 	th->cksum = 0;
 	th->cksum = (uint16_t)~__rte_raw_cksum_reduce(fou_sum_add(fou_sum_add(
 		fou_gro_phdr(l3, f->v6, tcp_len), fou_raw_sum(th, f->l4_len)), f->paysum));
-	emit(ctx, f->tx_port, h);
+	fou_gro_emit(emit, ctx, f->tx_port, h);
 }
 
 static void
@@ -538,7 +548,7 @@ fou_gro_one(struct fou_gro *g, struct fou_lcore_stats *st, struct fou_gro_pkt *p
 	    (!p->v6 || p->l3_len + p->l4_len + 2u * p->paylen <= g->gw->iface[p->tx_port].mtu))
 		fou_gro_hold(g, st, p, now, emit, ctx);
 	else
-		emit(ctx, p->tx_port, p->m);
+		fou_gro_emit(emit, ctx, p->tx_port, p->m);
 }
 
 /*
@@ -634,7 +644,7 @@ fou_gro_burst(struct fou_gro *g, struct fou_lcore_stats *st, uint16_t rx_port,
 		}
 		if (g->n != 0)
 			fou_gro_flush_flow(g, st, pkts[i], rx_port, out_port[i], emit, ctx);
-		emit(ctx, out_port[i], pkts[i]);
+		fou_gro_emit(emit, ctx, out_port[i], pkts[i]);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Wire formats and checksum helpers shared by the receive path and tests. */
+/* Wire formats and checksum helpers: the data path's, and the tunnel
+ * template's (fou_tunnel.c); tests use the GRE flags. */
 #ifndef FOU_HDR_H
 #define FOU_HDR_H
 

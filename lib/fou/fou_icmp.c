@@ -4,13 +4,15 @@
  * for the egress or tunnel MTU), as icmp_send / icmp6_send build them. The
  * packet's own mbuf becomes the error: cut to the quote, headers put in
  * front, routed back to the source like any packet (through a tunnel if
- * that is the way back). Rate-limited per lcore by a token bucket. Runs
- * on worker lcores: no locks, no logs, no allocation.
+ * that is the way back). Rate-limited per lcore by a token bucket. Called
+ * by the receive stage (fou_rx.c); runs on worker lcores: no locks, no
+ * logs, no allocation.
  */
 #include <rte_cycles.h>
 #include <rte_icmp.h>
 
 #include "fou_fwd.h"
+#include "fou_icmp.h"
 
 #define FOU_ICMP_TTL 64			/* Linux' ip_default_ttl / hop_limit */
 #define FOU_ICMP4_MAX 576		/* RFC 1812 4.3.2.3: at most 576 bytes */
@@ -23,37 +25,36 @@
  * can never reach the division half-seen.
  */
 static bool
-fou_icmp_allow(struct fou_lcore_stats *st, uint32_t rate, uint32_t burst)
+fou_icmp_allow(struct fou_lcore *lc, uint32_t rate, uint32_t burst)
 {
 	uint64_t now = rte_rdtsc();
 	uint64_t cost = rte_get_tsc_hz() / rate;
 	uint64_t cap = cost * burst;
 
-	if (st->icmp_tsc == 0) {
-		st->icmp_credit = cap;
+	if (lc->icmp_tsc == 0) {
+		lc->icmp_credit = cap;
 	} else {
-		st->icmp_credit += now - st->icmp_tsc;
-		if (st->icmp_credit > cap)
-			st->icmp_credit = cap;
+		lc->icmp_credit += now - lc->icmp_tsc;
+		if (lc->icmp_credit > cap)
+			lc->icmp_credit = cap;
 	}
-	st->icmp_tsc = now;
-	if (st->icmp_credit < cost)
+	lc->icmp_tsc = now;
+	if (lc->icmp_credit < cost)
 		return false;
-	st->icmp_credit -= cost;
+	lc->icmp_credit -= cost;
 	return true;
 }
 
 /* Route the error back to dst; false when there is no way back. */
 static bool
-fou_icmp_route(const struct fou_gw *gw, struct fou_lcore_stats *st,
-	       const struct fou_nexthop *nh, const void *dst,
+fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *dst,
 	       struct fou_adj *a, struct rte_ether_addr *neigh)
 {
 	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return false;
-	if (fou_adj_resolve(gw, nh, dst, a) != FOU_FWD)
+	if (fou_adj_resolve(lc->gw, nh, dst, a) != FOU_FWD)
 		return false;
-	return fou_adj_neigh(gw, st, a, neigh);
+	return fou_adj_neigh(lc, a, neigh);
 }
 
 /*
@@ -102,9 +103,8 @@ fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, c
 
 /* The finished error leaves along a, and counts once it has. */
 static unsigned int
-fou_icmp_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	      const struct fou_adj *a, const struct rte_ether_addr *neigh, bool v6,
-	      enum fou_icmp_kind kind,
+fou_icmp_send(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
+	      const struct rte_ether_addr *neigh, bool v6, enum fou_icmp_kind kind,
 	      uint16_t *out_port)
 {
 	unsigned int r;
@@ -112,9 +112,9 @@ fou_icmp_send(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	m->l3_len = v6 ? sizeof(struct rte_ipv6_hdr) : sizeof(struct rte_ipv4_hdr);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L4_ICMP |
 			 (v6 ? RTE_PTYPE_L3_IPV6 : RTE_PTYPE_L3_IPV4);
-	r = fou_adj_send(gw, st, m, a, neigh, v6, out_port);
+	r = fou_adj_send(lc, m, a, neigh, v6, out_port);
 	if (r == FOU_FWD)
-		FOU_STAT_ADD(st->icmp_out[kind], 1);
+		FOU_STAT_ADD(lc->st->icmp_out[kind], 1);
 	return r;
 }
 
@@ -128,10 +128,10 @@ fou_icmp4_is_error(uint8_t type)
 }
 
 unsigned int
-fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-		uint32_t off, uint32_t tot, enum fou_icmp_kind kind,
-		uint16_t mtu, unsigned int fallback, uint16_t *out_port)
+fou_icmp4_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t tot,
+		enum fou_icmp_kind kind, uint16_t mtu, unsigned int fallback, uint16_t *out_port)
 {
+	const struct fou_gw *gw = lc->gw;
 	const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
 								 off);
 	const uint32_t hl = (ip->version_ihl & 0xfu) * 4;
@@ -157,7 +157,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		if (fou_icmp4_is_error(*((const uint8_t *)ip + hl)))
 			return fallback;
 	}
-	if (!fou_icmp_route(gw, st, fou_route4(gw, daddr), &daddr, &a, &neigh))
+	if (!fou_icmp_route(lc, fou_route4(gw, daddr), &daddr, &a, &neigh))
 		return fallback;
 	/* the source is an address of the way out (RFC 1812 4.3.2.4, Linux'
 	 * default): the tunnel's local, or the egress port's */
@@ -167,7 +167,7 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		return fallback;
 	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
 		return fallback;
-	if (!fou_icmp_allow(st, rate, burst))
+	if (!fou_icmp_allow(lc, rate, burst))
 		return FOU_DROP_ICMP_RATELIMITED;
 
 	quote = RTE_MIN(tot, (uint32_t)RTE_MIN(a.mtu, FOU_ICMP4_MAX) -
@@ -191,22 +191,22 @@ fou_icmp4_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		.version_ihl = RTE_IPV4_VHL_DEF,
 		.type_of_service = tos,
 		.total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*nip) + FOU_ICMP_HDR + quote)),
-		.packet_id = rte_cpu_to_be_16(st->ip_id),
+		.packet_id = rte_cpu_to_be_16(lc->ip_id),
 		.time_to_live = FOU_ICMP_TTL,
 		.next_proto_id = IPPROTO_ICMP,
 		.src_addr = saddr,
 		.dst_addr = daddr,
 	};
-	st->ip_id++;
+	lc->ip_id++;
 	nip->hdr_checksum = rte_ipv4_cksum(nip);
-	return fou_icmp_send(gw, st, m, &a, &neigh, false, kind, out_port);
+	return fou_icmp_send(lc, m, &a, &neigh, false, kind, out_port);
 }
 
 unsigned int
-fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-		uint32_t off, uint32_t tot, enum fou_icmp_kind kind,
-		uint32_t mtu, unsigned int fallback, uint16_t *out_port)
+fou_icmp6_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t tot,
+		enum fou_icmp_kind kind, uint32_t mtu, unsigned int fallback, uint16_t *out_port)
 {
+	const struct fou_gw *gw = lc->gw;
 	const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
 								  off);
 	struct rte_ipv6_hdr *nip6;
@@ -229,7 +229,7 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 			return fallback;
 	}
 	memcpy(daddr, ip6->src_addr, 16);
-	if (!fou_icmp_route(gw, st, fou_route6(gw, daddr), daddr, &a, &neigh))
+	if (!fou_icmp_route(lc, fou_route6(gw, daddr), daddr, &a, &neigh))
 		return fallback;
 	/* an address of the egress port (a tunnel has no IPv6 address of
 	 * its own: then of the outer port), or the gateway's first */
@@ -237,7 +237,7 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 		return fallback;
 	if (a.mtu < RTE_IPV6_MIN_MTU)
 		return fallback;
-	if (!fou_icmp_allow(st, rate, burst))
+	if (!fou_icmp_allow(lc, rate, burst))
 		return FOU_DROP_ICMP_RATELIMITED;
 
 	/* RFC 4443 2.4(c): as much as fits in the minimum MTU */
@@ -262,5 +262,5 @@ fou_icmp6_error(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_
 	memcpy(icmp + 4, &be, 4);
 	c = (uint16_t)~fou_cksum_fold(m, sizeof(*nip6), len, rte_ipv6_phdr_cksum(nip6, 0));
 	memcpy(icmp + 2, &c, 2);
-	return fou_icmp_send(gw, st, m, &a, &neigh, true, kind, out_port);
+	return fou_icmp_send(lc, m, &a, &neigh, true, kind, out_port);
 }

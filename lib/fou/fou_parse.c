@@ -3,8 +3,11 @@
  * The statement vocabulary: `port 5555:ipip`, `addr 0,10.0.0.1/24`,
  * `route 10.1.0.0/16,dev=1,via=10.0.1.254`, `neigh 10.0.1.254,dev=1,lladdr=MAC`,
  * `link 1,address=MAC,mtu=1500`, `tunnel t1,type=ipip,local=..,remote=..,
- * encap-dport=5555`, `route 10.2.0.0/16,dev=t1`, `sport-range`, `icmp-rate`. The command line, the config file and
- * telemetry hand (name, argument) here; nothing else parses them.
+ * encap-dport=5555`, `route 10.2.0.0/16,dev=t1`, `sport-range`, `icmp-rate`.
+ * The command line (app/args.c), the config file and telemetry
+ * (fou_telemetry.c) hand (name, argument) here; nothing else parses them.
+ * Text layer: it calls fou.h's control functions and includes only the
+ * public headers.
  *
  * An argument is comma-separated: positional fields first, then key=value
  * pairs and bare words (flags such as pmtudisc) with iproute2's names.
@@ -19,7 +22,7 @@
 
 #include <rte_string_fns.h>
 
-#include "fou_private.h"
+#include "fou_stmt.h"
 
 #define FOU_STMT_MAX_FIELDS 16
 

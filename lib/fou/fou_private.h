@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Internal layout of the gateway tables; not installed. */
+/*
+ * The gateway's tables as the control files write them and the data path
+ * reads them, with the inline helpers both sides share; not installed.
+ * The text layer never includes it.
+ */
 #ifndef FOU_PRIVATE_H
 #define FOU_PRIVATE_H
 
 #include <assert.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <arpa/inet.h>
 #include <rte_hash.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_rcu_qsbr.h>
-#include <rte_telemetry.h>
 
 #include "fou.h"
 
@@ -132,8 +136,6 @@ struct fou_addr {
 	struct fou_ip ip;
 };
 
-#define FOU_MAX_ADDRS 256
-
 /*
  * The address list, read by the data path (ICMP error sources): a change
  * is written into the other of two sets, published, and the old set is
@@ -169,7 +171,6 @@ struct fou_gw {
 	uint32_t tun_types[256];		/* IP proto -> tunnels of that type */
 	struct rte_hash *tun_rx;		/* fou_tun_key -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
-	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
 	/* Settings a worker must see whole: published as one word each
 	 * (fou_sport_range_load, fou_icmp_limit_load). */
 	uint32_t sport_range;			/* MIN << 16 | MAX */
@@ -183,6 +184,11 @@ struct fou_gw {
 	 * it reuses anything it unlinked). */
 	struct rte_rcu_qsbr *qsbr;
 
+	/* Counters: a context writes the row of its lcore (fou_lcore.h
+	 * keeps the pointers), the control side sums the rows. */
+	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */
+	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
+
 	/* control only */
 	struct fou_gw_params params;
 	uint32_t nb_nh;
@@ -192,13 +198,12 @@ struct fou_gw {
 	struct fou_route *routes;		/* in the order they were added */
 	uint32_t nb_routes, max_routes;
 	bool ports_running;			/* link changes go to the ethdev too */
-	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */
 	struct fou_worker_conf *workers;	/* RTE_MAX_LCORE entries */
 	bool is_worker[RTE_MAX_LCORE];
 	/* what /fou/stats/reset saw: readers subtract it (control only) */
 	struct fou_lcore_stats *stats_base;	/* RTE_MAX_LCORE entries */
 	struct fou_tun_stats *tun_base;		/* max_tunnels entries */
-	uint8_t lcore_reader[RTE_MAX_LCORE];	/* registered with qsbr */
+	uint8_t lcore_reader[RTE_MAX_LCORE];	/* a started context (qsbr reader) */
 };
 
 /* The neighbour's MAC travels in the rte_hash data word (6 of its 8
@@ -256,12 +261,6 @@ fou_icmp_limit_load(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst)
 	*burst = (uint32_t)l;
 }
 
-bool fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a);
-
-/* The address as text (no prefix length), for messages and listings. */
-const char *fou_ip_str(const struct fou_ip *ip, char *buf, size_t len);
-#define IPSTR(ip) fou_ip_str((ip), (char[INET6_ADDRSTRLEN]){ 0 }, INET6_ADDRSTRLEN)
-
 /* The neighbour hash key of addr (4 or 16 bytes by family) on port; the
  * control functions and the data path (fou_adj_neigh) build it here. */
 static inline void
@@ -275,27 +274,5 @@ fou_neigh_key_make(struct fou_neigh_key *k, uint16_t port, uint8_t family, const
 	else
 		memcpy(k->addr, addr, 16);
 }
-
-/* Stop telemetry commands from reading gw; waits for one in progress. */
-void fou_telemetry_detach(struct fou_gw *gw);
-
-/*
- * Copy a comma-separated argument into buf for strtok_r: -E2BIG when it does
- * not fit (never cut: a cut argument could mean something else), -EINVAL
- * for an empty field (leading, trailing or doubled ','), each named in err.
- */
-int fou_parse_fields_copy(char *buf, size_t len, const char *arg, struct fou_err *err);
-
-/* The /fou/... telemetry commands fou_telemetry_register() registers, in
- * one table, so that a test can call their handlers as telemetry would. */
-struct fou_tel_cmd {
-	const char *cmd;
-	telemetry_cb fn;
-	const char *help;
-};
-const struct fou_tel_cmd *fou_telemetry_cmds(unsigned int *n);
-
-/* Wait until every worker lcore has passed a quiescent state. */
-void fou_gw_sync(const struct fou_gw *gw);
 
 #endif /* FOU_PRIVATE_H */

@@ -3,19 +3,21 @@
  * The receive path: classify a frame; to a local address, remove outer
  * IPv4 + UDP (+ GRE) and check the inner packet; route the inner packet,
  * or a received IP packet for somewhere else, to a port or into a tunnel;
- * rewrite Ethernet for the next hop. Runs on worker lcores: no locks, no
- * logs, no allocation. Every check reads only bytes it has proven to be
- * inside the frame.
+ * rewrite Ethernet for the next hop. The first stage of a context's burst
+ * (fou_lcore.c calls it); runs on worker lcores: no locks, no logs, no
+ * allocation. Every check reads only bytes it has proven to be inside the
+ * frame.
  *
  * The order of the checks follows Linux (ip_rcv, udp_rcv, fou_udp_recv,
  * gre_parse_header, ip_tunnel_rcv, ip_forward / ip6_forward), so a packet
  * with several faults is counted where Linux would have dropped it.
  */
-#include <rte_lcore.h>
 #include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 
 #include "fou_fwd.h"
+#include "fou_icmp.h"
+#include "fou_rx.h"
 
 /*
  * need bytes at offset at, of which avail are there (in the frame, the IP
@@ -57,7 +59,7 @@ struct fou_inner_ctx {
  * rewritten, and the packet is encapsulated if nh is a tunnel.
  */
 static inline unsigned int
-fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m, uint32_t off,
+fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	 struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, uint8_t ecn,
 	 const struct fou_nexthop *nh, uint16_t *out_port)
 {
@@ -73,19 +75,19 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	if (nh->type == FOU_NH_BCAST)
 		return FOU_DROP_BCAST_MCAST;
 	if (ip->time_to_live <= 1)
-		return fou_icmp4_error(gw, st, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
+		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
 	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
 	if (r != FOU_FWD)
 		return r;
 	if (tot > a.mtu) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
-			return fou_icmp4_error(gw, st, m, off, tot,
+			return fou_icmp4_error(lc, m, off, tot,
 					       FOU_ICMP_FRAG_NEEDED, a.mtu,
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	if (!fou_adj_neigh(gw, st, &a, &neigh))
+	if (!fou_adj_neigh(lc, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
 
 	/* TTL and ECN change; patch the checksum for both words (RFC 1624) */
@@ -101,12 +103,12 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	m->l3_len = hl;
 	m->packet_type = RTE_PTYPE_L2_ETHER |
 			 (hl == sizeof(*ip) ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT);
-	return fou_adj_send(gw, st, m, &a, &neigh, false, out_port);
+	return fou_adj_send(lc, m, &a, &neigh, false, out_port);
 }
 
 /* The same for the IPv6 packet at off, as ip6_forward does. */
 static inline unsigned int
-fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m, uint32_t off,
+fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	 struct rte_ipv6_hdr *ip6, uint32_t tot, uint8_t ecn, const struct fou_nexthop *nh,
 	 uint16_t *out_port)
 {
@@ -120,7 +122,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	if (nh->type == FOU_NH_LOCAL)
 		return FOU_DROP_INNER_LOCAL;
 	if (ip6->hop_limits <= 1)
-		return fou_icmp6_error(gw, st, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
+		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
 	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
 	if (r != FOU_FWD)
@@ -128,13 +130,13 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	if (tot > a.mtu) {
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
 		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
-			return fou_icmp6_error(gw, st, m, off, tot,
+			return fou_icmp6_error(lc, m, off, tot,
 					       FOU_ICMP_PKT_TOO_BIG,
 					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	if (!fou_adj_neigh(gw, st, &a, &neigh))
+	if (!fou_adj_neigh(lc, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
 
 	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
@@ -143,7 +145,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m
 	fou_l3_isolate(m, off, tot);
 	m->l3_len = sizeof(*ip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6;
-	return fou_adj_send(gw, st, m, &a, &neigh, true, out_port);
+	return fou_adj_send(lc, m, &a, &neigh, true, out_port);
 }
 
 static inline void
@@ -154,7 +156,7 @@ fou_count_decap(struct fou_lcore_stats *st, const struct fou_inner_ctx *in, enum
 }
 
 static inline unsigned int
-fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	   const struct fou_inner_ctx *in, uint16_t *out_port)
 {
 	struct rte_ipv4_hdr *ip;
@@ -180,19 +182,18 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	ecn = fou_ecn_decap(in->outer_ecn, ip->type_of_service & 3);
 	if (ecn == FOU_ECN_DROP)
 		return FOU_DROP_ECN_DROP;
-	fou_count_decap(st, in, FOU_INNER_IPV4);
+	fou_count_decap(lc->st, in, FOU_INNER_IPV4);
 
 	if (fou_martian4_src(ip->src_addr) || fou_martian4_dst(ip->dst_addr) ||
 	    fou_bcast4(ip->dst_addr) || fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_INNER_MARTIAN;
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_INNER_OPTIONS_BAD;
-	return fou_fwd4(gw, st, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr),
-			out_port);
+	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr), out_port);
 }
 
 static inline unsigned int
-fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
+fou_inner6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	   const struct fou_inner_ctx *in, uint16_t *out_port)
 {
 	struct rte_ipv6_hdr *ip6;
@@ -213,13 +214,12 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	ecn = fou_ecn_decap(in->outer_ecn, (vtc >> 20) & 3);
 	if (ecn == FOU_ECN_DROP)
 		return FOU_DROP_ECN_DROP;
-	fou_count_decap(st, in, FOU_INNER_IPV6);
+	fou_count_decap(lc->st, in, FOU_INNER_IPV6);
 
 	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
 	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
-	return fou_fwd6(gw, st, m, in->off, ip6, tot, ecn, fou_route6(gw, ip6->dst_addr),
-			out_port);
+	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_route6(gw, ip6->dst_addr), out_port);
 }
 
 /*
@@ -270,12 +270,12 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
  * does with the fallback device (tunl0, gre0, sit0) up.
  */
 static inline unsigned int
-fou_tunnel_match(const struct fou_gw *gw, const struct rte_ipv4_hdr *ip, uint8_t type,
-		 uint16_t gflags, uint32_t key, uint32_t len)
+fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte_ipv4_hdr *ip,
+		 uint8_t type, uint16_t gflags, uint32_t key, uint32_t len)
 {
 	const struct fou_tunnel *t;
+	struct fou_tun_stats *ts;
 	struct fou_tun_key k;
-	unsigned int lcore;
 	void *data;
 
 	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
@@ -287,14 +287,9 @@ fou_tunnel_match(const struct fou_gw *gw, const struct rte_ipv4_hdr *ip, uint8_t
 	t = &gw->tunnels[(uintptr_t)data];
 	if (!(gflags & FOU_GRE_C) != !(t->flags & FOU_TUN_GRE_CSUM))
 		return FOU_DROP_GRE_CSUM_MISMATCH;
-	lcore = rte_lcore_id();
-	if (lcore < RTE_MAX_LCORE) {
-		struct fou_tun_stats *ts = &gw->tun_stats[(size_t)lcore * gw->params.max_tunnels +
-							  (uintptr_t)data];
-
-		FOU_STAT_ADD(ts->rx_packets, 1);
-		FOU_STAT_ADD(ts->rx_bytes, len);
-	}
+	ts = &lc->tun_st[(uintptr_t)data];
+	FOU_STAT_ADD(ts->rx_packets, 1);
+	FOU_STAT_ADD(ts->rx_bytes, len);
 	return FOU_FWD;
 }
 
@@ -303,9 +298,9 @@ fou_tunnel_match(const struct fou_gw *gw, const struct rte_ipv4_hdr *ip, uint8_t
  * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated.
  */
 static inline unsigned int
-fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	      uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl,
-	      uint32_t tot, bool gro, uint16_t *out_port)
+fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
+	      const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, bool gro,
+	      uint16_t *out_port)
 {
 	const struct rte_udp_hdr *udp = NULL;
 	struct fou_inner_ctx in;
@@ -377,7 +372,7 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 	default:
 		return FOU_DROP_FOU_PROTO_UNHANDLED;
 	}
-	r = fou_tunnel_match(gw, ip, proto, gflags, key, in.len);
+	r = fou_tunnel_match(gw, lc, ip, proto, gflags, key, in.len);
 	if (r != FOU_FWD)
 		return r;
 	if (gro) {
@@ -394,15 +389,14 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mb
 		if (udp != NULL)
 			memcpy(&tag->ports, udp, sizeof(tag->ports));
 	}
-	return inner_v6 ? fou_inner6(gw, st, m, &in, out_port) :
-			  fou_inner4(gw, st, m, &in, out_port);
+	return inner_v6 ? fou_inner6(gw, lc, m, &in, out_port) : fou_inner4(gw, lc, m, &in, out_port);
 }
 
 /* A received IPv4 packet at off: checked as ip_rcv_core and
  * ip_route_input_slow do, then delivered locally or forwarded. */
 static inline unsigned int
-fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   uint32_t off, bool l2_group, bool gro, uint16_t *out_port)
+fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
+	   bool l2_group, bool gro, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -448,17 +442,17 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_IP_OPTIONS_BAD;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
-		return fou_rx_local4(gw, st, m, off, ip, hl, tot, gro, out_port);
+		return fou_rx_local4(gw, lc, m, off, ip, hl, tot, gro, out_port);
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
-	return fou_fwd4(gw, st, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
+	return fou_fwd4(gw, lc, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
 }
 
 /* A received IPv6 packet at off: checked as ip6_rcv_core, then forwarded
  * (FOU is received over IPv4 only). */
 static inline unsigned int
-fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf *m,
-	   uint32_t off, bool l2_group, uint16_t *out_port)
+fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
+	   bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -486,13 +480,13 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 		return FOU_DROP_OUTER_MARTIAN;
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
-	return fou_fwd6(gw, st, m, off, ip6, tot, (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, nh,
+	return fou_fwd6(gw, lc, m, off, ip6, tot, (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, nh,
 			out_port);
 }
 
 static inline unsigned int
-fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-	   struct rte_mbuf *m, bool gro, uint16_t *out_port)
+fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	   bool gro, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -529,9 +523,9 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 		       sizeof(struct fou_gro_tag));
 	switch (etype) {
 	case RTE_ETHER_TYPE_IPV4:
-		return fou_rx_ip4(gw, st, m, off, l2_group, gro, out_port);
+		return fou_rx_ip4(gw, lc, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_IPV6:
-		return fou_rx_ip6(gw, st, m, off, l2_group, out_port);
+		return fou_rx_ip6(gw, lc, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
 		return FOU_DROP_ARP;
 	default:
@@ -542,15 +536,17 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port
 #define FOU_PREFETCH_OFFSET 3
 
 uint16_t
-fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_port,
-	     struct rte_mbuf **pkts, uint16_t n, uint16_t *out_port)
+fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uint16_t n,
+	     uint16_t *out_port, bool *gro_on)
 {
+	const struct fou_gw *gw = lc->gw;
+	struct fou_lcore_stats *st = lc->st;
 	struct rte_mbuf *drop[FOU_BURST];
 	uint16_t i, nb_fwd = 0, nb_drop = 0;
 	/* read once: the tags are written for exactly the bursts GRO sees */
 	const bool gro = __atomic_load_n(&gw->iface[rx_port].gro, __ATOMIC_ACQUIRE) != 0;
 
-	st->gro_tagged = gro;
+	*gro_on = gro;
 	FOU_STAT_ADD(st->rx[rx_port], n);
 	for (i = 0; i < n && i < FOU_PREFETCH_OFFSET; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
@@ -560,7 +556,7 @@ fou_rx_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, uint16_t rx_po
 
 		if (i + FOU_PREFETCH_OFFSET < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FOU_PREFETCH_OFFSET], void *));
-		r = fou_rx_one(gw, st, rx_port, m, gro, &out_port[nb_fwd]);
+		r = fou_rx_one(gw, lc, rx_port, m, gro, &out_port[nb_fwd]);
 		if (likely(r == FOU_FWD)) {
 			pkts[nb_fwd++] = m;
 			continue;

@@ -6,9 +6,9 @@
  * (/fou/ports, /fou/tunnels, /fou/routes, /fou/neighs, /fou/addrs, paged
  * with offset=N), the counters (/fou/stats, /fou/stats/reset) and the
  * running configuration (/fou/config), the worker lcores (/fou/lcores).
- * They run on telemetry threads,
- * never on a worker, and parse nothing themselves: fou_stmt_apply() and
- * fou_stmt_del() do.
+ * The app registers them once its ports run. They run on telemetry
+ * threads, never on a worker, and parse nothing themselves:
+ * fou_stmt_apply() and fou_stmt_del() do. Text layer, on the public headers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -20,13 +20,13 @@
 
 #include <rte_telemetry.h>
 
-#include "fou_private.h"
+#include "fou_stmt.h"
 
 /*
  * Telemetry runs a thread per client connection, and the thread outlives
  * the gateway: every command holds fou_tel_lock, which makes the commands
  * the one writer the tables allow, one at a time, and lets
- * fou_telemetry_detach() wait for the command in progress.
+ * fou_telemetry_stop() wait for the command in progress.
  */
 static pthread_mutex_t fou_tel_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct fou_gw *fou_tel_gw;
@@ -47,18 +47,12 @@ fou_tel_leave(void)
 }
 
 void
-fou_telemetry_detach(struct fou_gw *gw)
+fou_telemetry_stop(struct fou_gw *gw)
 {
 	pthread_mutex_lock(&fou_tel_lock);
 	if (fou_tel_gw == gw)
 		fou_tel_gw = NULL;
 	pthread_mutex_unlock(&fou_tel_lock);
-}
-
-void
-fou_telemetry_stop(struct fou_gw *gw)
-{
-	fou_telemetry_detach(gw);
 }
 
 /*
@@ -199,7 +193,7 @@ fou_tel_page_start(struct rte_tel_data *d, unsigned int total, unsigned int offs
 static const char *
 fou_tel_prefix(const struct fou_ip *ip, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/%u", IPSTR(ip), ip->plen);
+	snprintf(buf, len, "%s/%u", FOU_IPSTR(ip), ip->plen);
 	return buf;
 }
 
@@ -437,8 +431,8 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 
 	fou_tel_add_str(e, "name", c->name);
 	rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
-	rte_tel_data_add_dict_string(e, "local", IPSTR(&c->local));
-	rte_tel_data_add_dict_string(e, "remote", IPSTR(&c->remote));
+	rte_tel_data_add_dict_string(e, "local", FOU_IPSTR(&c->local));
+	rte_tel_data_add_dict_string(e, "remote", FOU_IPSTR(&c->remote));
 	rte_tel_data_add_dict_string(e, "encap", c->encap_fou ? "fou" : "none");
 	if (c->encap_fou)
 		rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
@@ -533,7 +527,7 @@ fou_tel_route_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	else if (strcmp(ri->type, "local") != 0)
 		rte_tel_data_add_dict_string(e, "dev", dev);
 	if (ri->via.family != 0)
-		rte_tel_data_add_dict_string(e, "via", IPSTR(&ri->via));
+		rte_tel_data_add_dict_string(e, "via", FOU_IPSTR(&ri->via));
 	rte_tel_data_add_dict_string(e, "origin", ri->from_addr ? "addr" : "route");
 }
 
@@ -552,7 +546,7 @@ fou_tel_neigh_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	const struct fou_neigh_info *ni = (const struct fou_neigh_info *)v + i;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 
-	rte_tel_data_add_dict_string(e, "ip", IPSTR(&ni->ip));
+	rte_tel_data_add_dict_string(e, "ip", FOU_IPSTR(&ni->ip));
 	rte_tel_data_add_dict_u64(e, "dev", ni->port);
 	rte_ether_format_addr(mac, sizeof(mac), &ni->mac);
 	rte_tel_data_add_dict_string(e, "lladdr", mac);
@@ -796,8 +790,6 @@ fou_telemetry_register(struct fou_gw *gw)
 	unsigned int i;
 	int ret = 0;
 
-	/* commands from now on come while the ports run */
-	fou_gw_ports_running(gw);
 	pthread_mutex_lock(&fou_tel_lock);
 	fou_tel_gw = gw;
 	pthread_mutex_unlock(&fou_tel_lock);

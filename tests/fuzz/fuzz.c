@@ -14,8 +14,10 @@
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/lsan_interface.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_ethdev.h>
 #include <rte_mempool.h>
 
@@ -384,7 +386,7 @@ fuzz_rx_flags(const uint8_t *b, size_t len, unsigned int sel)
 		return f;
 	l4_ok = (b[off + hl + 6] | b[off + hl + 7]) == 0 ||
 		rfc1071_fold(rfc1071_sum(b + off + hl, ulen, rfc1071_sum(b + off + 12, 8, 0) +
-				   IPPROTO_UDP + (uint32_t)ulen)) == 0xffff;
+					 IPPROTO_UDP + (uint32_t)ulen)) == 0xffff;
 	if (sel == 1)
 		f |= l4_ok ? RTE_MBUF_F_RX_L4_CKSUM_GOOD : RTE_MBUF_F_RX_L4_CKSUM_BAD;
 	else if (l4_ok)
@@ -394,28 +396,74 @@ fuzz_rx_flags(const uint8_t *b, size_t len, unsigned int sel)
 
 /* --- one burst ---------------------------------------------------------------- */
 
+struct fou_lcore *
+fuzz_lcore_new(struct fou_gw *gw, struct rte_mempool *direct, struct rte_mempool *indirect)
+{
+	const struct fou_lcore_conf c = {
+		.direct = direct != NULL ? direct : fuzz_pool,
+		.indirect = indirect != NULL ? indirect : fuzz_pool,
+		.ip_id = 0,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct fou_err err = { "" };
+	struct fou_lcore *lc = fou_lcore_create(gw, rte_lcore_id(), &c, &err);
+
+	FUZZ_ASSERT(lc != NULL, "fou_lcore_create: %s", err.msg);
+	return lc;
+}
+
+/* What a burst sent, in order, to be checked once it is whole. */
+struct fuzz_sent {
+	struct rte_mbuf *pkts[FOU_BURST];
+	uint16_t port[FOU_BURST];
+	uint16_t n;
+};
+
+static void
+fuzz_sent_add(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
+{
+	struct fuzz_sent *s = ctx;
+
+	FUZZ_ASSERT(s->n + n <= FOU_BURST, "%u packets sent of a burst", s->n + n);
+	memcpy(&s->pkts[s->n], pkts, n * sizeof(*pkts));
+	memcpy(&s->port[s->n], ports, n * sizeof(*ports));
+	s->n += n;
+}
+
 uint16_t
 fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct fou_lcore_stats *st = fou_lcore_stats((struct fou_gw *)(uintptr_t)gw,
-						     rte_lcore_id());
+	/* the packet targets' worker: one gateway, one context on it */
+	static const struct fou_gw *lc_gw;
+	static struct fou_lcore *lc;
+	struct fou_gw *gw_rw = (struct fou_gw *)(uintptr_t)gw;
+	struct fou_lcore_stats *st = fou_lcore_stats(gw_rw, rte_lcore_id());
 	uint64_t rx0, tx0, d0, rx1, tx1, d1, icmp = 0;
-	uint16_t out_port[FOU_BURST], nf, i;
+	struct fuzz_sent sent = { .n = 0 };
+	uint16_t nf, i;
 
+	if (lc == NULL) {
+		lc = fuzz_lcore_new(gw_rw, NULL, NULL);
+		lc_gw = gw;
+	}
+	FUZZ_ASSERT(lc_gw == gw, "fuzz_burst() on a second gateway");
+	FUZZ_ASSERT(n <= FOU_BURST, "a burst of %u", n);
 	fou_stats_rx_tx(st, &rx0, &tx0);
 	d0 = fou_stats_drops(st);
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		icmp -= st->icmp_out[i];
-	nf = fou_rx_burst(gw, st, port, pkts, n, out_port);
+	nf = fou_lcore_rx(lc, port, pkts, n, rte_rdtsc(), fuzz_sent_add, &sent);
 	FUZZ_ASSERT(nf <= n, "%u forwarded of %u", nf, n);
+	/* no GRO on these ports: what was forwarded is what was sent */
+	FUZZ_ASSERT(sent.n == nf, "%u forwarded, %u sent", nf, sent.n);
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		icmp += st->icmp_out[i];
 	FUZZ_ASSERT(icmp <= nf, "%" PRIu64 " ICMP errors counted, %u sent", icmp, nf);
 	for (i = 0; i < nf; i++) {
-		fuzz_check_output(pkts[i], out_port[i], icmp == 0 ? 0 : icmp == nf ? 1 : -1);
+		fuzz_check_output(sent.pkts[i], sent.port[i], icmp == 0 ? 0 : icmp == nf ? 1 : -1);
 		/* the worker counts what the TX queue took */
-		FOU_STAT_ADD(st->tx[out_port[i]], 1);
-		rte_pktmbuf_free(pkts[i]);
+		FOU_STAT_ADD(st->tx[sent.port[i]], 1);
+		rte_pktmbuf_free(sent.pkts[i]);
 	}
 	fou_stats_rx_tx(st, &rx1, &tx1);
 	d1 = fou_stats_drops(st);

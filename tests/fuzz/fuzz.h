@@ -2,10 +2,10 @@
 /*
  * Shared pieces of the libFuzzer targets: the EAL, a gateway configured
  * through the statement parser, frames copied into (chained) mbufs whose
- * unused bytes are poisoned for ASan, one burst through fou_rx_burst() with
- * every output checked and freed, and the running configuration as text to
- * compare and restore. A broken rule aborts, which libFuzzer reports as a
- * crash with the input that caused it.
+ * unused bytes are poisoned for ASan, one burst through a worker's context
+ * (fou_lcore_rx()) with every output checked and freed, and the running
+ * configuration as text to compare and restore. A broken rule aborts, which
+ * libFuzzer reports as a crash with the input that caused it.
  */
 #ifndef FUZZ_H
 #define FUZZ_H
@@ -19,6 +19,7 @@
 #include <rte_mbuf.h>
 
 #include "fou.h"
+#include "fou_stmt.h"
 
 #define FUZZ_FAIL(...) \
 	do { \
@@ -94,10 +95,21 @@ struct rte_mbuf *fuzz_mbuf(const uint8_t *b, size_t len, const struct fuzz_frame
 uint64_t fuzz_rx_flags(const uint8_t *b, size_t len, unsigned int sel);
 
 /*
- * One burst through fou_rx_burst() on port, as a worker runs it. Every
- * output is checked (fuzz_check_output), counted as tx and freed; then rx
- * = tx + drops for the burst and every mbuf back in the pool, or abort.
- * Returns how many were forwarded.
+ * A worker's context of this lcore on gw (outer IPv4 IDs from 0), for the
+ * life of the process. rte_gso's pools: direct and indirect, fuzz_pool
+ * where NULL.
+ */
+struct fou_lcore *fuzz_lcore_new(struct fou_gw *gw, struct rte_mempool *direct,
+				 struct rte_mempool *indirect);
+
+/*
+ * One burst (at most FOU_BURST) received on port, through fou_lcore_rx() as
+ * a worker runs it, on the one context of gw this file makes at the first
+ * burst: its state (IP IDs, ICMP bucket, the neighbours it looked up) goes
+ * on from input to input, as a worker's does. Every output is checked
+ * (fuzz_check_output), counted as tx and freed; then rx = tx + drops for
+ * the burst and every mbuf back in the pool, or abort. Returns how many
+ * were forwarded.
  */
 uint16_t fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint16_t n);
 

@@ -5,7 +5,7 @@
  * fuzz_gw_packet(false), one tunnel per combination of the options (type, FOU
  * or plain, UDP and GRE checksums, key, sequence numbers, fixed or
  * inherited TTL and TOS, pmtudisc, an egress port with or without checksum
- * offloads, a remote routed into its own tunnel), through fou_rx_burst().
+ * offloads, a remote routed into its own tunnel), through fou_lcore_rx().
  *
  * Input: 3 bytes of options, then the inner IP packet.
  *   byte 0: the tunnel (mod the number of tunnels)

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * GRO on arbitrary bursts: up to 32 frames received on port 0 with GRO on,
- * through fou_rx_burst() and fou_gro_burst() as a worker runs them, then
- * every held flow sent on. Each packet sent is checked by fuzz_check.c
- * (a merge or a segment rte_gso made as any output: lengths, MTU, header
- * checksums, addresses, neighbours), a merge's TCP checksum by DPDK's own
- * rte_ipv4/ipv6_udptcp_cksum_mbuf_verify(), a merge given to TSO by its
- * segment size and pseudo-header sum; after each input rx + segments
- * rte_gso added = tx + drops + segments merged, and every mbuf (direct and
- * indirect) is back in its pool.
+ * through a worker's context (fou_lcore_rx(), which runs GRO on the port),
+ * then every held flow sent on (fou_lcore_stop(), as a worker ends). Each
+ * packet sent is checked by fuzz_check.c (a merge or a segment rte_gso made
+ * as any output: lengths, MTU, header checksums, addresses, neighbours), a
+ * merge's TCP checksum by DPDK's own rte_ipv4/ipv6_udptcp_cksum_mbuf_verify(),
+ * a merge given to TSO by its segment size and pseudo-header sum; after each
+ * input rx + segments rte_gso added = tx + drops + segments merged, and every
+ * mbuf (direct and indirect) is back in its pool.
  *
  * Input: byte 0 bits 0-1 port 1's MTU (1500, 9000, 16000, 1280), bit 2 port
  * 1 has TSO; then frames, each a 2-byte big-endian length and its bytes
@@ -20,12 +20,15 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
+#include "fou_lcore.h"	/* lc->gro_held: whether GRO took the burst */
 
 #define GRO_PORT 0
 #define OUT_PORT 1
 
 static struct fou_gw *gw;
-static struct fou_gro *gro;
+/* the worker's context: never started (no reader), so fou_lcore_stop()
+ * only sends on what GRO holds, and the context goes on to the next input */
+static struct fou_lcore *lc;
 /* rte_gso's header mbufs come from a pool of their own: fuzz_pool's carry
  * ASan poison past the frames they held, which rte_gso (not instrumented)
  * writes over and the library then touches */
@@ -44,8 +47,8 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv __rte_unused)
 	direct = rte_pktmbuf_pool_create("fuzz_direct", FUZZ_NB_MBUF, 0, 0,
 					 RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	indirect = rte_pktmbuf_pool_create("fuzz_indirect", FUZZ_NB_MBUF, 0, 0, 0, SOCKET_ID_ANY);
-	gro = fou_gro_create(gw, direct, indirect, SOCKET_ID_ANY);
-	FUZZ_ASSERT(direct != NULL && indirect != NULL && gro != NULL, "GRO table");
+	FUZZ_ASSERT(direct != NULL && indirect != NULL, "GRO pools");
+	lc = fuzz_lcore_new(gw, direct, indirect);
 	FUZZ_ASSERT(fou_gro_set(gw, GRO_PORT, true, 0, &err) == 0, "gro: %s", err.msg);
 	return 0;
 }
@@ -101,21 +104,28 @@ tcp_ok(const struct rte_mbuf *m)
 	return rfc1071_fold(rfc1071_sum(ip + hl, len - hl, phdr)) == 0xffff;
 }
 
-/* fou_gro_burst / fou_gro_flush send here: check, count, free. */
+/* The context sends here (from fou_lcore_rx() and fou_lcore_stop()):
+ * check, count, free. */
 static void
-emit(void *ctx, uint16_t port, struct rte_mbuf *m)
+emit(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
 {
 	struct fou_lcore_stats *st = ctx;
+	uint16_t i;
 
-	if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
-		check_tso(m, port);
-	} else {
-		fuzz_check_output(m, port, -1);
-		if (m->nb_segs > 1)	/* merged, or cut by rte_gso */
-			FUZZ_ASSERT(tcp_ok(m), "merged packet with a wrong TCP checksum");
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint16_t port = ports[i];
+
+		if (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) {
+			check_tso(m, port);
+		} else {
+			fuzz_check_output(m, port, -1);
+			if (m->nb_segs > 1)	/* merged, or cut by rte_gso */
+				FUZZ_ASSERT(tcp_ok(m), "merged packet with a wrong TCP checksum");
+		}
+		FOU_STAT_ADD(st->tx[port], 1);
+		rte_pktmbuf_free(m);
 	}
-	FOU_STAT_ADD(st->tx[port], 1);
-	rte_pktmbuf_free(m);
 }
 
 /* Port 1 as the input asks: MTU and TSO. */
@@ -148,7 +158,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fou_lcore_stats *st = fou_lcore_stats(gw, rte_lcore_id());
 	struct fou_lcore_stats before, after;
 	struct rte_mbuf *pkts[FOU_BURST];
-	uint16_t out_port[FOU_BURST], nf, n = 0;
+	uint16_t n = 0;
 	struct fuzz_frame f = { .port = GRO_PORT, .nb_segs = 1,
 				.headroom = RTE_PKTMBUF_HEADROOM };
 	size_t off = 1;
@@ -169,10 +179,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n == 0)
 		return -1;
 	fou_stats_get(gw, (int)rte_lcore_id(), &before);
-	nf = fou_rx_burst(gw, st, GRO_PORT, pkts, n, out_port);
-	FUZZ_ASSERT(st->gro_tagged, "GRO is on, the burst is not tagged");
-	fou_gro_burst(gro, st, GRO_PORT, pkts, nf, out_port, 0, emit, st);
-	fou_gro_flush(gro, st, 0, true, emit, st);
+	fou_lcore_rx(lc, GRO_PORT, pkts, n, 0, emit, st);
+	FUZZ_ASSERT(lc->gro_held, "GRO is on, the burst is not tagged");
+	fou_lcore_stop(lc, emit, st);
 	fou_stats_get(gw, (int)rte_lcore_id(), &after);
 	FUZZ_ASSERT(fou_stats_balanced(&after), "rx + gso added != tx + drops + merged");
 	FUZZ_ASSERT(after.gro_merged - before.gro_merged <= n, "merged more than received");

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The receive path on arbitrary frames: classify, decapsulate (FOU, GRE,
- * plain IPIP/SIT/GRE), route, encapsulate, ICMP errors, through
- * fou_rx_burst() as a worker calls it, on the gateway of fuzz_gw_packet(false).
+ * plain IPIP/SIT/GRE), route, encapsulate, ICMP errors, through a worker's
+ * context (fou_lcore_rx()) as a worker runs it, on the gateway of
+ * fuzz_gw_packet(false).
  *
  * Input: 4 bytes of options, then the frame.
  *   byte 0: bits 0-1 ingress port (mod 3); bits 2-3 RX checksum flags (0

@@ -22,7 +22,7 @@
 
 #include <rte_eal.h>
 
-#include "fou_private.h"
+#include "fou_stmt.h"
 #include "fuzz.h"
 
 #define FUZZ_LINE_MAX 1024	/* what telemetry reads of a command */
@@ -57,6 +57,8 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv __rte_unused)
 {
 	fuzz_eal_init("telemetry", FUZZ_EAL_VDEVS | FUZZ_EAL_TELEMETRY);
 	gw = fuzz_gw_new(fuzz_parser_stmts, true);
+	/* the ports run: /fou/link/set reaches the ethdev */
+	fou_gw_ports_running(gw);
 	FUZZ_ASSERT(fou_telemetry_register(gw) == 0, "fou_telemetry_register");
 	cmds = fou_telemetry_cmds(&nb_cmds);
 	fuzz_config_text(gw, base, sizeof(base));

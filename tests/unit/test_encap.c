@@ -27,7 +27,9 @@ static const char tx_base[] =
 	"neigh fd00::2,dev=0,lladdr=02:00:00:00:00:02\n";
 
 static struct unit_frame got[FOU_BURST];
-static struct fou_lcore_stats st;
+/* The worker's context of the running test, on cur_gw: unit_lcore_begin()
+ * starts a fresh one (counters, IP IDs, ICMP bucket, neighbour cache). */
+static struct unit_lcore ul;
 
 #define SPORT_MIN 32768
 #define SPORT_MAX 60999
@@ -43,6 +45,7 @@ static struct fou_gw *cur_gw;
 static struct fou_gw *
 tx_gw(const char *stmts)
 {
+	unit_lcore_end(&ul);
 	fou_gw_free(cur_gw);
 	cur_gw = NULL;
 	cur_gw = unit_gw_std();
@@ -54,9 +57,11 @@ tx_gw(const char *stmts)
 static int
 teardown(void **state)
 {
-	fou_gw_free(cur_gw);
+	struct fou_gw *gw = cur_gw;
+
+	unit_lcore_end(&ul);	/* the test's own; any other was left open */
 	cur_gw = NULL;
-	return unit_test_teardown_pool(state);
+	return unit_test_teardown_gw(state, gw);
 }
 
 static const struct golden_tx *
@@ -71,26 +76,28 @@ tx_case(const char *name)
 	return NULL;
 }
 
-/* Run n copies of b through one burst with st as it is; returns forwarded. */
+/* Run n copies of b through one burst on the context as it is; returns
+ * forwarded. */
 static uint16_t
 run_copies(const struct fou_gw *gw, const uint8_t *b, uint32_t len, uint16_t n)
 {
 	struct rte_mbuf *m[FOU_BURST];
 	uint16_t i;
 
+	assert_ptr_equal(ul.gw, gw);
 	for (i = 0; i < n; i++)
 		m[i] = unit_mbuf(b, len);
-	return unit_burst(gw, &st, m, n, got);
+	return unit_burst(&ul, m, n, got);
 }
 
-/* The verdict counted in st (one packet): a drop reason or UNIT_FWD. */
+/* The verdict counted in ul.st (one packet): a drop reason or UNIT_FWD. */
 static unsigned int
 st_verdict(void)
 {
 	unsigned int i;
 
 	for (i = 0; i < FOU_DROP_MAX; i++)
-		if (st.drop[i] != 0)
+		if (ul.st.drop[i] != 0)
 			return i;
 	return UNIT_FWD;
 }
@@ -102,7 +109,7 @@ st_icmp_total(void)
 	unsigned int k;
 
 	for (k = 0; k < FOU_ICMP_MAX; k++)
-		n += st.icmp_out[k];
+		n += ul.st.icmp_out[k];
 	return n;
 }
 
@@ -167,8 +174,8 @@ compare_out_id(const struct golden_tx *c, const struct unit_frame *f, uint16_t l
 
 			unit_put16(exp + OUTER_UDP + 6, 0);
 			ck = (uint16_t)~rfc1071_fold(rfc1071_sum(exp + OUTER_UDP, ulen,
-							   rfc1071_sum(exp + ETH + 12, 8, 0) +
-							   IPPROTO_UDP + ulen));
+							     rfc1071_sum(exp + ETH + 12, 8, 0) +
+							     IPPROTO_UDP + ulen));
 			unit_put16(exp + OUTER_UDP + 6, ck == 0 ? 0xffff : ck);
 		}
 	}
@@ -196,7 +203,7 @@ check_sent_counters(const struct fou_gw *gw, const struct golden_tx *c)
 
 	if (st_verdict() != UNIT_FWD)
 		fail_msg("%s: counted as %s", c->name, fou_drop_name(st_verdict()));
-	if (st.rx[RX_PORT] != 1 || st.decap_inner[0] + st.decap_inner[1] != 0)
+	if (ul.st.rx[RX_PORT] != 1 || ul.st.decap_inner[0] + ul.st.decap_inner[1] != 0)
 		fail_msg("%s: rx or decap counters wrong", c->name);
 	if (st_icmp_total() != ((c->flags & GOLDEN_ICMP) ? 1u : 0u))
 		fail_msg("%s: %" PRIu64 " ICMP errors counted", c->name, st_icmp_total());
@@ -215,7 +222,7 @@ test_tx_golden(void **state)
 		const struct golden_tx *c = &golden_tx[i];
 		struct fou_gw *gw = tx_gw(c->stmts);
 
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, gw, 0);
 		if (run_copies(gw, c->in, c->in_len, 1) != 1)
 			fail_msg("%s (%s): not sent, counted as %s", c->name, c->doc,
 				 fou_drop_name(st_verdict()));
@@ -321,7 +328,7 @@ test_tx_offload(void **state)
 
 			assert_int_equal(fou_iface_tx_offload_set(gw, RX_PORT, sets[k], &err), 0);
 			assert_int_equal(fou_iface_tx_offload_set(gw, EG_PORT, sets[k], &err), 0);
-			memset(&st, 0, sizeof(st));
+			unit_lcore_begin(&ul, gw, 0);
 			unit_ctx("%s, port offloads %#" PRIx64, c->name, sets[k]);
 			if (run_copies(gw, c->in, c->in_len, 1) != 1)
 				fail_msg("%s: not sent", c->name);
@@ -394,10 +401,10 @@ test_tx_multiseg(void **state)
 			for (n = 0; n < 3 && cuts[k][n] != 0; n++)
 				at[n] = hdr + cuts[k][n];
 			m = split(c, at, n);
-			memset(&st, 0, sizeof(st));
+			unit_lcore_begin(&ul, gw, 0);
 			unit_ctx("%s, cut %u bytes into the inner packet (%u cuts)", c->name,
 				 cuts[k][0], n);
-			if (unit_burst(gw, &st, &m, 1, got) != 1)
+			if (unit_burst(&ul, &m, 1, got) != 1)
 				fail_msg("%s cut at +%u (%u cuts): counted as %s", c->name, cuts[k][0],
 					 n, fou_drop_name(st_verdict()));
 			compare_out(c, &got[0], SPORT_MIN, SPORT_MAX);
@@ -431,7 +438,7 @@ test_tx_sport_flows(void **state)
 	unsigned int i, j, distinct = 0;
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	for (i = 0; i < 16; i++) {
 		flow_frame(c, b, (uint16_t)(40000 + i), 1);
 		assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
@@ -466,14 +473,14 @@ test_tx_sport_segmented(void **state)
 	unsigned int k;
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
 	whole = unit_get16(got[0].b + OUTER_UDP);
 	for (k = 0; k < RTE_DIM(cuts); k++) {
 		uint32_t at = ETH + 20 + cuts[k];
 		struct rte_mbuf *m = split(c, &at, 1);
 
-		assert_int_equal(unit_burst(gw, &st, &m, 1, got), 1);
+		assert_int_equal(unit_burst(&ul, &m, 1, got), 1);
 		if (unit_get16(got[0].b + OUTER_UDP) != whole)
 			fail_msg("inner packet cut %u bytes after its header: sport %u, whole %u",
 				 cuts[k], unit_get16(got[0].b + OUTER_UDP), whole);
@@ -493,7 +500,7 @@ test_tx_sport_range(void **state)
 
 	(void)state;
 	UNIT_APPLY_LINES(gw, c->stmts);
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	for (i = 0; i < 32; i++) {
 		uint16_t sp;
 
@@ -509,7 +516,7 @@ test_tx_sport_range(void **state)
 	/* a range of one port */
 	gw = tx_gw("sport-range 5000-5000\n");
 	UNIT_APPLY_LINES(gw, c6->stmts);
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, c6->in, c6->in_len, 1), 1);
 	compare_out(c6, &got[0], 5000, 5000);
 }
@@ -523,8 +530,7 @@ test_tx_ip_id(void **state)
 	uint16_t i;
 
 	(void)state;
-	memset(&st, 0, sizeof(st));
-	st.ip_id = 0xfffe;	/* and it wraps */
+	unit_lcore_begin(&ul, gw, 0xfffe);	/* and it wraps */
 	assert_int_equal(run_copies(gw, c->in, c->in_len, 4), 4);
 	for (i = 0; i < 4; i++) {
 		uint16_t want = (uint16_t)(0xfffe + i);
@@ -552,7 +558,7 @@ test_tx_gre_seq(void **state)
 		struct fou_gw *gw = tx_gw(c->stmts);
 		uint32_t seq_off = c->out_len - (c->in_len - ETH) - 4;
 
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, gw, 0);
 		assert_int_equal(run_copies(gw, c->in, c->in_len, 3), 3);
 		assert_int_equal(run_copies(gw, c->in, c->in_len, 2), 2);
 		/* the first packet of the second burst: the fourth of the tunnel */
@@ -583,7 +589,7 @@ expect_drop_in(const char *stmts, const char *extra, const struct golden_tx *c,
 	memcpy(b, c->in, c->in_len);
 	if (mod != NULL)
 		mod(b + ETH);
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	if (run_copies(gw, b, c->in_len, 1) != 0 || st_verdict() != v)
 		fail_msg("%s / %s: expected %s, got %s", c->name, stmts, fou_drop_name(v),
 			 st_verdict() == UNIT_FWD ? "sent" : fou_drop_name(st_verdict()));
@@ -706,10 +712,10 @@ test_icmp_about(void **state)
 	memcpy(b, c->in, c->in_len);
 	unit_put16(b + ETH + 6, 0x6000);	/* DF, MF, offset 0 */
 	unit_ip4_cksum_fix(b + ETH);
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
 	assert_int_equal(got[0].port, RX_PORT);
-	assert_int_equal(st.icmp_out[FOU_ICMP_FRAG_NEEDED], 1);
+	assert_int_equal(ul.st.icmp_out[FOU_ICMP_FRAG_NEEDED], 1);
 	/* the quote is the packet as it came */
 	assert_memory_equal(got[0].b + ETH + 28, b + ETH, c->in_len - ETH);
 	/* an ICMPv6 echo request too big: packet too big */
@@ -718,9 +724,9 @@ test_icmp_about(void **state)
 	memcpy(b, c->in, c->in_len);
 	b[ETH + 6] = IPPROTO_ICMPV6;
 	b[ETH + 40] = 128;
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, b, c->in_len, 1), 1);
-	assert_int_equal(st.icmp_out[FOU_ICMP_PKT_TOO_BIG], 1);
+	assert_int_equal(ul.st.icmp_out[FOU_ICMP_PKT_TOO_BIG], 1);
 	assert_int_equal(got[0].b[ETH + 40], 2);
 	assert_int_equal(unit_get32(got[0].b + ETH + 44), 1372);
 }
@@ -745,11 +751,12 @@ test_icmp_counters(void **state)
 		const struct golden_tx *c = tx_case(cases[i].name);
 		struct fou_gw *gw = tx_gw(c->stmts);
 
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, gw, 0);
 		assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
-		if (st.icmp_out[cases[i].kind] != 1 || st_icmp_total() != 1)
+		if (ul.st.icmp_out[cases[i].kind] != 1 || st_icmp_total() != 1)
 			fail_msg("%s: %s not counted", c->name, fou_icmp_name(cases[i].kind));
-		assert_int_equal(st.tx[RX_PORT] + st.tx[EG_PORT], 0);	/* the caller counts tx */
+		/* the caller counts tx */
+		assert_int_equal(ul.st.tx[RX_PORT] + ul.st.tx[EG_PORT], 0);
 	}
 }
 
@@ -765,17 +772,17 @@ test_icmp_no_way_back(void **state)
 	fou_gw_free(gw);
 	gw = cur_gw = unit_gw_std();
 	UNIT_APPLY_LINES(gw, c->stmts);	/* no neighbour for 10.0.0.2 */
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 0);
-	assert_int_equal(st.drop[FOU_DROP_MTU_EXCEEDED], 1);
+	assert_int_equal(ul.st.drop[FOU_DROP_MTU_EXCEEDED], 1);
 	/* a sender without a route */
 	memcpy(b, c->in, c->in_len);
 	unit_put32(b + ETH + 12, IP4(10, 99, 0, 2));
 	unit_ip4_cksum_fix(b + ETH);
 	UNIT_APPLY(gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, b, c->in_len, 1), 0);
-	assert_int_equal(st.drop[FOU_DROP_MTU_EXCEEDED], 1);
+	assert_int_equal(ul.st.drop[FOU_DROP_MTU_EXCEEDED], 1);
 }
 
 /*
@@ -796,19 +803,19 @@ test_icmp_ratelimit(void **state)
 		struct fou_gw *gw = tx_gw("icmp-rate 1,burst=2\n");
 
 		UNIT_APPLY_LINES(gw, c->stmts);
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, gw, 0);
 		assert_int_equal(run_copies(gw, c->in, c->in_len, 3), 2);
 		for (k = 0; k < 2; k++)
 			compare_out_id(c, &got[k], 0, 0, (uint16_t)k);
-		if (st.drop[FOU_DROP_ICMP_RATELIMITED] != 1 || st_icmp_total() != 2 ||
-		    fou_stats_drops(&st) != 1)
+		if (ul.st.drop[FOU_DROP_ICMP_RATELIMITED] != 1 || st_icmp_total() != 2 ||
+		    fou_stats_drops(&ul.st) != 1)
 			fail_msg("%s: %" PRIu64 " sent, %" PRIu64 " rate-limited", c->name,
-				 st_icmp_total(), st.drop[FOU_DROP_ICMP_RATELIMITED]);
+				 st_icmp_total(), ul.st.drop[FOU_DROP_ICMP_RATELIMITED]);
 		/* and separately over bursts: the bucket is per lcore, not per burst */
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, gw, 0);
 		for (k = 0; k < 3; k++)
 			assert_int_equal(run_copies(gw, c->in, c->in_len, 1), k < 2 ? 1 : 0);
-		assert_int_equal(st.drop[FOU_DROP_ICMP_RATELIMITED], 1);
+		assert_int_equal(ul.st.drop[FOU_DROP_ICMP_RATELIMITED], 1);
 	}
 	/* burst 1 */
 	{
@@ -816,9 +823,9 @@ test_icmp_ratelimit(void **state)
 		struct fou_gw *gw = tx_gw("icmp-rate 1000,burst=1\n");
 
 		UNIT_APPLY_LINES(gw, c->stmts);
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, gw, 0);
 		assert_int_equal(run_copies(gw, c->in, c->in_len, 2), 1);
-		assert_int_equal(st.drop[FOU_DROP_ICMP_RATELIMITED], 1);
+		assert_int_equal(ul.st.drop[FOU_DROP_ICMP_RATELIMITED], 1);
 	}
 	UNIT_POOL_FULL();
 }
@@ -852,7 +859,7 @@ test_mtu6_min(void **state)
 	(void)state;
 	memcpy(b, c->in, len);
 	unit_put16(b + ETH + 4, 1281 - 40);
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, b, len, 1), 1);
 	assert_int_equal(got[0].port, RX_PORT);
 	assert_int_equal(got[0].b[ETH + 40], 2);
@@ -883,7 +890,7 @@ test_ipv6_local_mcast(void **state)
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		memcpy(b, c->in, c->in_len);
 		assert_int_equal(inet_pton(AF_INET6, cases[i].dst, b + ETH + 24), 1);
-		memset(&st, 0, sizeof(st));
+		unit_lcore_begin(&ul, cur_gw, 0);
 		if (run_copies(cur_gw, b, c->in_len, 1) != 0 || st_verdict() != cases[i].verdict)
 			fail_msg("IPv6 to %s: expected %s", cases[i].dst,
 				 fou_drop_name(cases[i].verdict));
@@ -1008,27 +1015,27 @@ test_plain_decap(void **state)
 				 "t0,type=%s,local=10.0.0.1,remote=10.0.0.3,encap-dport=1",
 				 types[t]);
 			UNIT_APPLY(gw, "tunnel", stmt);
-			memset(&st, 0, sizeof(st));
+			unit_lcore_begin(&ul, gw, 0);
 			assert_int_equal(run_copies(gw, cases[i].in, cases[i].len, 1), 0);
-			assert_int_equal(st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
+			assert_int_equal(ul.st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
 
 			snprintf(stmt, sizeof(stmt),
 				 "t1,type=%s,local=10.0.0.1,remote=10.0.0.2,encap=none%s", types[t],
 				 match ? cases[i].key : "");
 			UNIT_APPLY(gw, "tunnel", stmt);
-			memset(&st, 0, sizeof(st));
+			unit_lcore_begin(&ul, gw, 0);
 			unit_ctx("%s packet, %s tunnel", cases[i].type, types[t]);
 			if (!match) {
 				assert_int_equal(run_copies(gw, cases[i].in, cases[i].len, 1), 0);
-				assert_int_equal(st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
+				assert_int_equal(ul.st.drop[FOU_DROP_LOCAL_NOT_UDP], 1);
 			} else {
 				assert_int_equal(run_copies(gw, cases[i].in, cases[i].len, 1), 1);
 				assert_int_equal(got[0].len, cases[i].out_len);
 				assert_memory_equal(got[0].b, cases[i].out, cases[i].out_len);
 				assert_int_equal(got[0].port, EG_PORT);
-				assert_int_equal(st.decap[0], 1);
-				assert_int_equal(st.decap_inner[cases[i].inner], 1);
-				assert_int_equal(fou_stats_drops(&st), 0);
+				assert_int_equal(ul.st.decap[0], 1);
+				assert_int_equal(ul.st.decap_inner[cases[i].inner], 1);
+				assert_int_equal(fou_stats_drops(&ul.st), 0);
 			}
 		}
 	}

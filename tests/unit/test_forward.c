@@ -918,6 +918,7 @@ test_inner_source_ours(void **state)
 static void
 test_icmp_source_network(void **state)
 {
+	struct unit_lcore u = { 0 };
 	struct rte_mbuf *m;
 	struct unit_spec s;
 	struct unit_pkt p;
@@ -932,10 +933,10 @@ test_icmp_source_network(void **state)
 	s.in_ttl = 1;
 	unit_build(&s, &p);
 	m = unit_mbuf(p.b, p.len);
-	memset(&unit_stats, 0, sizeof(unit_stats));
-	assert_int_equal(fou_rx_burst(gw, &unit_stats, RX_PORT, &m, 1, &port), 1);
+	unit_lcore_begin(&u, gw, 0);
+	assert_int_equal(unit_rx(&u, RX_PORT, &m, 1, &port), 1);
 	assert_int_equal(port, EG_PORT);
-	assert_int_equal(unit_stats.icmp_out[FOU_ICMP_TIME_EXCEEDED], 1);
+	assert_int_equal(u.st.icmp_out[FOU_ICMP_TIME_EXCEEDED], 1);
 	b = rte_pktmbuf_mtod(m, const uint8_t *);
 	assert_int_equal(unit_get32(b + 14 + 12), IP4(192, 168, 2, 1));	/* source */
 	assert_int_equal(unit_get32(b + 14 + 16), IP4(192, 168, 2, 9));	/* destination */
@@ -945,10 +946,11 @@ test_icmp_source_network(void **state)
 	s.in_src4 = IP4(192, 168, 1, 2);
 	unit_build(&s, &p);
 	m = unit_mbuf(p.b, p.len);
-	assert_int_equal(fou_rx_burst(gw, &unit_stats, RX_PORT, &m, 1, &port), 1);
+	assert_int_equal(unit_rx(&u, RX_PORT, &m, 1, &port), 1);
 	b = rte_pktmbuf_mtod(m, const uint8_t *);
 	assert_int_equal(unit_get32(b + 14 + 12), IP4(192, 168, 1, 1));
 	rte_pktmbuf_free(m);
+	unit_lcore_end(&u);
 }
 
 #define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)

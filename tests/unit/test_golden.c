@@ -88,8 +88,8 @@ test_golden_checksums(void **state)
 		if (ulen != g->len - p.l4)
 			fail_msg("%s: UDP length %u", g->name, ulen);
 		if (unit_get16(b + p.l4 + 6) != 0 &&
-		    rfc1071_fold(rfc1071_sum(b + p.l4, ulen, rfc1071_sum(b + p.l3 + 12, 8, 0) + 17 + ulen)) !=
-		    0xffff)
+		    rfc1071_fold(rfc1071_sum(b + p.l4, ulen, rfc1071_sum(b + p.l3 + 12, 8, 0) +
+					     17 + ulen)) != 0xffff)
 			fail_msg("%s: UDP checksum", g->name);
 		if (p.gre_c && !unit_cksum_ok(b + p.gre, g->len - p.gre))
 			fail_msg("%s: GRE checksum", g->name);
@@ -158,13 +158,13 @@ test_fwd_mbuf_fields(void **state)
 		{ "g_sit", 40, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 },
 		{ "g_vlan", 20, RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 },
 	};
+	struct unit_lcore u = { 0 };
 	unsigned int i;
 
 	(void)state;
 	for (i = 0; i < RTE_DIM(cases); i++) {
 		const struct golden *g = golden_find(cases[i].name);
 		struct rte_mbuf *m = unit_mbuf(g->b, g->len);
-		struct fou_lcore_stats st = { 0 };
 		uint16_t out_port = 0;
 		struct rte_mbuf *pkts[1] = { m };
 		uint32_t l2, l3, ptype, plen, dlen;
@@ -172,7 +172,9 @@ test_fwd_mbuf_fields(void **state)
 
 		m->ol_flags = RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED |
 			      RTE_MBUF_F_RX_RSS_HASH;
-		assert_int_equal(fou_rx_burst(gw, &st, RX_PORT, pkts, 1, &out_port), 1);
+		unit_lcore_begin(&u, gw, 0);
+		assert_int_equal(unit_rx(&u, RX_PORT, pkts, 1, &out_port), 1);
+		unit_lcore_end(&u);
 		l2 = m->l2_len;
 		l3 = m->l3_len;
 		ptype = m->packet_type;
@@ -203,6 +205,7 @@ test_burst_mixed(void **state)
 	uint16_t out_port[40];
 	struct fou_lcore_stats *st = fou_lcore_stats(gw, rte_lcore_id());
 	struct fou_lcore_stats sum;
+	struct unit_lcore u = { 0 };
 	unsigned int i, nf = 0;
 	uint16_t n;
 
@@ -218,7 +221,9 @@ test_burst_mixed(void **state)
 		}
 	}
 	memset(out_port, 0xff, sizeof(out_port));
-	n = fou_rx_burst(gw, st, RX_PORT, pkts, RTE_DIM(pkts), out_port);
+	unit_lcore_begin(&u, gw, 0);
+	n = unit_rx(&u, RX_PORT, pkts, RTE_DIM(pkts), out_port);
+	unit_lcore_end(&u);
 	assert_int_equal(nf, 6);
 	assert_int_equal(n, nf);
 	for (i = 0; i < nf; i++) {
@@ -275,29 +280,31 @@ test_odd_lengths(void **state)
 static void
 test_rx_other_port(void **state)
 {
-	struct fou_lcore_stats st = { 0 };
+	struct unit_lcore u = { 0 };
 	struct unit_spec s;
 	struct unit_pkt p;
 	struct rte_mbuf *m;
 	uint16_t out_port = 0;
 
 	(void)state;
+	unit_lcore_begin(&u, gw, 0);
 	unit_spec_ipip(&s);
 	unit_build(&s, &p);
 	m = unit_mbuf(p.b, p.len);
-	assert_int_equal(fou_rx_burst(gw, &st, EG_PORT, &m, 1, &out_port), 0);
-	assert_int_equal(st.drop[FOU_DROP_ETH_OTHER_HOST], 1);
-	assert_int_equal(st.rx[EG_PORT], 1);
-	assert_int_equal(st.rx[RX_PORT], 0);
+	assert_int_equal(unit_rx(&u, EG_PORT, &m, 1, &out_port), 0);
+	assert_int_equal(u.st.drop[FOU_DROP_ETH_OTHER_HOST], 1);
+	assert_int_equal(u.st.rx[EG_PORT], 1);
+	assert_int_equal(u.st.rx[RX_PORT], 0);
 
 	s.eth_dst = mac_eg;
 	unit_build(&s, &p);
 	m = unit_mbuf(p.b, p.len);
-	assert_int_equal(fou_rx_burst(gw, &st, EG_PORT, &m, 1, &out_port), 1);
+	assert_int_equal(unit_rx(&u, EG_PORT, &m, 1, &out_port), 1);
 	assert_int_equal(out_port, EG_PORT);
-	assert_int_equal(st.rx[EG_PORT], 2);
-	assert_int_equal(st.decap_inner[FOU_INNER_IPV4], 1);
+	assert_int_equal(u.st.rx[EG_PORT], 2);
+	assert_int_equal(u.st.decap_inner[FOU_INNER_IPV4], 1);
 	rte_pktmbuf_free(m);
+	unit_lcore_end(&u);
 }
 
 /* The counter names are part of the interface (telemetry, summary). */

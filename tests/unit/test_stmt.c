@@ -14,11 +14,13 @@
 
 #include <pthread.h>
 
+#include <rte_cycles.h>
 #include <rte_hash.h>
 #include <rte_lcore.h>
 #include <rte_pause.h>
 
 #include "unit.h"
+#include "fou_stmt.h"
 #include "fou_private.h"
 
 /* --- snapshots of the control state ------------------------------------------ */
@@ -183,8 +185,7 @@ setup_std(void **state)
 static int
 teardown_gw(void **state)
 {
-	fou_gw_free(*state);
-	return unit_test_teardown_pool(state);
+	return unit_test_teardown_gw(state, *state);
 }
 
 /* An ipip frame to outer dst, inner to inner_dst. */
@@ -551,6 +552,7 @@ test_port_table_full(void **state)
 static bool
 is_local(const struct fou_gw *gw, uint32_t dst)
 {
+	struct unit_lcore u = { 0 };
 	struct unit_spec s;
 	struct unit_pkt p;
 	struct rte_mbuf *m;
@@ -562,13 +564,14 @@ is_local(const struct fou_gw *gw, uint32_t dst)
 	s.dport = 9;
 	unit_build(&s, &p);
 	m = unit_mbuf(p.b, p.len);
-	memset(&unit_stats, 0, sizeof(unit_stats));
-	assert_int_equal(fou_rx_burst(gw, &unit_stats, RX_PORT, &m, 1, &port), 0);
+	unit_lcore_begin(&u, gw, 0);
+	assert_int_equal(unit_rx(&u, RX_PORT, &m, 1, &port), 0);
+	unit_lcore_end(&u);
 	UNIT_POOL_FULL();
-	if (unit_stats.drop[FOU_DROP_FOU_PORT_UNKNOWN] == 1)
+	if (u.st.drop[FOU_DROP_FOU_PORT_UNKNOWN] == 1)
 		return true;
 	/* not ours: routed, and here there is no route or no neighbour */
-	assert_int_equal(unit_stats.drop[FOU_DROP_NO_ROUTE] + unit_stats.drop[FOU_DROP_NO_NEIGH], 1);
+	assert_int_equal(u.st.drop[FOU_DROP_NO_ROUTE] + u.st.drop[FOU_DROP_NO_NEIGH], 1);
 	return false;
 }
 
@@ -1419,28 +1422,26 @@ test_del_neigh(void **state)
 }
 
 /*
- * One lcore's counters (and its neighbour cache) kept across packets and
- * neighbour changes: 100 IPv4 and 100 IPv6 neighbours on the connected
- * networks (more than the cache holds, so entries collide; the IPv6 keys
- * differ only in their last word) each get their own MAC, twice; a deleted
- * one is gone for the next packet, a re-added one has its new MAC.
+ * One lcore's context (its counters and neighbour cache) kept across
+ * packets and neighbour changes: 100 IPv4 and 100 IPv6 neighbours on the
+ * connected networks (more than the cache holds, so entries collide; the
+ * IPv6 keys differ only in their last word) each get their own MAC, twice;
+ * a deleted one is gone for the next packet, a re-added one has its new MAC.
  */
 static uint16_t
-send_keep_st(const struct fou_gw *gw, struct fou_lcore_stats *st, uint32_t inner_dst,
-	     struct unit_frame *got)
+send_keep_st(struct unit_lcore *u, uint32_t inner_dst, struct unit_frame *got)
 {
 	struct unit_pkt p;
 	struct rte_mbuf *m;
 
 	frame_to(&p, IP4(10, 0, 0, 1), inner_dst);
 	m = unit_mbuf(p.b, p.len);
-	return unit_burst(gw, st, &m, 1, got);
+	return unit_burst(u, &m, 1, got);
 }
 
 /* The same over sit to fd00:1::N (N < 256). */
 static uint16_t
-send6_keep_st(const struct fou_gw *gw, struct fou_lcore_stats *st, unsigned int n,
-	      struct unit_frame *got)
+send6_keep_st(struct unit_lcore *u, unsigned int n, struct unit_frame *got)
 {
 	static const uint8_t net[16] = { 0xfd, 0, 0, 1 };
 	struct unit_spec sp;
@@ -1452,19 +1453,19 @@ send6_keep_st(const struct fou_gw *gw, struct fou_lcore_stats *st, unsigned int 
 	sp.in_dst6[15] = (uint8_t)n;
 	unit_build(&sp, &p);
 	m = unit_mbuf(p.b, p.len);
-	return unit_burst(gw, st, &m, 1, got);
+	return unit_burst(u, &m, 1, got);
 }
 
 static void
 test_neigh_cache(void **state)
 {
-	static struct fou_lcore_stats st;
+	static struct unit_lcore u;
 	static struct unit_frame got[1];
 	struct fou_gw *gw = *state;
 	char arg[64];
 	unsigned int i, round;
 
-	memset(&st, 0, sizeof(st));
+	unit_lcore_begin(&u, gw, 0);
 	for (i = 10; i < 110; i++) {
 		snprintf(arg, sizeof(arg), "192.168.1.%u,dev=1,lladdr=02:00:00:00:02:%02x", i, i);
 		UNIT_APPLY(gw, "neigh", arg);
@@ -1476,25 +1477,26 @@ test_neigh_cache(void **state)
 	for (round = 0; round < 2; round++) {
 		for (i = 10; i < 110; i++) {
 			unit_ctx("round %u, neighbour 192.168.1.%u", round, i);
-			assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, i), got), 1);
+			assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, i), got), 1);
 			assert_int_equal(got[0].b[4], 0x02);
 			assert_int_equal(got[0].b[5], i);
 			unit_ctx("round %u, neighbour fd00:1::%x", round, i);
-			assert_int_equal(send6_keep_st(gw, &st, i, got), 1);
+			assert_int_equal(send6_keep_st(&u, i, got), 1);
 			assert_int_equal(got[0].b[4], 0x06);
 			assert_int_equal(got[0].b[5], i);
 		}
 	}
 	/* cached just before the delete */
-	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 42), got), 1);
+	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 42), got), 1);
 	UNIT_DEL(gw, "neigh", "192.168.1.42,dev=1");
-	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 42), got), 0);
-	assert_int_equal(st.drop[FOU_DROP_NO_NEIGH], 1);
+	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 42), got), 0);
+	assert_int_equal(u.st.drop[FOU_DROP_NO_NEIGH], 1);
 	UNIT_APPLY(gw, "neigh", "192.168.1.42,dev=1,lladdr=02:00:00:00:03:42");
-	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 42), got), 1);
+	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 42), got), 1);
 	assert_int_equal(got[0].b[4], 0x03);
-	assert_int_equal(send_keep_st(gw, &st, IP4(192, 168, 1, 43), got), 1);
+	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 43), got), 1);
 	assert_int_equal(got[0].b[4], 0x02);
+	unit_lcore_end(&u);
 	UNIT_POOL_FULL();
 }
 
@@ -1864,15 +1866,17 @@ static void
 test_stats_reset(void **state)
 {
 	struct fou_gw *gw = *state;
-	struct fou_lcore_stats *st = fou_lcore_stats(gw, rte_lcore_id()), s;
 	struct unit_frame *got = malloc(sizeof(*got));
+	struct unit_lcore u = { 0 };
+	struct fou_lcore_stats s;
 	struct rte_mbuf *m;
 	struct unit_pkt p;
 
 	assert_non_null(got);
+	unit_lcore_begin(&u, gw, 0);
 	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
 	m = unit_mbuf(p.b, p.len);
-	assert_int_equal(unit_burst(gw, st, &m, 1, got), 1);
+	assert_int_equal(unit_burst(&u, &m, 1, got), 1);
 	fou_stats_get(gw, -1, &s);
 	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 1);
 	fou_stats_reset(gw);
@@ -1881,7 +1885,8 @@ test_stats_reset(void **state)
 	fou_stats_get(gw, (int)rte_lcore_id(), &s);
 	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 0);
 	m = unit_mbuf(p.b, p.len);
-	assert_int_equal(unit_burst(gw, st, &m, 1, got), 1);
+	assert_int_equal(unit_burst(&u, &m, 1, got), 1);
+	unit_lcore_end(&u);
 	fou_stats_get(gw, -1, &s);
 	assert_int_equal(s.decap_inner[FOU_INNER_IPV4], 1);
 	fou_stats_sum(gw, &s);
@@ -1918,21 +1923,23 @@ test_grace_period(void **state)
 	struct del_thread t = { .gw = *state };
 	const unsigned int reader = RTE_MAX_LCORE - 1;
 	struct fou_gw *gw = *state;
+	struct unit_lcore u = { 0 };
 	pthread_t th;
 	uint32_t nh;
 
-	assert_int_equal(fou_lcore_reader_start(gw, reader), 0);
+	unit_lcore_begin_id(&u, gw, reader, 0);
+	assert_int_equal(fou_lcore_start(u.lc), 0);
 	assert_true(fou_lcore_is_reader(gw, reader));
 	assert_int_equal(pthread_create(&th, NULL, del_thread_main, &t), 0);
 	while (rte_lpm_lookup(gw->lpm4, IP4(10, 20, 0, 7), &nh) == 0 &&
 	       gw->nh[nh].type == FOU_NH_GATEWAY)
 		rte_pause();
 	assert_int_equal(__atomic_load_n(&t.done, __ATOMIC_ACQUIRE), 0);
-	fou_lcore_quiescent(gw, reader);
+	fou_lcore_idle(u.lc, rte_rdtsc(), unit_emit_free, NULL);	/* a quiescent state */
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(t.done, 1);
 	assert_int_equal(t.ret, 0);
-	fou_lcore_reader_stop(gw, reader);
+	unit_lcore_end(&u);	/* fou_lcore_stop(), fou_lcore_free() */
 }
 
 

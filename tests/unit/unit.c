@@ -7,8 +7,10 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
+#include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_lcore.h>
 #include <rte_mempool.h>
 
 #include "unit.h"
@@ -160,14 +162,187 @@ unit_apply_lines(struct fou_gw *gw, const char *lines, const char *file, int lin
 	}
 }
 
+/* --- a worker's context ------------------------------------------------------ */
+
+/*
+ * The contexts open now, by id: a test that fails (a longjmp out of it)
+ * leaves its own, and its teardown ends them with unit_lcore_end_all()
+ * before the gateway goes. An id is never reused, so that a stale
+ * struct unit_lcore (a static one of a test that failed) ends nothing.
+ */
+#define UNIT_LCORES 8
+static struct {
+	struct fou_lcore *lc;
+	uint64_t id;
+} unit_open[UNIT_LCORES];
+static uint64_t unit_next_id = 1;
+
+void
+unit_emit_free(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
+{
+	(void)ctx;
+	(void)ports;
+	rte_pktmbuf_free_bulk(pkts, n);
+}
+
+static void
+unit_lcore_close(unsigned int i)
+{
+	fou_lcore_stop(unit_open[i].lc, unit_emit_free, NULL);
+	fou_lcore_free(unit_open[i].lc);
+	unit_open[i].lc = NULL;
+	unit_open[i].id = 0;
+}
+
+void
+unit_lcore_end(struct unit_lcore *u)
+{
+	unsigned int i;
+
+	for (i = 0; u->id != 0 && i < UNIT_LCORES; i++)
+		if (unit_open[i].id == u->id)
+			unit_lcore_close(i);
+	u->lc = NULL;
+	u->id = 0;
+}
+
+unsigned int
+unit_lcore_end_all(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < UNIT_LCORES; i++) {
+		if (unit_open[i].lc != NULL) {
+			unit_lcore_close(i);
+			n++;
+		}
+	}
+	return n;
+}
+
+void
+unit_lcore_begin_id(struct unit_lcore *u, const struct fou_gw *gw, unsigned int lcore_id,
+		    uint16_t ip_id)
+{
+	const struct fou_lcore_conf c = {
+		.direct = unit_pool,
+		.indirect = unit_pool,
+		.ip_id = ip_id,
+		.socket_id = SOCKET_ID_ANY,
+	};
+	struct fou_err err = { "" };
+	unsigned int i;
+
+	unit_lcore_end(u);
+	for (i = 0; i < UNIT_LCORES && unit_open[i].lc != NULL; i++)
+		;
+	if (i == UNIT_LCORES) {
+		print_error("more than %u contexts open\n", UNIT_LCORES);
+		fail();
+	}
+	/* a context writes nothing of the gateway but its counters */
+	u->gw = (struct fou_gw *)(uintptr_t)gw;
+	u->lcore_id = lcore_id;
+	u->lc = fou_lcore_create(u->gw, lcore_id, &c, &err);
+	if (u->lc == NULL) {
+		print_error("fou_lcore_create: %s\n", err.msg);
+		fail();
+	}
+	u->id = unit_next_id++;
+	unit_open[i].lc = u->lc;
+	unit_open[i].id = u->id;
+	memset(&u->st, 0, sizeof(u->st));
+}
+
+void
+unit_lcore_begin(struct unit_lcore *u, const struct fou_gw *gw, uint16_t ip_id)
+{
+	unit_lcore_begin_id(u, gw, rte_lcore_id(), ip_id);
+}
+
+/* What fou_lcore_rx() sent, in order. */
+struct unit_sent {
+	struct rte_mbuf *pkts[UNIT_NB_MBUF];
+	uint16_t ports[UNIT_NB_MBUF];
+	uint16_t n;
+	bool over;
+};
+
+static void
+unit_emit_collect(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
+{
+	struct unit_sent *s = ctx;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s->n == RTE_DIM(s->pkts)) {
+			rte_pktmbuf_free(pkts[i]);
+			s->over = true;
+			continue;
+		}
+		s->pkts[s->n] = pkts[i];
+		s->ports[s->n++] = ports[i];
+	}
+}
+
+/* st += now - before, counter by counter (the struct is uint64_t only). */
+static void
+unit_stats_add(struct fou_lcore_stats *st, const struct fou_lcore_stats *now,
+	       const struct fou_lcore_stats *before)
+{
+	uint64_t *d = (uint64_t *)st;
+	const uint64_t *a = (const uint64_t *)now, *b = (const uint64_t *)before;
+	size_t i;
+
+	RTE_BUILD_BUG_ON(sizeof(*st) % sizeof(uint64_t) != 0);
+	for (i = 0; i < sizeof(*st) / sizeof(uint64_t); i++)
+		d[i] += a[i] - b[i];
+}
+
 uint16_t
-unit_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf **pkts,
-	   uint16_t n, struct unit_frame *got)
+unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	uint16_t *out_port)
+{
+	static struct unit_sent sent;
+	static struct fou_lcore_stats before;
+	const struct fou_lcore_stats *row;
+	uint16_t nf, i;
+
+	if (u->lc == NULL) {
+		print_error("unit_rx() without a context (unit_lcore_begin())\n");
+		fail();
+	}
+	if (n > RTE_DIM(sent.pkts)) {
+		print_error("unit_rx() of %u packets\n", n);
+		fail();
+	}
+	row = fou_lcore_stats(u->gw, u->lcore_id);
+	before = *row;
+	sent.n = 0;
+	sent.over = false;
+	nf = fou_lcore_rx(u->lc, port, pkts, n, rte_rdtsc(), unit_emit_collect, &sent);
+	unit_stats_add(&u->st, row, &before);
+	for (i = 0; i < sent.n; i++) {
+		pkts[i] = sent.pkts[i];
+		out_port[i] = sent.ports[i];
+	}
+	if (sent.over || sent.n != nf) {
+		print_error("fou_lcore_rx() forwarded %u packets and sent %u%s\n", nf, sent.n,
+			    sent.over ? " and more" : "");
+		for (i = 0; i < sent.n; i++)
+			rte_pktmbuf_free(pkts[i]);
+		fail();
+	}
+	return sent.n;
+}
+
+uint16_t
+unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n, struct unit_frame *got)
 {
 	uint16_t out_port[FOU_BURST], nb, i;
 
 	assert_true(n <= FOU_BURST);
-	nb = fou_rx_burst(gw, st, RX_PORT, pkts, n, out_port);
+	nb = unit_rx(u, RX_PORT, pkts, n, out_port);
 	for (i = 0; i < nb; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t len = rte_pktmbuf_pkt_len(m);
@@ -190,19 +365,42 @@ unit_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf 
 	return nb;
 }
 
+/* Ends the contexts still open: -1 (and says so) if there were any. */
+static int
+unit_lcores_closed(void)
+{
+	unsigned int open = unit_lcore_end_all();
+
+	if (open == 0)
+		return 0;
+	print_error("%u worker context(s) still open after the test (ended now)\n", open);
+	return -1;
+}
+
+int
+unit_test_teardown_gw(void **state, struct fou_gw *gw)
+{
+	int ret = unit_lcores_closed();
+
+	fou_gw_free(gw);
+	return unit_test_teardown_pool(state) != 0 ? -1 : ret;
+}
+
 int
 unit_test_teardown_pool(void **state)
 {
-	unsigned int avail = rte_mempool_avail_count(unit_pool);
+	unsigned int avail;
+	int ret = unit_lcores_closed();
 
 	(void)state;
 	unit_ctx_buf[0] = '\0';
+	avail = rte_mempool_avail_count(unit_pool);
 	if (avail != UNIT_NB_MBUF) {
 		print_error("mbuf leak: %u of %u mbufs in the pool after the test\n", avail,
 			    UNIT_NB_MBUF);
-		return -1;
+		ret = -1;
 	}
-	return 0;
+	return ret;
 }
 
 /* --- checksums ----------------------------------------------------------- */
@@ -641,7 +839,8 @@ unit_udp4_cksum_ok(const uint8_t *ip)
 	const uint8_t *u = ip + (ip[0] & 0xfu) * 4;
 	uint16_t ulen = unit_get16(u + 4);
 
-	return rfc1071_fold(rfc1071_sum(u, ulen, rfc1071_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen)) == 0xffff;
+	return rfc1071_fold(rfc1071_sum(u, ulen, rfc1071_sum(ip + 12, 8, 0) + IPPROTO_UDP +
+					ulen)) == 0xffff;
 }
 
 /* --- mbufs -------------------------------------------------------------- */
@@ -816,10 +1015,13 @@ unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
 	uint16_t nb_segs = 0, n;
 	uint64_t ol_flags = 0;
 	const struct rte_mbuf *seg;
+	struct unit_lcore u = { 0 };
 	bool ok = true;
 
-	memset(&unit_stats, 0, sizeof(unit_stats));
-	n = fou_rx_burst(gw, &unit_stats, RX_PORT, pkts, 1, out_port);
+	unit_lcore_begin(&u, gw, 0);
+	n = unit_rx(&u, RX_PORT, pkts, 1, out_port);
+	unit_stats = u.st;
+	unit_lcore_end(&u);
 
 	if (n == 1) {
 		/* take everything out, free, then judge: a failure leaks nothing */

@@ -2,8 +2,9 @@
 /*
  * Shared pieces of the unit tests: EAL and mbuf pool setup, the test
  * topology, a packet builder whose checksums come from the tests' own code
- * (cksum.h, independent of the library's), and helpers that run one frame through fou_rx_burst() and
- * check the verdict, the output frame, the counters and the mbuf pool.
+ * (cksum.h, independent of the library's), a worker's context to run frames
+ * through (fou_lcore_rx()), and helpers that run one frame and check the
+ * verdict, the output frame, the counters and the mbuf pool.
  */
 #ifndef UNIT_H
 #define UNIT_H
@@ -19,6 +20,7 @@
 #include <rte_mbuf.h>
 
 #include "fou.h"
+#include "fou_stmt.h"
 #include "cksum.h"
 
 /* --- EAL and the mbuf pool -------------------------------------------- */
@@ -203,6 +205,52 @@ struct rte_mbuf *unit_mbuf(const uint8_t *b, uint32_t len);
 struct rte_mbuf *unit_mbuf_segs(const uint8_t *b, uint32_t len, const uint32_t *seg_len,
 				unsigned int nb_segs);
 
+/* --- a worker's context ---------------------------------------------------- */
+
+/*
+ * A worker's view for the tests: a context (fou_lcore) of this lcore on gw,
+ * with fresh state (ICMP bucket full, neighbour cache empty, outer IPv4 IDs
+ * from ip_id), and what it counted since it began. Its counters go to the
+ * gateway's row for this lcore; st is what this context added there, summed
+ * over its unit_rx() calls (so that other contexts, or a test that zeroes
+ * the row, do not show in it).
+ */
+struct unit_lcore {
+	struct fou_lcore *lc;
+	struct fou_gw *gw;
+	unsigned int lcore_id;
+	uint64_t id;			/* which context, for unit_lcore_end(); 0: none */
+	struct fou_lcore_stats st;	/* counted since it began */
+};
+
+/* Begin a fresh context (ending the one u held, if any); u must start zeroed. */
+void unit_lcore_begin(struct unit_lcore *u, const struct fou_gw *gw, uint16_t ip_id);
+/* The same for another lcore id (a reader the test plays from this thread). */
+void unit_lcore_begin_id(struct unit_lcore *u, const struct fou_gw *gw, unsigned int lcore_id,
+			 uint16_t ip_id);
+/* Stop (what GRO holds is freed) and free the context; u can begin again. */
+void unit_lcore_end(struct unit_lcore *u);
+/*
+ * End every context still open (a test that failed mid-way leaves its own):
+ * before the gateway they count into is freed. Returns how many there were.
+ * unit_test_teardown_pool() calls it, and fails the test if there were any.
+ */
+unsigned int unit_lcore_end_all(void);
+
+/* A fou_emit_fn that frees what it is given (what GRO held, when a context
+ * ends; what fou_lcore_idle() sends). */
+void unit_emit_free(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n);
+
+/*
+ * n packets received on port through fou_lcore_rx() of u: what it sent (in
+ * order, all before it returned) is moved to the front of pkts, their
+ * egress ports into out_port[]; returns how many (fails the test unless
+ * that is what fou_lcore_rx() forwarded). Dropped packets are freed. u->st
+ * takes what the call counted.
+ */
+uint16_t unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+		 uint16_t *out_port);
+
 /* --- running frames ----------------------------------------------------- */
 
 #define UNIT_FWD FOU_DROP_MAX
@@ -219,7 +267,8 @@ struct unit_exp {
 /* Context printed with a failure (e.g. the length in a loop). */
 void unit_ctx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Runs m through fou_rx_burst on RX_PORT with zeroed counters and checks all. */
+/* Runs m through a fresh context (unit_lcore_begin(), IP ID 0) on RX_PORT
+ * and checks all: verdict, counters, output, pool. */
 void unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
 	      const char *file, int line);
 /* The counters of the last unit_run(). */
@@ -244,7 +293,7 @@ extern struct fou_lcore_stats unit_stats;
 #define PKT_DROP_DECAP(gw, p, reason, port, in) \
 	EXPECT_DROP_DECAP(gw, (p)->b, (p)->len, reason, port, in)
 
-/* --- bursts with counters that persist (ICMP bucket, IP ID, GRE seq) ------ */
+/* --- bursts on a context that persists (ICMP bucket, IP ID, neighbours) ---- */
 
 /* A frame the gateway sent. */
 struct unit_frame {
@@ -256,12 +305,12 @@ struct unit_frame {
 };
 
 /*
- * Runs the n mbufs through one fou_rx_burst() on RX_PORT with the counters
- * st (not reset), copies the forwarded frames into got[] in order, frees
+ * Runs the n mbufs (at most FOU_BURST) through u on RX_PORT (its state and
+ * counters go on), copies the forwarded frames into got[] in order, frees
  * everything and returns how many were forwarded.
  */
-uint16_t unit_burst(const struct fou_gw *gw, struct fou_lcore_stats *st, struct rte_mbuf **pkts,
-		    uint16_t n, struct unit_frame *got);
+uint16_t unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n,
+		    struct unit_frame *got);
 
 /* Apply "NAME ARG" lines (separated by '\n') that must succeed. */
 #define UNIT_APPLY_LINES(gw, lines) unit_apply_lines((gw), (lines), __FILE__, __LINE__)
@@ -272,7 +321,11 @@ void unit_ip4_cksum_fix(uint8_t *ip);
 /* Is the UDP checksum of the IPv4 datagram at ip (header, then UDP) valid? */
 bool unit_udp4_cksum_ok(const uint8_t *ip);
 
-/* Per-test teardown: the pool must be full after every test. */
+/* Per-test teardown: no context left open (unit_lcore_end_all()), and the
+ * pool full after every test. */
 int unit_test_teardown_pool(void **state);
+/* The same for a test with a gateway of its own: the contexts end before
+ * gw (which they count in) is freed. */
+int unit_test_teardown_gw(void **state, struct fou_gw *gw);
 
 #endif /* UNIT_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What the control files share among themselves: the commit step
+ * (fou_gw.c), the port check (fou_iface.c), routes and addresses
+ * (fou_rib.c) that tunnels build on, and the tunnel counters (fou_stats.c).
+ * Control side only: no data-path file includes it.
+ */
+#ifndef FOU_CTL_H
+#define FOU_CTL_H
+
+#include "fou_rib.h"
+
+/* fou_gw.c: wait until every started context has passed a quiescent state. */
+void fou_gw_sync(const struct fou_gw *gw);
+/*
+ * The end of every control operation: wait for a grace period, so that the
+ * change is in effect on every worker when the operation returns and
+ * nothing unlinked is still in use; then free the next hops that lost
+ * their last route.
+ */
+void fou_gw_commit(struct fou_gw *gw);
+
+/* fou_iface.c: -ENODEV, named in err, unless port is the gateway's. */
+int fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err);
+
+/* fou_rib.c: the routes and addresses other tables check and build on. */
+bool fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix);
+/* Position of the route to prefix in gw->routes, or -1. */
+int fou_route_find(const struct fou_gw *gw, const struct fou_ip *prefix);
+/* Add a route with a next hop of the given kind; the caller checked it.
+ * Returns the next hop index, or -errno with err filled. */
+int fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
+		     const struct fou_ip *via, uint32_t tunnel, bool from_addr,
+		     struct fou_err *err);
+/* Take route i out of the LPM and the list, and drop its next hop. */
+void fou_route_uninstall(struct fou_gw *gw, uint32_t i);
+/* -EINVAL, named in err, for a prefix with host bits set. */
+int fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err);
+const struct fou_addr *fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip);
+
+/* fou_stats.c: counters of tunnel i summed over lcores, less base (if not
+ * NULL), added to ti. */
+void fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stats *base,
+		       struct fou_tunnel_info *ti);
+
+#endif /* FOU_CTL_H */

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The gateway as a whole: its tables created and freed, the RCU variable
+ * its workers report to, and the step that ends every control operation
+ * (a grace period, then what waited for it is reclaimed). Called by the
+ * other control files (fou_ctl.h) and by the app; calls none of them.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+
+#include "fou_ctl.h"
+
+void
+fou_err_set(struct fou_err *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+void
+fou_gw_params_default(struct fou_gw_params *p)
+{
+	p->max_routes4 = 65536;
+	p->max_routes6 = 65536;
+	p->max_neighs = 4096;
+	p->max_nexthops = 4096;
+	p->max_tunnels = 1024;
+	p->socket_id = SOCKET_ID_ANY;
+}
+
+/* Names of DPDK objects must be unique per process: several gateways may
+ * exist at once in the unit tests. */
+static const char *
+fou_obj_name(char *buf, size_t len, const char *what, const struct fou_gw *gw)
+{
+	snprintf(buf, len, "fou_%s_%p", what, (const void *)gw);
+	return buf;
+}
+
+/* The tables the data path reads: lock-free readers, memory reused only
+ * after a grace period of gw->qsbr (SYNC mode: the delete waits). */
+static int
+fou_gw_rcu_attach(struct fou_gw *gw)
+{
+	int ret;
+
+	ret = rte_lpm_rcu_qsbr_add(gw->lpm4, &(struct rte_lpm_rcu_config){
+		.v = gw->qsbr, .mode = RTE_LPM_QSBR_MODE_SYNC });
+	if (ret == 0)
+		ret = rte_hash_rcu_qsbr_add(gw->neigh, &(struct rte_hash_rcu_config){
+			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
+	if (ret == 0)
+		ret = rte_hash_rcu_qsbr_add(gw->tun_rx, &(struct rte_hash_rcu_config){
+			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
+	return ret;
+}
+
+/*
+ * An rte_hash of gw for n keys of key_len bytes, readers lock-free or not.
+ * A cuckoo hash of exactly n slots refuses a key a little before it is
+ * full (when no displacement path is found), so it gets twice the room;
+ * the tables count their entries against their maximum themselves.
+ */
+static struct rte_hash *
+fou_gw_hash(const struct fou_gw *gw, const char *what, uint32_t n, uint32_t key_len, bool lf)
+{
+	char name[RTE_HASH_NAMESIZE];
+
+	return rte_hash_create(&(struct rte_hash_parameters){
+		.name = fou_obj_name(name, sizeof(name), what, gw),
+		.entries = 2 * RTE_MAX(n, 8u),
+		.key_len = key_len,
+		.hash_func = rte_hash_crc,
+		.socket_id = gw->params.socket_id,
+		.extra_flag = lf ? RTE_HASH_EXTRA_FLAGS_RW_CONCURRENCY_LF : 0,
+	});
+}
+
+struct fou_gw *
+fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
+{
+	struct fou_gw *gw;
+	char name[RTE_HASH_NAMESIZE];
+	size_t qsz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
+
+	gw = rte_zmalloc_socket("fou_gw", sizeof(*gw), RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw == NULL) {
+		fou_err_set(err, "cannot allocate the gateway");
+		return NULL;
+	}
+	gw->params = *p;
+	gw->addrs = &gw->addr_sets[0];
+
+	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
+	gw->qsbr = rte_zmalloc_socket("fou_qsbr", qsz, RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw->qsbr == NULL || rte_rcu_qsbr_init(gw->qsbr, RTE_MAX_LCORE) != 0)
+		goto fail;
+	/* rte_errno of the first failure: later calls may change it */
+	gw->lpm4 = rte_lpm_create(fou_obj_name(name, sizeof(name), "lpm4", gw), p->socket_id,
+				  &(struct rte_lpm_config){ .max_rules = p->max_routes4,
+							    .number_tbl8s = 1 << 12 });
+	if (gw->lpm4 == NULL)
+		goto fail;
+	gw->lpm6 = rte_lpm6_create(fou_obj_name(name, sizeof(name), "lpm6", gw), p->socket_id,
+				   &(struct rte_lpm6_config){ .max_rules = p->max_routes6,
+							      .number_tbl8s = 1 << 16 });
+	if (gw->lpm6 == NULL)
+		goto fail;
+	gw->neigh = fou_gw_hash(gw, "neigh", p->max_neighs, sizeof(struct fou_neigh_key), true);
+	if (gw->neigh == NULL)
+		goto fail;
+	gw->tun_names = fou_gw_hash(gw, "tun", p->max_tunnels, FOU_TUNNEL_NAMESIZE, false);
+	if (gw->tun_names == NULL)
+		goto fail;
+	gw->tun_rx = fou_gw_hash(gw, "tunrx", p->max_tunnels, sizeof(struct fou_tun_key), true);
+	if (gw->tun_rx == NULL || fou_gw_rcu_attach(gw) != 0)
+		goto fail;
+	rte_errno = ENOMEM;
+	gw->max_routes = p->max_routes4 + p->max_routes6 + 2;	/* + the default routes */
+	gw->routes = rte_zmalloc_socket("fou_routes", sizeof(*gw->routes) * gw->max_routes, 0,
+					p->socket_id);
+	gw->stats_base = rte_zmalloc_socket("fou_stats_base",
+					    sizeof(*gw->stats_base) * RTE_MAX_LCORE,
+					    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->tun_base = rte_zmalloc_socket("fou_tun_base",
+					  sizeof(*gw->tun_base) * RTE_MAX(p->max_tunnels, 1u), 0,
+					  p->socket_id);
+	gw->nh = rte_zmalloc_socket("fou_nh", sizeof(*gw->nh) * p->max_nexthops,
+				    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * RTE_MAX_LCORE,
+				       RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->tunnels = rte_zmalloc_socket("fou_tunnels", sizeof(*gw->tunnels) * p->max_tunnels,
+					 RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->tun_stats = rte_zmalloc_socket("fou_tun_stats", sizeof(*gw->tun_stats) *
+					   (size_t)p->max_tunnels * RTE_MAX_LCORE,
+					   RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
+					 RTE_CACHE_LINE_SIZE, p->socket_id);
+	if (gw->routes == NULL || gw->stats_base == NULL || gw->tun_base == NULL ||
+	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
+	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
+		goto fail;
+	gw->gro_tag_off = rte_mbuf_dynfield_register(&(struct rte_mbuf_dynfield){
+		.name = "fou_gro_tag",
+		.size = sizeof(struct fou_gro_tag),
+		.align = __alignof__(struct fou_gro_tag),
+	});
+	if (gw->gro_tag_off < 0)
+		goto fail;
+	gw->sport_range = 32768u << 16 | 60999u;
+	gw->icmp_limit = 1000ull << 32 | 50u;
+	return gw;
+
+fail:
+	fou_err_set(err, "cannot allocate the gateway tables: %s", rte_strerror(rte_errno));
+	fou_gw_free(gw);
+	return NULL;
+}
+
+void
+fou_gw_free(struct fou_gw *gw)
+{
+	if (gw == NULL)
+		return;
+	rte_lpm_free(gw->lpm4);
+	rte_lpm6_free(gw->lpm6);
+	rte_hash_free(gw->neigh);
+	rte_hash_free(gw->tun_names);
+	rte_hash_free(gw->tun_rx);
+	rte_free(gw->tunnels);
+	rte_free(gw->tun_stats);
+	rte_free(gw->nh);
+	rte_free(gw->stats);
+	rte_free(gw->workers);
+	rte_free(gw->routes);
+	rte_free(gw->stats_base);
+	rte_free(gw->tun_base);
+	rte_free(gw->qsbr);
+	rte_free(gw);
+}
+
+void
+fou_gw_sync(const struct fou_gw *gw)
+{
+	rte_rcu_qsbr_synchronize(gw->qsbr, RTE_QSBR_THRID_INVALID);
+}
+
+/*
+ * The end of every control operation: wait for a grace period, so that
+ * the change is in effect on every worker when the operation returns and
+ * nothing unlinked is still in use; then free the next hops that lost
+ * their last route.
+ */
+void
+fou_gw_commit(struct fou_gw *gw)
+{
+	uint32_t i;
+
+	fou_gw_sync(gw);
+	for (i = 0; i < gw->params.max_nexthops; i++) {
+		if (gw->nh[i].type != 0 && gw->nh[i].refcnt == 0) {
+			memset(&gw->nh[i], 0, sizeof(gw->nh[i]));
+			gw->nb_nh--;
+		}
+	}
+}
+
+void
+fou_gw_ports_running(struct fou_gw *gw)
+{
+	gw->ports_running = true;
+}

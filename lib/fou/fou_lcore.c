@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's per-lcore context: created and freed on the control side,
+ * then driven by its lcore with fou_lcore_rx() per burst and
+ * fou_lcore_idle() per polling loop. It runs the receive stage (fou_rx.c)
+ * and, on ports with GRO, hands what that forwarded to its GRO table
+ * (fou_gro.c); the worker sees only what leaves.
+ */
+#include <errno.h>
+
+#include <rte_malloc.h>
+
+#include "fou_gro.h"
+#include "fou_lcore.h"
+#include "fou_rx.h"
+
+void
+fou_lcore_free(struct fou_lcore *lc)
+{
+	if (lc == NULL)
+		return;
+	fou_gro_free(lc->gro);
+	rte_free(lc);
+}
+
+struct fou_lcore *
+fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcore_conf *c,
+		 struct fou_err *err)
+{
+	struct fou_lcore *lc;
+
+	if (lcore_id >= RTE_MAX_LCORE) {
+		fou_err_set(err, "lcore %u is beyond RTE_MAX_LCORE", lcore_id);
+		return NULL;
+	}
+	lc = rte_zmalloc_socket("fou_lcore", sizeof(*lc), RTE_CACHE_LINE_SIZE, c->socket_id);
+	if (lc == NULL) {
+		fou_err_set(err, "lcore %u: cannot allocate its context", lcore_id);
+		return NULL;
+	}
+	lc->gro = fou_gro_create(gw, c->direct, c->indirect, c->socket_id);
+	if (lc->gro == NULL) {
+		fou_err_set(err, "lcore %u: cannot allocate its GRO table", lcore_id);
+		fou_lcore_free(lc);
+		return NULL;
+	}
+	lc->gw = gw;
+	lc->gw_rw = gw;
+	lc->lcore_id = lcore_id;
+	lc->st = &gw->stats[lcore_id];
+	lc->tun_st = &gw->tun_stats[(size_t)lcore_id * gw->params.max_tunnels];
+	lc->ip_id = c->ip_id;
+	return lc;
+}
+
+int
+fou_lcore_start(struct fou_lcore *lc)
+{
+	struct fou_gw *gw = lc->gw_rw;
+	int ret;
+
+	ret = rte_rcu_qsbr_thread_register(gw->qsbr, lc->lcore_id);
+	if (ret != 0)
+		return ret;
+	rte_rcu_qsbr_thread_online(gw->qsbr, lc->lcore_id);
+	__atomic_store_n(&gw->lcore_reader[lc->lcore_id], 1, __ATOMIC_RELAXED);
+	lc->started = true;
+	return 0;
+}
+
+void
+fou_lcore_stop(struct fou_lcore *lc, fou_emit_fn emit, void *ctx)
+{
+	struct fou_gw *gw = lc->gw_rw;
+
+	fou_gro_flush(lc->gro, lc->st, 0, true, emit, ctx);
+	lc->gro_held = false;
+	if (!lc->started)
+		return;
+	rte_rcu_qsbr_thread_offline(gw->qsbr, lc->lcore_id);
+	rte_rcu_qsbr_thread_unregister(gw->qsbr, lc->lcore_id);
+	lc->started = false;
+}
+
+bool
+fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id)
+{
+	return lcore_id < RTE_MAX_LCORE &&
+	       __atomic_load_n(&gw->lcore_reader[lcore_id], __ATOMIC_RELAXED) != 0;
+}
+
+/* One rte_eth_rx_burst()'s worth: the receive stage, then GRO or emit. */
+static inline uint16_t
+fou_lcore_rx_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+		   uint64_t now, fou_emit_fn emit, void *ctx)
+{
+	uint16_t out_port[FOU_BURST], nf;
+	bool gro;
+
+	nf = fou_rx_burst(lc, port, pkts, n, out_port, &gro);
+	if (gro) {
+		fou_gro_burst(lc->gro, lc->st, port, pkts, nf, out_port, now, emit, ctx);
+		lc->gro_held = true;
+		return nf;
+	}
+	/* GRO just turned off here: what it held from the port goes first */
+	if (unlikely(lc->gro_held))
+		lc->gro_held = fou_gro_flush_port(lc->gro, lc->st, port, emit, ctx) != 0;
+	if (nf != 0)
+		emit(ctx, pkts, out_port, nf);
+	return nf;
+}
+
+uint16_t
+fou_lcore_rx(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	     uint64_t now, fou_emit_fn emit, void *ctx)
+{
+	uint16_t done, nf = 0;
+
+	if (likely(n <= FOU_BURST))
+		return fou_lcore_rx_burst(lc, port, pkts, n, now, emit, ctx);
+	for (done = 0; done < n; done += FOU_BURST)
+		nf += fou_lcore_rx_burst(lc, port, pkts + done, RTE_MIN(n - done, FOU_BURST), now,
+					 emit, ctx);
+	return nf;
+}
+
+void
+fou_lcore_idle(struct fou_lcore *lc, uint64_t now, fou_emit_fn emit, void *ctx)
+{
+	/* what was held through this poll goes, unless the port gives it
+	 * time (then when that is up) */
+	if (lc->gro_held)
+		lc->gro_held = fou_gro_flush(lc->gro, lc->st, now, false, emit, ctx) != 0;
+	if (lc->started)
+		rte_rcu_qsbr_quiescent(lc->gw->qsbr, lc->lcore_id);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A worker's per-lcore context (fou.h's opaque struct fou_lcore): the
+ * pointers into the gateway it reads and counts in, and the data-path state
+ * only its own lcore writes. Created and freed by the control side
+ * (fou_lcore.c); every data-path stage takes it. Later per-lcore state
+ * (neighbour resolution queues, fragment tables) belongs here too.
+ */
+#ifndef FOU_LCORE_H
+#define FOU_LCORE_H
+
+#include "fou_private.h"
+
+/* The verdict of a data-path stage on one packet: a drop reason, or forward. */
+#define FOU_FWD FOU_DROP_MAX
+
+#define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
+
+struct fou_gro;
+
+/* A neighbour an lcore looked up (fou_adj_neigh()). */
+struct fou_neigh_cached {
+	uint64_t key[3];		/* the neighbour key; 0: empty */
+	struct rte_ether_addr mac;
+};
+
+struct fou_lcore {
+	/* set at creation, read by the data path */
+	const struct fou_gw *gw;
+	struct fou_lcore_stats *st;		/* the gateway's counters of this lcore */
+	struct fou_tun_stats *tun_st;		/* its tunnel counters, by tunnel index */
+	struct fou_gro *gro;			/* its GRO table (fou_gro.c) */
+	struct fou_gw *gw_rw;			/* start/stop: registers as a reader */
+	unsigned int lcore_id;
+
+	/* written by the owning lcore only */
+	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
+	bool gro_held;				/* the GRO table may hold packets */
+	bool started;				/* a qsbr reader */
+	uint64_t icmp_tsc;			/* ICMP token bucket: last refill, 0 = full */
+	uint64_t icmp_credit;			/* TSC cycles; an error costs hz / rate */
+	/* neighbours this lcore looked up, valid while neigh_gen equals the
+	 * gateway's: any neighbour change empties it */
+	uint32_t neigh_gen;
+	struct fou_neigh_cached neigh_cache[FOU_NEIGH_CACHE];
+} __rte_cache_aligned;
+
+#endif /* FOU_LCORE_H */

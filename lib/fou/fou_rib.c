@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Routing: the local addresses and the routes they bring, routes out of a
+ * port (connected or via a gateway), the next hops routes share, and the
+ * rate of the ICMP errors the router sends. rte_lpm / rte_lpm6 hold the
+ * routes for the data path; gw->routes is the control side's list of them.
+ * Routes into a tunnel are added by fou_tunnel.c through fou_ctl.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fou_ctl.h"
+
+const char *
+fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
+{
+	if (inet_ntop(ip->family, ip->family == AF_INET ? (const void *)&ip->v4 :
+			  (const void *)ip->v6, buf, len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* --- next hops -------------------------------------------------------- */
+
+/* Find or allocate a next hop; returns its index, or -ENOSPC. */
+static int
+fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
+	   const struct fou_ip *via, uint32_t tunnel)
+{
+	uint32_t i, free_slot = UINT32_MAX;
+
+	for (i = 0; i < gw->params.max_nexthops; i++) {
+		struct fou_nexthop *nh = &gw->nh[i];
+
+		if (nh->type == 0) {
+			if (free_slot == UINT32_MAX)
+				free_slot = i;
+			continue;
+		}
+		if (nh->type == type && nh->family == family && nh->port == port &&
+		    (type != FOU_NH_GATEWAY || fou_ip_equal(&nh->gw, via)) &&
+		    (type != FOU_NH_TUNNEL || nh->tunnel == tunnel)) {
+			nh->refcnt++;
+			return (int)i;
+		}
+	}
+	if (free_slot == UINT32_MAX)
+		return -ENOSPC;
+	gw->nh[free_slot] = (struct fou_nexthop){
+		.type = type,
+		.family = family,
+		.port = port,
+		.tunnel = tunnel,
+		.refcnt = 1,
+	};
+	if (type == FOU_NH_GATEWAY)
+		gw->nh[free_slot].gw = *via;
+	gw->nb_nh++;
+	return (int)free_slot;
+}
+
+/* Drop a reference. A next hop nobody uses keeps its content until
+ * fou_gw_commit(): a worker may still hold it. */
+static void
+fou_nh_put(struct fou_gw *gw, uint32_t idx)
+{
+	gw->nh[idx].refcnt--;
+}
+
+/* --- routes ----------------------------------------------------------- */
+
+bool
+fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	uint32_t nh;
+
+	if (prefix->plen == 0)
+		return (prefix->family == AF_INET ? gw->default_nh4 : gw->default_nh6) != 0;
+	if (prefix->family == AF_INET)
+		return rte_lpm_is_rule_present(gw->lpm4, rte_be_to_cpu_32(prefix->v4),
+					       prefix->plen, &nh) == 1;
+	return rte_lpm6_is_rule_present(gw->lpm6, prefix->v6, prefix->plen, &nh) == 1;
+}
+
+/* Install prefix -> nh index in the LPM (or as the default route). */
+static int
+fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
+{
+	if (prefix->plen == 0) {
+		uint32_t *def = prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6;
+
+		__atomic_store_n(def, nh + 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (prefix->family == AF_INET)
+		return rte_lpm_add(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen, nh);
+	return rte_lpm6_add(gw->lpm6, prefix->v6, prefix->plen, nh);
+}
+
+/* Position of the route to prefix in gw->routes, or -1. */
+int
+fou_route_find(const struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	uint32_t i;
+
+	for (i = 0; i < gw->nb_routes; i++)
+		if (gw->routes[i].prefix.plen == prefix->plen &&
+		    fou_ip_equal(&gw->routes[i].prefix, prefix))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Take route i out of the LPM and the list and drop its next hop. rte_lpm
+ * frees a tbl8 group only after a grace period (its RCU mode); rte_lpm6
+ * puts a group back on its free list untouched, and it can be reused only
+ * by a later add, which comes after this operation's grace period.
+ */
+void
+fou_route_uninstall(struct fou_gw *gw, uint32_t i)
+{
+	const struct fou_ip *prefix = &gw->routes[i].prefix;
+
+	if (prefix->plen == 0)
+		__atomic_store_n(prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6,
+				 0, __ATOMIC_RELEASE);
+	else if (prefix->family == AF_INET)
+		rte_lpm_delete(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen);
+	else
+		rte_lpm6_delete(gw->lpm6, prefix->v6, prefix->plen);
+	fou_nh_put(gw, gw->routes[i].nh);
+	memmove(&gw->routes[i], &gw->routes[i + 1],
+		(gw->nb_routes - i - 1) * sizeof(gw->routes[0]));
+	gw->nb_routes--;
+}
+
+/* Add a route with a next hop of the given kind; the caller checked it.
+ * Returns the next hop index. */
+int
+fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
+		 const struct fou_ip *via, uint32_t tunnel, bool from_addr, struct fou_err *err)
+{
+	int nh, ret;
+
+	if (fou_route_exists(gw, prefix)) {
+		fou_err_set(err, "a route to %s/%u exists", FOU_IPSTR(prefix), prefix->plen);
+		return -EEXIST;
+	}
+	nh = fou_nh_get(gw, type, prefix->family, port, via, tunnel);
+	if (nh < 0) {
+		fou_err_set(err, "too many next hops (at most %u)", gw->params.max_nexthops);
+		return nh;
+	}
+	ret = fou_route_install(gw, prefix, (uint32_t)nh);
+	if (ret < 0) {
+		fou_nh_put(gw, (uint32_t)nh);
+		fou_err_set(err, "cannot add route to %s/%u: %s", FOU_IPSTR(prefix), prefix->plen,
+			    ret == -ENOSPC ? "routing table full" : strerror(-ret));
+		return ret;
+	}
+	/* max_routes is the LPMs' room and two default routes: never full here */
+	gw->routes[gw->nb_routes++] = (struct fou_route){
+		.prefix = *prefix, .nh = (uint32_t)nh, .from_addr = from_addr };
+	return nh;
+}
+
+const struct fou_addr *
+fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < gw->addrs->n; i++)
+		if (fou_ip_equal(&gw->addrs->a[i].ip, ip))
+			return &gw->addrs->a[i];
+	return NULL;
+}
+
+/* Is ip on a network of an address of port other than skip? A route's
+ * gateway must be (as in Linux). */
+static bool
+fou_addr_onlink(const struct fou_gw *gw, uint16_t port, const struct fou_ip *ip,
+		const struct fou_addr *skip)
+{
+	unsigned int i;
+
+	for (i = 0; i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		if (a != skip && a->port == port && fou_prefix_contains(&a->ip, ip))
+			return true;
+	}
+	return false;
+}
+
+int
+fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err)
+{
+	struct fou_ip masked = *prefix;
+
+	fou_ip_mask(&masked, prefix->plen);
+	if (!fou_ip_equal(&masked, prefix)) {
+		fou_err_set(err, "%s/%u has host bits set (the prefix is %s/%u)", FOU_IPSTR(prefix),
+			    prefix->plen, FOU_IPSTR(&masked), prefix->plen);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
+	      const struct fou_ip *via, struct fou_err *err)
+{
+	int ret;
+
+	ret = fou_iface_check(gw, port, err);
+	if (ret == 0)
+		ret = fou_prefix_check(prefix, err);
+	if (ret < 0)
+		return ret;
+	if (via == NULL) {
+		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, 0, false, err);
+		goto out;
+	}
+
+	if (via->family != prefix->family) {
+		fou_err_set(err, "gateway %s is not of the prefix's address family", FOU_IPSTR(via));
+		return -EINVAL;
+	}
+	if (!fou_ip_is_unicast(via)) {
+		fou_err_set(err, "gateway %s is not a unicast address", FOU_IPSTR(via));
+		return -EINVAL;
+	}
+	if (fou_addr_find(gw, via) != NULL) {
+		fou_err_set(err, "gateway %s is a local address", FOU_IPSTR(via));
+		return -EINVAL;
+	}
+	if (!fou_addr_onlink(gw, port, via, NULL)) {
+		fou_err_set(err, "gateway %s is not on a network of port %u (add an address first)",
+			    FOU_IPSTR(via), port);
+		return -ENETUNREACH;
+	}
+	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, 0, false, err);
+out:
+	fou_gw_commit(gw);
+	return ret < 0 ? ret : 0;
+}
+
+int
+fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err)
+{
+	int i = fou_route_find(gw, prefix);
+
+	if (i < 0) {
+		fou_err_set(err, "no route to %s/%u", FOU_IPSTR(prefix), prefix->plen);
+		return -ESRCH;
+	}
+	if (gw->routes[i].from_addr) {
+		fou_err_set(err, "the route to %s/%u comes with an address (delete the address)",
+			    FOU_IPSTR(prefix), prefix->plen);
+		return -EPERM;
+	}
+	fou_route_uninstall(gw, (uint32_t)i);
+	fou_gw_commit(gw);
+	return 0;
+}
+
+static const char *const fou_nh_type_names[] = {
+	[FOU_NH_LOCAL] = "local",
+	[FOU_NH_CONNECTED] = "connected",
+	[FOU_NH_GATEWAY] = "gateway",
+	[FOU_NH_TUNNEL] = "tunnel",
+	[FOU_NH_BCAST] = "broadcast",
+};
+
+static void
+fou_route_info_fill(const struct fou_gw *gw, const struct fou_route *r, struct fou_route_info *ri)
+{
+	const struct fou_nexthop *nh = &gw->nh[r->nh];
+
+	memset(ri, 0, sizeof(*ri));
+	ri->prefix = r->prefix;
+	ri->type = fou_nh_type_names[nh->type];
+	ri->port = nh->port;
+	ri->from_addr = r->from_addr;
+	if (nh->type == FOU_NH_GATEWAY)
+		ri->via = nh->gw;
+	if (nh->type == FOU_NH_TUNNEL)
+		memcpy(ri->tunnel, gw->tunnels[nh->tunnel].conf.name, sizeof(ri->tunnel));
+}
+
+int
+fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix, struct fou_route_info *ri)
+{
+	int i = fou_route_find(gw, prefix);
+
+	if (i < 0)
+		return -ESRCH;
+	fou_route_info_fill(gw, &gw->routes[i], ri);
+	return 0;
+}
+
+unsigned int
+fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
+	       unsigned int offset)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && offset + i < gw->nb_routes; i++)
+		fou_route_info_fill(gw, &gw->routes[offset + i], &out[i]);
+	return gw->nb_routes;
+}
+
+/* --- local addresses -------------------------------------------------- */
+
+/* The routes an address brings: itself, its network, and (IPv4 /30 or
+ * wider, fib_add_ifaddr) the network's broadcast address unless it is the
+ * address: never forwarded as unicast. Returns whether there is one. */
+static bool
+fou_addr_prefixes(const struct fou_ip *addr, struct fou_ip *host, struct fou_ip *net,
+		  struct fou_ip *bcast)
+{
+	*host = *addr;
+	host->plen = fou_ip_maxlen(addr);
+	*net = *addr;
+	fou_ip_mask(net, net->plen);
+	*bcast = *net;
+	bcast->plen = 32;
+	if (net->family != AF_INET || net->plen >= 31)
+		return false;
+	bcast->v4 |= rte_cpu_to_be_32(UINT32_MAX >> net->plen);
+	return bcast->v4 != addr->v4;
+}
+
+/* Another address than skip on port in network net (same prefix length). */
+static const struct fou_addr *
+fou_addr_in_net(const struct fou_gw *gw, const struct fou_ip *net, const struct fou_addr *skip)
+{
+	unsigned int i;
+
+	for (i = 0; i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		if (a != skip && a->ip.family == net->family && a->ip.plen == net->plen &&
+		    fou_prefix_contains(net, &a->ip))
+			return a;
+	}
+	return NULL;
+}
+
+/* The address list readers do not see: a copy of the current one. */
+static struct fou_addr_set *
+fou_addrs_next(struct fou_gw *gw)
+{
+	struct fou_addr_set *next = gw->addrs == &gw->addr_sets[0] ? &gw->addr_sets[1] :
+				    &gw->addr_sets[0];
+
+	*next = *gw->addrs;
+	return next;
+}
+
+/* The tunnel whose local (or remote) is ip, NULL if none. */
+static const struct fou_tunnel *
+fou_tunnel_with_addr(const struct fou_gw *gw, const struct fou_ip *ip, bool remote)
+{
+	uint32_t i;
+
+	if (ip->family != AF_INET)
+		return NULL;	/* tunnel endpoints are IPv4 */
+	for (i = 0; i < gw->params.max_tunnels; i++) {
+		const struct fou_tunnel_conf *c = &gw->tunnels[i].conf;
+
+		if (gw->tunnels[i].used && (remote ? c->remote.v4 : c->local.v4) == ip->v4)
+			return &gw->tunnels[i];
+	}
+	return NULL;
+}
+
+/* The first route through a gateway next hop from route *i on, NULL if none. */
+static const struct fou_route *
+fou_route_next_via(const struct fou_gw *gw, uint32_t *i, const struct fou_nexthop **nh)
+{
+	for (; *i < gw->nb_routes; (*i)++) {
+		*nh = &gw->nh[gw->routes[*i].nh];
+		if ((*nh)->type == FOU_NH_GATEWAY)
+			return &gw->routes[(*i)++];
+	}
+	return NULL;
+}
+
+/*
+ * What a new address must not be, so that every state the operations reach
+ * is one a config file of its statements (fou_config_dump()) loads again:
+ * the gateway of a route (fou_route_add) or the remote of a tunnel
+ * (fou_tunnel_conf_check).
+ */
+static int
+fou_addr_check_in_use(const struct fou_gw *gw, const struct fou_ip *addr, struct fou_err *err)
+{
+	const struct fou_tunnel *t = fou_tunnel_with_addr(gw, addr, true);
+	const struct fou_nexthop *nh;
+	const struct fou_route *r;
+	uint32_t i = 0;
+
+	if (t != NULL) {
+		fou_err_set(err, "%s is the remote of tunnel %s (delete the tunnel first)",
+			    FOU_IPSTR(addr), t->conf.name);
+		return -EBUSY;
+	}
+	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
+		if (fou_ip_equal(&nh->gw, addr)) {
+			fou_err_set(err, "%s is the gateway of the route to %s/%u "
+				    "(delete the route first)", FOU_IPSTR(addr), FOU_IPSTR(&r->prefix),
+				    r->prefix.plen);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/*
+ * An address that goes must not take with it what the statements that
+ * remain need: the local of a tunnel, or the only network of its port that
+ * a route's gateway is on.
+ */
+static int
+fou_addr_check_needed(const struct fou_gw *gw, const struct fou_addr *a, struct fou_err *err)
+{
+	const struct fou_tunnel *t = fou_tunnel_with_addr(gw, &a->ip, false);
+	const struct fou_nexthop *nh;
+	const struct fou_route *r;
+	uint32_t i = 0;
+
+	if (t != NULL) {
+		fou_err_set(err, "tunnel %s has local %s (delete the tunnel first)", t->conf.name,
+			    FOU_IPSTR(&a->ip));
+		return -EBUSY;
+	}
+	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
+		if (nh->port == a->port && fou_prefix_contains(&a->ip, &nh->gw) &&
+		    !fou_addr_onlink(gw, a->port, &nh->gw, a)) {
+			fou_err_set(err, "the route to %s/%u via %s needs address %s/%u "
+				    "(delete the route first)", FOU_IPSTR(&r->prefix), r->prefix.plen,
+				    FOU_IPSTR(&nh->gw), FOU_IPSTR(&a->ip), a->ip.plen);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static int
+fou_addr_check(const struct fou_gw *gw, uint16_t port, const struct fou_ip *addr,
+	       struct fou_err *err)
+{
+	int ret = fou_iface_check(gw, port, err);
+
+	if (ret < 0)
+		return ret;
+	if (!fou_ip_is_unicast(addr)) {
+		fou_err_set(err, "%s is not a unicast address", FOU_IPSTR(addr));
+		return -EINVAL;
+	}
+	if (addr->plen == 0) {
+		fou_err_set(err, "%s/0: an address needs a prefix length of 1 or more",
+			    FOU_IPSTR(addr));
+		return -EINVAL;
+	}
+	if (fou_addr_find(gw, addr) != NULL) {
+		fou_err_set(err, "address %s is already assigned", FOU_IPSTR(addr));
+		return -EEXIST;
+	}
+	if (gw->addrs->n == FOU_MAX_ADDRS) {
+		fou_err_set(err, "too many addresses (at most %u)", FOU_MAX_ADDRS);
+		return -ENOSPC;
+	}
+	return fou_addr_check_in_use(gw, addr, err);
+}
+
+/* Remove the route to prefix if an address brought it. */
+static void
+fou_addr_route_remove(struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	int i = fou_route_find(gw, prefix);
+
+	if (i >= 0 && gw->routes[i].from_addr)
+		fou_route_uninstall(gw, (uint32_t)i);
+}
+
+static int
+fou_addr_insert(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	struct fou_ip host, net, bcast;
+	const struct fou_addr *other;
+	struct fou_addr_set *next;
+	bool add_net, add_bcast;
+	int ret;
+
+	add_bcast = fou_addr_prefixes(addr, &host, &net, &bcast);
+	/* A second address in a network of the same port shares its route,
+	 * as a Linux secondary address does. */
+	other = fou_addr_in_net(gw, &net, NULL);
+	if (other != NULL && other->port != port) {
+		fou_err_set(err, "network %s/%u is already on port %u", FOU_IPSTR(&net), net.plen,
+			    other->port);
+		return -EEXIST;
+	}
+	add_net = net.plen < host.plen && other == NULL;
+	add_bcast = add_bcast && add_net;
+	if (add_net && fou_route_exists(gw, &net)) {
+		fou_err_set(err, "a route to %s/%u exists", FOU_IPSTR(&net), net.plen);
+		return -EEXIST;
+	}
+	if (add_bcast && fou_route_exists(gw, &bcast)) {
+		fou_err_set(err, "a route to %s/32 exists", FOU_IPSTR(&bcast));
+		return -EEXIST;
+	}
+	ret = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, true, err);
+	if (ret < 0)
+		return ret;
+	if (add_net)
+		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, true, err);
+	if (ret >= 0 && add_bcast) {
+		ret = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, true, err);
+		if (ret < 0)
+			fou_addr_route_remove(gw, &net);
+	}
+	if (ret < 0) {
+		fou_addr_route_remove(gw, &host);
+		return ret;
+	}
+	next = fou_addrs_next(gw);
+	next->a[next->n++] = (struct fou_addr){ .port = port, .ip = *addr };
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int
+fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	int ret = fou_addr_check(gw, port, addr, err);
+
+	if (ret < 0)
+		return ret;
+	ret = fou_addr_insert(gw, port, addr, err);
+	fou_gw_commit(gw);
+	return ret;
+}
+
+int
+fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+{
+	const struct fou_addr *a = fou_addr_find(gw, addr);
+	struct fou_ip host, net, bcast;
+	struct fou_addr_set *next;
+	uint32_t i;
+	int ret;
+
+	if (a == NULL || a->port != port || a->ip.plen != addr->plen) {
+		fou_err_set(err, "address %s/%u is not on port %u", FOU_IPSTR(addr), addr->plen, port);
+		return -EADDRNOTAVAIL;
+	}
+	ret = fou_addr_check_needed(gw, a, err);
+	if (ret < 0)
+		return ret;
+	fou_addr_prefixes(addr, &host, &net, &bcast);
+	fou_addr_route_remove(gw, &host);
+	if (fou_addr_in_net(gw, &net, a) == NULL && net.plen < host.plen) {
+		fou_addr_route_remove(gw, &net);
+		fou_addr_route_remove(gw, &bcast);
+	}
+	next = fou_addrs_next(gw);
+	i = (uint32_t)(a - gw->addrs->a);
+	memmove(&next->a[i], &next->a[i + 1], (next->n - i - 1) * sizeof(next->a[0]));
+	next->n--;
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	fou_gw_commit(gw);
+	return 0;
+}
+
+unsigned int
+fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && i < gw->addrs->n; i++)
+		out[i] = (struct fou_addr_info){ .port = gw->addrs->a[i].port,
+						 .ip = gw->addrs->a[i].ip };
+	return gw->addrs->n;
+}
+
+/* --- ICMP errors ------------------------------------------------------ */
+
+void
+fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst)
+{
+	fou_icmp_limit_load(gw, rate, burst);
+}
+
+int
+fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err)
+{
+	if (rate > 1000000) {
+		fou_err_set(err, "ICMP rate %u above 1000000 per second", rate);
+		return -EINVAL;
+	}
+	if (rate != 0 && burst == 0) {
+		fou_err_set(err, "ICMP burst must be 1 or more");
+		return -EINVAL;
+	}
+	__atomic_store_n(&gw->icmp_limit, (uint64_t)rate << 32 | burst, __ATOMIC_RELAXED);
+	fou_gw_commit(gw);
+	return 0;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The routing table as both sides read it: address arithmetic, the route
+ * lookups, and the rule that gives a tunnel its egress and MTU. Pure
+ * inline helpers over fou_private.h's tables, so that the data path and
+ * the control files (fou_rib.c, fou_tunnel.c) share one copy of each.
+ */
+#ifndef FOU_RIB_H
+#define FOU_RIB_H
+
+#include <string.h>
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+
+#include "fou_private.h"
+
+static inline uint8_t
+fou_ip_maxlen(const struct fou_ip *ip)
+{
+	return ip->family == AF_INET ? 32 : 128;
+}
+
+/* Is bit i (0 = most significant) of the address set? */
+static inline int
+fou_ip_bit(const struct fou_ip *ip, unsigned int i)
+{
+	const uint8_t *b = ip->family == AF_INET ? (const uint8_t *)&ip->v4 : ip->v6;
+
+	return (b[i / 8] >> (7 - i % 8)) & 1;
+}
+
+/* Clear the bits past plen. */
+static inline void
+fou_ip_mask(struct fou_ip *ip, uint8_t plen)
+{
+	uint8_t *b = ip->family == AF_INET ? (uint8_t *)&ip->v4 : ip->v6;
+	unsigned int n = fou_ip_maxlen(ip) / 8, i;
+
+	for (i = 0; i < n; i++) {
+		if (plen >= 8 * (i + 1))
+			continue;
+		b[i] &= plen > 8 * i ? (uint8_t)(0xff << (8 - (plen - 8 * i))) : 0;
+	}
+}
+
+static inline bool
+fou_ip_equal(const struct fou_ip *a, const struct fou_ip *b)
+{
+	if (a->family != b->family)
+		return false;
+	return a->family == AF_INET ? a->v4 == b->v4 : memcmp(a->v6, b->v6, 16) == 0;
+}
+
+/* Does prefix p (its plen) contain address a? */
+static inline bool
+fou_prefix_contains(const struct fou_ip *p, const struct fou_ip *a)
+{
+	unsigned int i;
+
+	if (p->family != a->family)
+		return false;
+	for (i = 0; i < p->plen; i++)
+		if (fou_ip_bit(p, i) != fou_ip_bit(a, i))
+			return false;
+	return true;
+}
+
+/* Unicast and usable as an interface address or next hop. */
+static inline bool
+fou_ip_is_unicast(const struct fou_ip *ip)
+{
+	static const uint8_t zero[16], loop[16] = { [15] = 1 };
+
+	if (ip->family == AF_INET) {
+		uint32_t a = rte_be_to_cpu_32(ip->v4);
+
+		return (a >> 24) != 0 && (a >> 24) != 127 && (a >> 28) != 0xe &&
+		       a != 0xffffffff;
+	}
+	return ip->v6[0] != 0xff && memcmp(ip->v6, zero, 16) != 0 &&
+	       memcmp(ip->v6, loop, 16) != 0;
+}
+
+/* The next hop of the longest prefix that holds dst, or the default route. */
+static inline const struct fou_nexthop *
+fou_route4(const struct fou_gw *gw, rte_be32_t dst)
+{
+	uint32_t nh;
+
+	if (rte_lpm_lookup(gw->lpm4, rte_be_to_cpu_32(dst), &nh) == 0)
+		return &gw->nh[nh];
+	nh = __atomic_load_n(&gw->default_nh4, __ATOMIC_ACQUIRE);
+	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+}
+
+static inline const struct fou_nexthop *
+fou_route6(const struct fou_gw *gw, const uint8_t *dst)
+{
+	uint32_t nh;
+
+	if (rte_lpm6_lookup(gw->lpm6, dst, &nh) == 0)
+		return &gw->nh[nh];
+	nh = __atomic_load_n(&gw->default_nh6, __ATOMIC_ACQUIRE);
+	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+}
+
+/* Why a tunnel's remote cannot be reached (fou_tunnel_egress()). */
+enum fou_egress {
+	FOU_EGRESS_OK,
+	FOU_EGRESS_NO_ROUTE,	/* no route to the remote */
+	FOU_EGRESS_LOOP,	/* the remote is routed into a tunnel or to us */
+};
+
+/*
+ * The one rule for a tunnel's way out: its remote is routed, and must
+ * leave through a port (connected or via a gateway); the tunnel's MTU is
+ * that port's MTU minus the outer headers, as Linux' ip_tunnel_bind_dev.
+ */
+static inline enum fou_egress
+fou_tunnel_egress(const struct fou_gw *gw, const struct fou_tunnel *t,
+		  const struct fou_nexthop **onh, uint16_t *mtu)
+{
+	const struct fou_nexthop *nh = fou_route4(gw, t->remote);
+
+	if (nh == NULL)
+		return FOU_EGRESS_NO_ROUTE;
+	if (nh->type != FOU_NH_CONNECTED && nh->type != FOU_NH_GATEWAY)
+		return FOU_EGRESS_LOOP;
+	*onh = nh;
+	*mtu = (uint16_t)(gw->iface[nh->port].mtu - t->hdr_len);
+	return FOU_EGRESS_OK;
+}
+
+#endif /* FOU_RIB_H */
