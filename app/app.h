@@ -33,9 +33,10 @@ struct fou_app_port {
 	char driver[32];
 };
 
-/* Configure and start a port for nb_workers worker lcores. */
-int fou_app_port_start(uint16_t port, uint16_t nb_workers, struct rte_mempool *mp,
-		       const struct rte_ether_addr *mac, uint16_t mtu, struct fou_app_port *out);
+/* Configure and start a port for nb_workers worker lcores, with the MAC
+ * address and MTU the gateway holds for it. */
+int fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
+		       struct rte_mempool *mp, struct fou_app_port *out);
 
 /* Packets waiting for one port's TX queue. */
 struct fou_txbuf {

@@ -309,11 +309,7 @@ main(int argc, char **argv)
 	}
 
 	RTE_ETH_FOREACH_DEV(port) {
-		struct rte_ether_addr mac;
-		uint16_t mtu;
-
-		fou_iface_get(gw, port, &mac, &mtu);
-		if (fou_app_port_start(port, (uint16_t)nb_workers, mp, &mac, mtu, &ports[port]) != 0)
+		if (fou_app_port_start(gw, port, (uint16_t)nb_workers, mp, &ports[port]) != 0)
 			goto out;
 		started[port] = true;
 		if (fou_iface_tx_offload_set(gw, port, ports[port].tx_offloads, &err) != 0) {

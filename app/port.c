@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ethdev setup: a TX queue per worker, RX queues spread by RSS, MTU, MAC,
- * and the checksum offloads the port has.
+ * Ethdev setup: a TX queue per worker, RX queues spread by RSS, and the
+ * checksum offloads the port has; the MTU and MAC address the gateway holds
+ * go to the device through fou_iface_program().
  */
 #include <stdio.h>
 #include <string.h>
@@ -113,14 +114,22 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 }
 
 int
-fou_app_port_start(uint16_t port, uint16_t nb_workers, struct rte_mempool *mp,
-		   const struct rte_ether_addr *mac, uint16_t mtu, struct fou_app_port *out)
+fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
+		   struct rte_mempool *mp, struct fou_app_port *out)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
-	struct rte_ether_addr cur;
-	uint16_t nb_rxd = FOU_RX_DESC, nb_txd = FOU_TX_DESC, q;
+	struct rte_ether_addr mac;
+	struct fou_err err;
+	uint16_t nb_rxd = FOU_RX_DESC, nb_txd = FOU_TX_DESC, q, mtu;
+	bool promisc;
 	int ret, socket = rte_eth_dev_socket_id(port);
+
+	ret = fou_iface_get(gw, port, &mac, &mtu);
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-fou: port %u is not a gateway port\n", port);
+		return ret;
+	}
 
 	ret = rte_eth_dev_info_get(port, &info);
 	if (ret != 0) {
@@ -152,25 +161,19 @@ fou_app_port_start(uint16_t port, uint16_t nb_workers, struct rte_mempool *mp,
 			port, info.driver_name, out->nb_rxq, out->nb_txq, rte_strerror(-ret));
 		return ret;
 	}
-	if (rte_eth_macaddr_get(port, &cur) == 0 && !rte_is_same_ether_addr(&cur, mac)) {
-		ret = rte_eth_dev_default_mac_addr_set(port, (struct rte_ether_addr *)mac);
-		/* The address lives in software too (the data path checks and
-		 * writes it): a port that cannot filter on it gets everything. */
-		if (ret == -ENOTSUP) {
-			char s[RTE_ETHER_ADDR_FMT_SIZE];
+	ret = fou_iface_program(gw, port, &promisc, &err);
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-fou: %s (%s)\n", err.msg, info.driver_name);
+		return ret;
+	}
+	if (promisc) {
+		char s[RTE_ETHER_ADDR_FMT_SIZE];
 
-			rte_ether_format_addr(s, sizeof(s), mac);
-			printf("dpdk-fou: port %u (%s) cannot change its MAC address; %s is used in software, port in promiscuous mode\n",
-			       port, info.driver_name, s);
-			ret = rte_eth_promiscuous_enable(port);
-			if (ret == -ENOTSUP)
-				ret = 0;
-		}
-		if (ret != 0) {
-			fprintf(stderr, "dpdk-fou: port %u (%s): cannot set the MAC address: %s\n",
-				port, info.driver_name, rte_strerror(-ret));
-			return ret;
-		}
+		/* the address lives in software too: the data path checks and
+		 * writes it */
+		rte_ether_format_addr(s, sizeof(s), &mac);
+		printf("dpdk-fou: port %u (%s) cannot change its MAC address; %s is used in software, port in promiscuous mode\n",
+		       port, info.driver_name, s);
 	}
 	ret = rte_eth_dev_start(port);
 	if (ret != 0) {

@@ -285,6 +285,15 @@ bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
 		  uint16_t *mtu);
 /*
+ * Give a configured ethdev what the gateway holds for port: its MTU, and
+ * its MAC address as the device's own or, where the device cannot take
+ * it, promiscuous mode (*promisc true: the data path filters in software).
+ * The one place that programs them; fou_iface_set() does the same on a
+ * running port.
+ */
+int fou_iface_program(const struct fou_gw *gw, uint16_t port, bool *promisc,
+		      struct fou_err *err);
+/*
  * The transmit offloads (RTE_ETH_TX_OFFLOAD_*) a started port was configured
  * with. Encapsulation leaves the outer IPv4 header checksum and the UDP
  * checksum to the port where it has IPV4_CKSUM / UDP_CKSUM, and computes

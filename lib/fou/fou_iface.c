@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The DPDK ports as the gateway sees them: MAC address and MTU (and
- * programming them into a running ethdev),
+ * The DPDK ports as the gateway sees them: MAC address and MTU (and the
+ * only code that programs them, and promiscuous mode, into an ethdev),
  * the transmit offloads a port was started with, GRO on receive, and the
- * worker lcores' queues.
+ * worker lcores' queues. The app's port setup (app/port.c) calls
+ * fou_iface_program().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -24,57 +25,64 @@ fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
 	return 0;
 }
 
-/* The port's MAC address, or promiscuous mode if it cannot change it. */
+/*
+ * The ethdev's MTU and MAC address, each only if it differs; a device that
+ * cannot change its address gets everything (promiscuous mode) and the
+ * data path filters in software. If the MAC address fails, the port gets
+ * its old MTU back: nothing half-applied.
+ */
 static int
-fou_iface_program_mac(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
-		      struct fou_err *err)
+fou_iface_ethdev(uint16_t port, const struct rte_ether_addr *mac, uint16_t mtu, bool *promisc,
+		 struct fou_err *err)
 {
-	int ret;
+	struct rte_ether_addr cur;
+	uint16_t old_mtu = 0;
+	char msg[FOU_ERR_LEN];
+	bool mtu_set = false;
+	int ret = 0;
 
-	if (rte_is_same_ether_addr(mac, &gw->iface[port].mac))
+	*promisc = false;
+	if (!rte_eth_dev_is_valid_port(port))
+		return 0;
+	if (rte_eth_dev_get_mtu(port, &old_mtu) == 0 && mtu != old_mtu) {
+		ret = rte_eth_dev_set_mtu(port, mtu);
+		if (ret < 0 && ret != -ENOTSUP) {
+			fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu,
+				    rte_strerror(-ret));
+			return ret;
+		}
+		mtu_set = ret == 0;
+	}
+	if (rte_eth_macaddr_get(port, &cur) != 0 || rte_is_same_ether_addr(&cur, mac))
 		return 0;
 	ret = rte_eth_dev_default_mac_addr_set(port, (struct rte_ether_addr *)(uintptr_t)mac);
-	if (ret == -ENOTSUP)
+	if (ret == -ENOTSUP) {
+		*promisc = true;
 		ret = rte_eth_promiscuous_enable(port);
-	if (ret < 0 && ret != -ENOTSUP) {
+		if (ret == -ENOTSUP)
+			ret = 0;
+	}
+	if (ret < 0) {
 		fou_err_set(err, "port %u: cannot set the MAC address: %s", port,
 			    rte_strerror(-ret));
+		if (mtu_set && rte_eth_dev_set_mtu(port, old_mtu) < 0 && err != NULL) {
+			snprintf(msg, sizeof(msg), "%s", err->msg);
+			fou_err_set(err, "%s (and the port keeps MTU %u: cannot restore %u)", msg,
+				    mtu, old_mtu);
+		}
 		return ret;
 	}
 	return 0;
 }
 
-/*
- * A started port takes the new MTU and MAC address itself; one that
- * cannot change its address gets everything (promiscuous mode) and the
- * data path filters in software, as at start. If the MAC address fails,
- * the port gets its old MTU back: nothing half-applied.
- */
-static int
-fou_iface_program(const struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac,
-		  uint16_t mtu, struct fou_err *err)
+int
+fou_iface_program(const struct fou_gw *gw, uint16_t port, bool *promisc, struct fou_err *err)
 {
-	uint16_t old_mtu = gw->iface[port].mtu;
-	char msg[FOU_ERR_LEN];
-	bool mtu_set;
-	int ret = 0;
+	int ret = fou_iface_check(gw, port, err);
 
-	if (!rte_eth_dev_is_valid_port(port))
-		return 0;
-	if (mtu != old_mtu)
-		ret = rte_eth_dev_set_mtu(port, mtu);
-	if (ret < 0 && ret != -ENOTSUP) {
-		fou_err_set(err, "port %u: cannot set MTU %u: %s", port, mtu, rte_strerror(-ret));
+	if (ret < 0)
 		return ret;
-	}
-	mtu_set = mtu != old_mtu && ret == 0;
-	ret = fou_iface_program_mac(gw, port, mac, err);
-	if (ret < 0 && mtu_set && rte_eth_dev_set_mtu(port, old_mtu) < 0 && err != NULL) {
-		snprintf(msg, sizeof(msg), "%s", err->msg);
-		fou_err_set(err, "%s (and the port keeps MTU %u: cannot restore %u)", msg, mtu,
-			    old_mtu);
-	}
-	return ret;
+	return fou_iface_ethdev(port, &gw->iface[port].mac, gw->iface[port].mtu, promisc, err);
 }
 
 int
@@ -94,7 +102,8 @@ fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac
 		return -EINVAL;
 	}
 	if (gw->ports_running) {
-		int ret = fou_iface_program(gw, port, mac, mtu, err);
+		bool promisc;
+		int ret = fou_iface_ethdev(port, mac, mtu, &promisc, err);
 
 		if (ret < 0)
 			return ret;
