@@ -13,6 +13,7 @@
  * pairs and bare words (flags such as pmtudisc) with iproute2's names.
  * Unknown, repeated or empty keys are errors.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,6 +144,7 @@ struct fou_stmt_form {
 	const char *keys[FOU_STMT_MAX_FIELDS];	/* allowed keys, NULL-terminated */
 	const char *flags[FOU_STMT_MAX_FIELDS];	/* allowed words without a value */
 	int (*apply)(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err);
+	const char *tel_help;			/* of /fou/NAME/add|set|del */
 };
 
 struct fou_stmt {
@@ -747,27 +749,38 @@ fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 static const struct fou_stmt fou_stmts[] = {
 	{ "sport-range",
 	  "UDP source ports for encap-sport auto (default 32768-60999, Linux' ip_local_port_range)",
-	  { "MIN-MAX", 1, { NULL }, { NULL }, fou_stmt_sport_range }, { NULL } },
+	  { "MIN-MAX", 1, { NULL }, { NULL }, fou_stmt_sport_range,
+	    "Source ports of encap-sport auto: MIN-MAX, as --sport-range" }, { NULL } },
 	{ "icmp-rate",
 	  "ICMP errors sent per second per lcore after a burst (default 1000, burst 50; 0: none)",
-	  { "PERSEC[,burst=N]", 1, { "burst" }, { NULL }, fou_stmt_icmp_rate }, { NULL } },
+	  { "PERSEC[,burst=N]", 1, { "burst" }, { NULL }, fou_stmt_icmp_rate,
+	    "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate" }, { NULL } },
 	{ "link", "set a port's MAC address and L3 MTU (default 1500)",
-	  { "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, { NULL }, fou_stmt_link },
+	  { "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, { NULL }, fou_stmt_link,
+	    "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link" },
 	  { NULL } },
 	{ "gro",
 	  "merge TCP segments received on a port (ethtool -K DEV gro on; default off); timeout: microseconds a flow may wait for more (default 0: until the end of the poll)",
-	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro },
-	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del } },
+	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro,
+	    "GRO on TCP received on a port: PORTID[,timeout=US], as --gro" },
+	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del,
+	    "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)" } },
 	{ "addr", "local address on a DPDK port (IPv4 or IPv6)",
-	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr },
-	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del } },
+	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,
+	    "Add a local address: PORTID,IP/PLEN, as --addr" },
+	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del,
+	    "Delete a local address and its routes: PORTID,IP/PLEN (not a tunnel's local)" } },
 	{ "neigh", "static neighbour",
-	  { "IP,dev=PORTID,lladdr=MAC", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh },
-	  { "IP,dev=PORTID[,lladdr=MAC]", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh_del } },
+	  { "IP,dev=PORTID,lladdr=MAC", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh,
+	    "Add a static neighbour: IP,dev=PORTID,lladdr=MAC, as --neigh" },
+	  { "IP,dev=PORTID[,lladdr=MAC]", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh_del,
+	    "Delete a neighbour: IP,dev=PORTID[,lladdr=MAC]" } },
 	{ "port",
 	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number",
-	  { "UDPPORT:PROTO", 1, { NULL }, { NULL }, fou_stmt_port },
-	  { "UDPPORT[:PROTO]", 1, { NULL }, { NULL }, fou_stmt_port_del } },
+	  { "UDPPORT:PROTO", 1, { NULL }, { NULL }, fou_stmt_port,
+	    "Add a FOU receive port: UDPPORT:PROTO, as --port (ip fou add)" },
+	  { "UDPPORT[:PROTO]", 1, { NULL }, { NULL }, fou_stmt_port_del,
+	    "Delete a FOU receive port: UDPPORT[:PROTO]" } },
 	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou ...`",
 	  { "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
 	    "[,pmtudisc|nopmtudisc][,encap=fou|none][,encap-sport=auto|N][,encap-dport=N]"
@@ -775,13 +788,19 @@ static const struct fou_stmt fou_stmts[] = {
 	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
 		 "key" },
 	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "csum", "seq" },
-	    fou_stmt_tunnel },
-	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del } },
+	    fou_stmt_tunnel,
+	    "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel" },
+	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,
+	    "Delete a tunnel and the routes into it: NAME" } },
 	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",
-	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route },
+	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route,
+	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route" },
 	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP]", 1, { "dev", "via" }, { NULL },
-	    fou_stmt_route_del } },
+	    fou_stmt_route_del,
+	    "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)" } },
 };
+
+static_assert(RTE_DIM(fou_stmts) <= FOU_STMT_MAX, "FOU_STMT_MAX is too small");
 
 const char *
 fou_stmt_name(unsigned int rank)
@@ -830,6 +849,16 @@ fou_stmt_del_usage(const char *name)
 	const struct fou_stmt *st = fou_stmt_find(name);
 
 	return st == NULL ? NULL : st->del.usage;
+}
+
+const char *
+fou_stmt_tel_help(const char *name, bool del)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	if (st == NULL)
+		return NULL;
+	return del ? st->del.tel_help : st->add.tel_help;
 }
 
 static int

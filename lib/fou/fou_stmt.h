@@ -12,6 +12,8 @@
 
 #include "fou.h"
 
+#define FOU_STMT_MAX 16		/* statements in the vocabulary, at most */
+
 /* fou_stmt_apply() parses ARG and calls the control operation for NAME. */
 int fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err);
 /* Undo a statement: its identifying fields (and, optionally, the others of
@@ -26,6 +28,9 @@ int fou_stmt_rank(const char *name);
 const char *fou_stmt_name(unsigned int rank);
 const char *fou_stmt_usage(const char *name);
 const char *fou_stmt_help(const char *name);
+/* Telemetry's help of /fou/NAME/add (or /set), and of /fou/NAME/del (NULL:
+ * only set). */
+const char *fou_stmt_tel_help(const char *name, bool del);
 
 /* Parsers for the pieces of statements, exposed for the app and the tests. */
 int fou_parse_u32(const char *s, uint32_t max, uint32_t *out);
@@ -61,10 +66,11 @@ int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct f
 int fou_telemetry_register(struct fou_gw *gw);
 void fou_telemetry_stop(struct fou_gw *gw);
 
-/* The /fou/... commands fou_telemetry_register() registers, in one table,
- * so that a test can call their handlers as telemetry would. */
+/* The /fou/... commands fou_telemetry_register() registers, in one table
+ * (the statements' commands made from the statement table), so that a test
+ * can call their handlers as telemetry would. */
 struct fou_tel_cmd {
-	const char *cmd;
+	char cmd[64];
 	telemetry_cb fn;
 	const char *help;
 };

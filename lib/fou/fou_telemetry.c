@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Telemetry commands: the statements of the command line and config file
- * as /fou/<statement>/add|del|set,ARG (sport-range and icmp-rate as
- * sport_range and icmp_rate: command names allow no '-'), the tables
+ * as /fou/<statement>/add|del|set,ARG, made from the statement table
+ * (sport-range and icmp-rate as sport_range and icmp_rate: command names
+ * allow no '-'), the tables
  * (/fou/ports, /fou/tunnels, /fou/routes, /fou/neighs, /fou/addrs, paged
  * with offset=N), the counters (/fou/stats, /fou/stats/reset) and the
  * running configuration (/fou/config), the worker lcores (/fou/lcores).
@@ -742,7 +743,7 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 
 /* Help texts: rte_telemetry_register_cmd refuses one of RTE_TEL_MAX_STRING_LEN
  * bytes or more, and the command is then missing. */
-#define FOU_TEL_CMDS(X) \
+#define FOU_TEL_READ_CMDS(X) \
 	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
 	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
 	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
@@ -751,50 +752,74 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 	X("/fou/neighs", fou_tel_neighs, "Static neighbours, 64 a page (offset=N): ip, dev, lladdr") \
 	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev, addr/plen") \
 	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
-	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file") \
-	X("/fou/port/add", fou_tel_stmt, "Add a FOU receive port: UDPPORT:PROTO, as --port (ip fou add)") \
-	X("/fou/port/del", fou_tel_stmt, "Delete a FOU receive port: UDPPORT[:PROTO]") \
-	X("/fou/addr/add", fou_tel_stmt, "Add a local address: PORTID,IP/PLEN, as --addr") \
-	X("/fou/addr/del", fou_tel_stmt, "Delete a local address and its routes: PORTID,IP/PLEN (not a tunnel's local)") \
-	X("/fou/neigh/add", fou_tel_stmt, "Add a static neighbour: IP,dev=PORTID,lladdr=MAC, as --neigh") \
-	X("/fou/neigh/del", fou_tel_stmt, "Delete a neighbour: IP,dev=PORTID[,lladdr=MAC]") \
-	X("/fou/tunnel/add", fou_tel_stmt, "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel") \
-	X("/fou/tunnel/del", fou_tel_stmt, "Delete a tunnel and the routes into it: NAME") \
-	X("/fou/route/add", fou_tel_stmt, "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route") \
-	X("/fou/route/del", fou_tel_stmt, "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)") \
-	X("/fou/gro/add", fou_tel_stmt, "GRO on TCP received on a port: PORTID[,timeout=US], as --gro") \
-	X("/fou/gro/del", fou_tel_stmt, "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)") \
-	X("/fou/link/set", fou_tel_stmt, "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link") \
-	X("/fou/sport_range/set", fou_tel_stmt, "Source ports of encap-sport auto: MIN-MAX, as --sport-range") \
-	X("/fou/icmp_rate/set", fou_tel_stmt, "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate")
+	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file")
 
 #define FOU_TEL_HELP_CHECK(c, fn, help) \
 	static_assert(sizeof(help) <= RTE_TEL_MAX_STRING_LEN, c " help too long");
-FOU_TEL_CMDS(FOU_TEL_HELP_CHECK)
+FOU_TEL_READ_CMDS(FOU_TEL_HELP_CHECK)
 #undef FOU_TEL_HELP_CHECK
 
 #define FOU_TEL_ENTRY(c, fn, help) { c, fn, help },
-static const struct fou_tel_cmd fou_tel_cmds[] = { FOU_TEL_CMDS(FOU_TEL_ENTRY) };
+static const struct fou_tel_cmd fou_tel_read_cmds[] = { FOU_TEL_READ_CMDS(FOU_TEL_ENTRY) };
 #undef FOU_TEL_ENTRY
+
+/* The read commands, then add (or set) and del of every statement. */
+#define FOU_TEL_MAX_CMDS (RTE_DIM(fou_tel_read_cmds) + 2 * FOU_STMT_MAX)
+static struct fou_tel_cmd fou_tel_cmds[FOU_TEL_MAX_CMDS];
+static unsigned int fou_tel_nb_cmds;
+static pthread_once_t fou_tel_cmds_once = PTHREAD_ONCE_INIT;
+
+static void
+fou_tel_cmd_add(const char *name, const char *verb, const char *help)
+{
+	struct fou_tel_cmd *c = &fou_tel_cmds[fou_tel_nb_cmds++];
+	size_t i;
+
+	snprintf(c->cmd, sizeof(c->cmd), "/fou/%s/%s", name, verb);
+	for (i = strlen("/fou/"); c->cmd[i] != '/'; i++)
+		if (c->cmd[i] == '-')
+			c->cmd[i] = '_';
+	c->fn = fou_tel_stmt;
+	c->help = help;
+}
+
+static void
+fou_tel_cmds_make(void)
+{
+	const char *name;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(fou_tel_read_cmds); i++)
+		fou_tel_cmds[fou_tel_nb_cmds++] = fou_tel_read_cmds[i];
+	for (i = 0; (name = fou_stmt_name(i)) != NULL; i++) {
+		bool del = fou_stmt_del_usage(name) != NULL;
+
+		fou_tel_cmd_add(name, del ? "add" : "set", fou_stmt_tel_help(name, false));
+		if (del)
+			fou_tel_cmd_add(name, "del", fou_stmt_tel_help(name, true));
+	}
+}
 
 const struct fou_tel_cmd *
 fou_telemetry_cmds(unsigned int *n)
 {
-	*n = RTE_DIM(fou_tel_cmds);
+	pthread_once(&fou_tel_cmds_once, fou_tel_cmds_make);
+	*n = fou_tel_nb_cmds;
 	return fou_tel_cmds;
 }
 
 int
 fou_telemetry_register(struct fou_gw *gw)
 {
-	unsigned int i;
+	const struct fou_tel_cmd *cmds;
+	unsigned int i, n;
 	int ret = 0;
 
+	cmds = fou_telemetry_cmds(&n);
 	pthread_mutex_lock(&fou_tel_lock);
 	fou_tel_gw = gw;
 	pthread_mutex_unlock(&fou_tel_lock);
-	for (i = 0; i < RTE_DIM(fou_tel_cmds) && ret == 0; i++)
-		ret = rte_telemetry_register_cmd(fou_tel_cmds[i].cmd, fou_tel_cmds[i].fn,
-						 fou_tel_cmds[i].help);
+	for (i = 0; i < n && ret == 0; i++)
+		ret = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
 	return ret;
 }

@@ -294,6 +294,47 @@ test_stmt_rank_usage(void **state)
 	assert_null(fou_stmt_help("tunnels"));
 }
 
+/*
+ * The telemetry commands come from the statement table: every statement
+ * has /fou/NAME/add and /fou/NAME/del, or /fou/NAME/set if it cannot be
+ * deleted ('-' as '_'), each with its help, each once; and the help fits
+ * what rte_telemetry_register_cmd() takes.
+ */
+static void
+test_tel_cmds_from_stmts(void **state)
+{
+	static const char *const expect[] = {
+		"/fou/sport_range/set", "/fou/icmp_rate/set", "/fou/link/set", "/fou/gro/add",
+		"/fou/gro/del", "/fou/addr/add", "/fou/addr/del", "/fou/neigh/add",
+		"/fou/neigh/del", "/fou/port/add", "/fou/port/del", "/fou/tunnel/add",
+		"/fou/tunnel/del", "/fou/route/add", "/fou/route/del",
+	};
+	const struct fou_tel_cmd *cmds;
+	unsigned int n, i, j, found = 0;
+
+	(void)state;
+	cmds = fou_telemetry_cmds(&n);
+	for (i = 0; i < n; i++) {
+		unit_ctx("%s", cmds[i].cmd);
+		assert_non_null(cmds[i].fn);
+		assert_non_null(cmds[i].help);
+		assert_true(strlen(cmds[i].help) < RTE_TEL_MAX_STRING_LEN);
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(cmds[i].cmd, cmds[j].cmd);
+		for (j = 0; j < RTE_DIM(expect); j++)
+			found += strcmp(cmds[i].cmd, expect[j]) == 0;
+	}
+	assert_int_equal(found, RTE_DIM(expect));
+	/* and the reads: stats, reset, ports, tunnels, routes, neighs, addrs,
+	 * lcores, config */
+	assert_int_equal(n, RTE_DIM(expect) + 9);
+	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/tunnel/add") != 0; i++)
+		;
+	assert_true(i < n);
+	assert_string_equal(cmds[i].help, "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,"
+			    "remote=IP[,...], as --tunnel");
+}
+
 /* GRO per receiving port: on with a hold time, off again; bad ports and
  * times change nothing. */
 static void
@@ -1956,6 +1997,7 @@ main(int argc, char **argv)
 		T_BARE(test_stmt_unknown),
 		T_BARE(test_stmt_too_long),
 		T(test_stmt_rank_usage),
+		T(test_tel_cmds_from_stmts),
 		T_ADDRS(test_stmt_empty_fields),
 		T_BARE(test_gro_stmt),
 		T(test_parse_u32),
