@@ -1,0 +1,798 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The statement vocabulary: `port 5555:ipip`, `addr 0,10.0.0.1/24`,
+ * `route 10.1.0.0/16,dev=1,via=10.0.1.254`, `neigh 10.0.1.254,dev=1,lladdr=MAC`,
+ * `link 1,address=MAC,mtu=1500`, `tunnel t1,type=ipip,local=..,remote=..,
+ * encap-dport=5555`, `route 10.2.0.0/16,dev=t1`, `sport-range`, `icmp-rate`.
+ * The command line (app/args.c), the config file and telemetry
+ * (fou_telemetry.c) hand (name, argument) here; nothing else parses them.
+ * Text layer: it calls fou.h's control functions and includes only the
+ * public headers.
+ *
+ * An argument is comma-separated: positional fields first, then key=value
+ * pairs and bare words (flags such as pmtudisc) with iproute2's names.
+ * Unknown, repeated or empty keys are errors.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <arpa/inet.h>
+
+#include <rte_string_fns.h>
+
+#include "fou_stmt.h"
+
+#define FOU_STMT_MAX_FIELDS 16
+
+/* --- argument splitting ----------------------------------------------- */
+
+struct fou_fields {
+	char buf[FOU_ERR_LEN];
+	unsigned int npos, nkv;
+	char *pos[FOU_STMT_MAX_FIELDS];
+	char *key[FOU_STMT_MAX_FIELDS];
+	char *val[FOU_STMT_MAX_FIELDS];
+};
+
+/* One form of a statement: its add (or set), or its delete. */
+struct fou_stmt_form {
+	const char *usage;
+	unsigned int npos;			/* positional fields, all required */
+	const char *keys[FOU_STMT_MAX_FIELDS];	/* allowed keys, NULL-terminated */
+	const char *flags[FOU_STMT_MAX_FIELDS];	/* allowed words without a value */
+	int (*apply)(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err);
+	const char *tel_help;			/* of /fou/NAME/add|set|del */
+};
+
+struct fou_stmt {
+	const char *name;
+	const char *help;
+	struct fou_stmt_form add, del;		/* del.apply NULL: only set */
+};
+
+static int
+fou_fields_split(const struct fou_stmt_form *st, const char *arg, struct fou_fields *f,
+		 struct fou_err *err)
+{
+	char *tok, *save = NULL;
+	unsigned int i, k;
+	int ret;
+
+	memset(f, 0, sizeof(*f));
+	ret = fou_parse_fields_copy(f->buf, sizeof(f->buf), arg, err);
+	if (ret < 0)
+		return ret;
+	for (tok = strtok_r(f->buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL && f->nkv == 0 && f->npos < st->npos) {
+			f->pos[f->npos++] = tok;
+			continue;
+		}
+		if (eq == NULL) {
+			for (k = 0; st->flags[k] != NULL; k++)
+				if (strcmp(st->flags[k], tok) == 0)
+					break;
+			if (st->flags[k] == NULL) {
+				fou_err_set(err, "unexpected '%s' (usage: %s)", tok, st->usage);
+				return -EINVAL;
+			}
+			eq = tok + strlen(tok);	/* a flag: present, empty value */
+		} else {
+			*eq = '\0';
+			for (k = 0; st->keys[k] != NULL; k++)
+				if (strcmp(st->keys[k], tok) == 0)
+					break;
+			if (st->keys[k] == NULL) {
+				fou_err_set(err, "unknown parameter '%s' (usage: %s)", tok,
+					    st->usage);
+				return -EINVAL;
+			}
+			if (eq[1] == '\0') {
+				fou_err_set(err, "parameter '%s' has no value", tok);
+				return -EINVAL;
+			}
+			eq++;
+		}
+		for (i = 0; i < f->nkv; i++) {
+			if (strcmp(f->key[i], tok) == 0) {
+				fou_err_set(err, "parameter '%s' given twice", tok);
+				return -EINVAL;
+			}
+		}
+		if (f->nkv == FOU_STMT_MAX_FIELDS) {
+			fou_err_set(err, "too many parameters (usage: %s)", st->usage);
+			return -EINVAL;
+		}
+		f->key[f->nkv] = tok;
+		f->val[f->nkv++] = eq;
+	}
+	if (f->npos < st->npos) {
+		fou_err_set(err, "missing fields (usage: %s)", st->usage);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static const char *
+fou_fields_get(const struct fou_fields *f, const char *key)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nkv; i++)
+		if (strcmp(f->key[i], key) == 0)
+			return f->val[i];
+	return NULL;
+}
+
+static int
+fou_field_dev(const char *s, uint16_t *port, struct fou_err *err)
+{
+	uint32_t v;
+
+	if (fou_parse_u32(s, UINT16_MAX, &v) < 0) {
+		fou_err_set(err, "'%s' is not a DPDK port number", s);
+		return -EINVAL;
+	}
+	*port = (uint16_t)v;
+	return 0;
+}
+
+static int
+fou_field_mac(const char *s, struct rte_ether_addr *mac, struct fou_err *err)
+{
+	if (rte_ether_unformat_addr(s, mac) < 0) {
+		fou_err_set(err, "'%s' is not a MAC address", s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* A key that must be present. */
+static const char *
+fou_fields_need(const struct fou_fields *f, const char *key, const char *what,
+		struct fou_err *err)
+{
+	const char *v = fou_fields_get(f, key);
+
+	if (v == NULL)
+		fou_err_set(err, "missing %s=%s", key, what);
+	return v;
+}
+
+/* --- statements ------------------------------------------------------- */
+
+/* UDPPORT:PROTO; without need_proto the :PROTO may be left out (0). */
+static int
+fou_field_port(char *s, bool need_proto, uint16_t *udp_port, uint8_t *proto,
+	       struct fou_err *err)
+{
+	char *colon = strchr(s, ':');
+	uint32_t udp;
+	int ret;
+
+	*proto = 0;
+	if (colon == NULL && need_proto) {
+		fou_err_set(err, "'%s' is not UDPPORT:PROTO", s);
+		return -EINVAL;
+	}
+	if (colon != NULL)
+		*colon = '\0';
+	ret = fou_parse_u32(s, UINT16_MAX, &udp);
+	if (ret < 0 || udp == 0) {
+		fou_err_set(err, "UDP port '%s' is not in 1-65535", s);
+		return -EINVAL;
+	}
+	*udp_port = (uint16_t)udp;
+	return colon == NULL ? 0 : fou_parse_proto(colon + 1, proto, err);
+}
+
+static int
+fou_stmt_port(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	uint16_t udp;
+	uint8_t proto;
+	int ret = fou_field_port(f->pos[0], true, &udp, &proto, err);
+
+	return ret < 0 ? ret : fou_port_add(gw, udp, proto, err);
+}
+
+static int
+fou_stmt_port_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	uint16_t udp;
+	uint8_t proto;
+	int ret = fou_field_port(f->pos[0], false, &udp, &proto, err);
+
+	return ret < 0 ? ret : fou_port_del(gw, udp, proto, err);
+}
+
+static int
+fou_stmt_addr_any(struct fou_gw *gw, struct fou_fields *f, bool add, struct fou_err *err)
+{
+	struct fou_ip ip;
+	uint16_t port;
+	int ret;
+
+	ret = fou_field_dev(f->pos[0], &port, err);
+	if (ret == 0)
+		ret = fou_parse_ip(f->pos[1], true, &ip, err);
+	if (ret < 0)
+		return ret;
+	return add ? fou_addr_add(gw, port, &ip, err) : fou_addr_del(gw, port, &ip, err);
+}
+
+static int
+fou_stmt_addr(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_addr_any(gw, f, true, err);
+}
+
+static int
+fou_stmt_addr_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_addr_any(gw, f, false, err);
+}
+
+/* dev=: a DPDK port number, or a tunnel name (never all digits). */
+static bool
+fou_dev_is_port(const char *dev)
+{
+	return strspn(dev, "0123456789") == strlen(dev);
+}
+
+/*
+ * route del PREFIX[,dev=...][,via=...]: as `ip route del`, dev and via
+ * are optional and, when given, must be the route's.
+ */
+static int
+fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *dev = fou_fields_get(f, "dev"), *via_s = fou_fields_get(f, "via");
+	struct fou_route_info ri;
+	struct fou_ip prefix, via;
+	char cur[FOU_TUNNEL_NAMESIZE];
+	int ret;
+
+	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
+	if (ret < 0)
+		return ret;
+	if (fou_route_get(gw, &prefix, &ri) < 0)
+		return fou_route_del(gw, &prefix, err);	/* names what is missing */
+	if (ri.tunnel[0] != '\0')
+		rte_strscpy(cur, ri.tunnel, sizeof(cur));
+	else
+		snprintf(cur, sizeof(cur), "%u", ri.port);
+	if (dev != NULL && strcmp(dev, cur) != 0) {
+		fou_err_set(err, "dev=%s: the route to %s is dev %s", dev, f->pos[0], cur);
+		return -EINVAL;
+	}
+	if (via_s != NULL) {
+		ret = fou_parse_ip(via_s, false, &via, err);
+		if (ret < 0)
+			return ret;
+		if (ri.via.family == 0 || memcmp(&via, &ri.via, sizeof(via)) != 0) {
+			fou_err_set(err, "via=%s: the route to %s has %s", via_s, f->pos[0],
+				    ri.via.family == 0 ? "no gateway" : "another gateway");
+			return -EINVAL;
+		}
+	}
+	return fou_route_del(gw, &prefix, err);
+}
+
+static int
+fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *dev, *via_s = fou_fields_get(f, "via");
+	struct fou_ip prefix, via;
+	uint16_t port;
+	int ret;
+
+	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
+	if (ret < 0)
+		return ret;
+	dev = fou_fields_need(f, "dev", "PORTID|TUNNEL", err);
+	if (dev == NULL)
+		return -EINVAL;
+	if (!fou_dev_is_port(dev)) {
+		if (via_s != NULL) {
+			fou_err_set(err, "via is not allowed with a tunnel (dev=%s)", dev);
+			return -EINVAL;
+		}
+		return fou_route_add_tunnel(gw, &prefix, dev, err);
+	}
+	ret = fou_field_dev(dev, &port, err);
+	if (ret == 0 && via_s != NULL)
+		ret = fou_parse_ip(via_s, false, &via, err);
+	if (ret < 0)
+		return ret;
+	return fou_route_add(gw, &prefix, port, via_s != NULL ? &via : NULL, err);
+}
+
+/* IP,dev=PORTID[,lladdr=MAC]: *has_mac says whether lladdr was there. */
+static int
+fou_fields_neigh(const struct fou_fields *f, struct fou_ip *ip, uint16_t *port,
+		 struct rte_ether_addr *mac, bool *has_mac, struct fou_err *err)
+{
+	const char *dev, *lladdr = fou_fields_get(f, "lladdr");
+	int ret;
+
+	ret = fou_parse_ip(f->pos[0], false, ip, err);
+	if (ret < 0)
+		return ret;
+	dev = fou_fields_need(f, "dev", "PORTID", err);
+	if (dev == NULL)
+		return -EINVAL;
+	ret = fou_field_dev(dev, port, err);
+	*has_mac = lladdr != NULL;
+	if (ret == 0 && lladdr != NULL)
+		ret = fou_field_mac(lladdr, mac, err);
+	return ret;
+}
+
+static int
+fou_stmt_neigh(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	struct rte_ether_addr mac;
+	struct fou_ip ip;
+	uint16_t port;
+	bool has_mac;
+	int ret;
+
+	ret = fou_fields_neigh(f, &ip, &port, &mac, &has_mac, err);
+	if (ret == 0 && !has_mac) {
+		fou_err_set(err, "missing lladdr=MAC");
+		ret = -EINVAL;
+	}
+	return ret < 0 ? ret : fou_neigh_add(gw, &ip, port, &mac, err);
+}
+
+static int
+fou_stmt_neigh_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	struct rte_ether_addr mac, cur;
+	char a[RTE_ETHER_ADDR_FMT_SIZE];
+	struct fou_ip ip;
+	uint16_t port;
+	bool has_mac;
+	int ret;
+
+	ret = fou_fields_neigh(f, &ip, &port, &mac, &has_mac, err);
+	if (ret < 0)
+		return ret;
+	if (has_mac && fou_neigh_get(gw, &ip, port, &cur) == 0 &&
+	    !rte_is_same_ether_addr(&mac, &cur)) {
+		rte_ether_format_addr(a, sizeof(a), &cur);
+		fou_err_set(err, "lladdr: the neighbour's is %s", a);
+		return -EINVAL;
+	}
+	return fou_neigh_del(gw, &ip, port, err);
+}
+
+static int
+fou_stmt_link(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *addr_s = fou_fields_get(f, "address"), *mtu_s = fou_fields_get(f, "mtu");
+	struct rte_ether_addr mac;
+	uint16_t port, mtu;
+	uint32_t v;
+	int ret;
+
+	ret = fou_field_dev(f->pos[0], &port, err);
+	if (ret < 0)
+		return ret;
+	if (fou_iface_get(gw, port, &mac, &mtu) < 0) {
+		fou_err_set(err, "no DPDK port %u", port);
+		return -ENODEV;
+	}
+	if (addr_s == NULL && mtu_s == NULL) {
+		fou_err_set(err, "nothing to set (address=MAC and/or mtu=N)");
+		return -EINVAL;
+	}
+	if (addr_s != NULL) {
+		ret = fou_field_mac(addr_s, &mac, err);
+		if (ret < 0)
+			return ret;
+	}
+	if (mtu_s != NULL) {
+		if (fou_parse_u32(mtu_s, UINT16_MAX, &v) < 0 || v < RTE_ETHER_MIN_MTU) {
+			fou_err_set(err, "mtu '%s' is not in %u-65535", mtu_s, RTE_ETHER_MIN_MTU);
+			return -EINVAL;
+		}
+		mtu = (uint16_t)v;
+	}
+	return fou_iface_set(gw, port, &mac, mtu, err);
+}
+
+static int
+fou_stmt_gro_any(struct fou_gw *gw, struct fou_fields *f, bool on, struct fou_err *err)
+{
+	const char *t = fou_fields_get(f, "timeout");
+	uint32_t timeout = 0;
+	uint16_t port;
+	int ret;
+
+	ret = fou_field_dev(f->pos[0], &port, err);
+	if (ret < 0)
+		return ret;
+	if (t != NULL && fou_parse_u32(t, FOU_GRO_TIMEOUT_MAX_US, &timeout) < 0) {
+		fou_err_set(err, "timeout '%s' is not a number of microseconds (0-%u)", t,
+			    FOU_GRO_TIMEOUT_MAX_US);
+		return -EINVAL;
+	}
+	return fou_gro_set(gw, port, on, timeout, err);
+}
+
+static int
+fou_stmt_gro(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_gro_any(gw, f, true, err);
+}
+
+static int
+fou_stmt_gro_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *t = fou_fields_get(f, "timeout");
+	uint32_t timeout, want;
+	uint16_t port;
+	bool on;
+
+	/* as every delete: what is not there is an error, and the add's
+	 * other fields, when given, must match (/fou/config prints them) */
+	if (fou_field_dev(f->pos[0], &port, err) == 0 && fou_gro_get(gw, port, &on, &timeout) == 0) {
+		if (!on) {
+			fou_err_set(err, "GRO is not on for port %u", port);
+			return -ENOENT;
+		}
+		if (t != NULL && fou_parse_u32(t, FOU_GRO_TIMEOUT_MAX_US, &want) == 0 &&
+		    want != timeout) {
+			fou_err_set(err, "timeout: port %u's is %u", port, timeout);
+			return -EINVAL;
+		}
+	}
+	return fou_stmt_gro_any(gw, f, false, err);
+}
+
+/* A number in decimal or 0x hex, at most max. */
+static int
+fou_parse_num(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		if (s[2] == '\0' || strspn(s + 2, "0123456789abcdefABCDEF") != strlen(s + 2))
+			return -EINVAL;
+		errno = 0;
+		v = strtoul(s + 2, &end, 16);
+		if (errno != 0 || v > max)
+			return -ERANGE;
+		*out = (uint32_t)v;
+		return 0;
+	}
+	return fou_parse_u32(s, max, out);
+}
+
+/* Both words of a pair given: the operator meant two things. */
+static int
+fou_fields_pair(const struct fou_fields *f, const char *yes, const char *no, bool *val,
+		struct fou_err *err)
+{
+	bool y = fou_fields_get(f, yes) != NULL, n = fou_fields_get(f, no) != NULL;
+
+	if (y && n) {
+		fou_err_set(err, "'%s' and '%s' contradict each other", yes, no);
+		return -EINVAL;
+	}
+	if (y || n)
+		*val = y;
+	return 0;
+}
+
+static int
+fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *type, *v;
+	struct fou_tunnel_conf c;
+	uint32_t n;
+	int ret;
+
+	fou_tunnel_conf_default(&c);
+	if (rte_strscpy(c.name, f->pos[0], sizeof(c.name)) < 0) {
+		fou_err_set(err, "tunnel name '%s' longer than %zu characters", f->pos[0],
+			    sizeof(c.name) - 1);
+		return -EINVAL;
+	}
+	type = fou_fields_need(f, "type", "ipip|sit|gre", err);
+	if (type == NULL)
+		return -EINVAL;
+	if (strcmp(type, "ipip") == 0) {
+		c.type = IPPROTO_IPIP;
+	} else if (strcmp(type, "sit") == 0) {
+		c.type = IPPROTO_IPV6;
+	} else if (strcmp(type, "gre") == 0) {
+		c.type = IPPROTO_GRE;
+	} else {
+		fou_err_set(err, "type '%s' is not ipip, sit or gre", type);
+		return -EINVAL;
+	}
+	v = fou_fields_need(f, "local", "IP", err);
+	if (v == NULL)
+		return -EINVAL;
+	ret = fou_parse_ip(v, false, &c.local, err);
+	if (ret < 0)
+		return ret;
+	v = fou_fields_need(f, "remote", "IP", err);
+	if (v == NULL)
+		return -EINVAL;
+	ret = fou_parse_ip(v, false, &c.remote, err);
+	if (ret < 0)
+		return ret;
+	v = fou_fields_get(f, "ttl");
+	if (v != NULL && strcmp(v, "inherit") != 0) {
+		if (fou_parse_u32(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "ttl '%s' is not inherit or 0-255", v);
+			return -EINVAL;
+		}
+		c.ttl = (uint8_t)n;	/* 0 is inherit, as in iproute2 */
+	}
+	v = fou_fields_get(f, "tos");
+	if (v != NULL) {
+		if (strcmp(v, "inherit") == 0) {
+			c.tos_inherit = true;
+		} else if (fou_parse_num(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "tos '%s' is not inherit or 0-255 (0xNN)", v);
+			return -EINVAL;
+		} else if (n & 1) {
+			/* as ip_tunnel_xmit: bit 0 of a numeric tos means inherit */
+			c.tos_inherit = true;
+		} else {
+			c.tos = (uint8_t)n;
+		}
+	}
+	ret = fou_fields_pair(f, "pmtudisc", "nopmtudisc", &c.pmtudisc, err);
+	if (ret == 0)
+		ret = fou_fields_pair(f, "encap-csum", "noencap-csum", &c.encap_csum, err);
+	if (ret < 0)
+		return ret;
+	v = fou_fields_get(f, "encap");
+	if (v != NULL) {
+		if (strcmp(v, "none") == 0) {
+			c.encap_fou = false;
+		} else if (strcmp(v, "fou") != 0) {
+			fou_err_set(err, "encap '%s' is not fou or none", v);
+			return -EINVAL;
+		}
+	}
+	v = fou_fields_get(f, "encap-sport");
+	if (v != NULL && strcmp(v, "auto") != 0) {
+		if (fou_parse_u32(v, UINT16_MAX, &n) < 0 || n == 0) {
+			fou_err_set(err, "encap-sport '%s' is not auto or 1-65535", v);
+			return -EINVAL;
+		}
+		c.encap_sport = (uint16_t)n;
+	}
+	v = fou_fields_get(f, "encap-dport");
+	if (v != NULL) {
+		if (fou_parse_u32(v, UINT16_MAX, &n) < 0 || n == 0) {
+			fou_err_set(err, "encap-dport '%s' is not 1-65535", v);
+			return -EINVAL;
+		}
+		c.encap_dport = (uint16_t)n;
+	}
+	v = fou_fields_get(f, "key");
+	if (v != NULL) {
+		struct in_addr a;
+
+		/* iproute2 takes a number or a dotted quad */
+		if (fou_parse_num(v, UINT32_MAX, &n) == 0) {
+			c.key = n;
+		} else if (inet_pton(AF_INET, v, &a) == 1) {
+			c.key = rte_be_to_cpu_32(a.s_addr);
+		} else {
+			fou_err_set(err, "key '%s' is not 0-4294967295 or a dotted quad", v);
+			return -EINVAL;
+		}
+		c.key_set = true;
+	}
+	c.gre_csum = fou_fields_get(f, "csum") != NULL;
+	c.gre_seq = fou_fields_get(f, "seq") != NULL;
+	return fou_tunnel_add(gw, &c, err);
+}
+
+static int
+fou_stmt_tunnel_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_tunnel_del(gw, f->pos[0], err);
+}
+
+static int
+fou_stmt_sport_range(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	char *dash = strchr(f->pos[0], '-');
+	uint32_t lo, hi;
+
+	if (dash == NULL) {
+		fou_err_set(err, "'%s' is not MIN-MAX", f->pos[0]);
+		return -EINVAL;
+	}
+	*dash = '\0';
+	if (fou_parse_u32(f->pos[0], UINT16_MAX, &lo) < 0 ||
+	    fou_parse_u32(dash + 1, UINT16_MAX, &hi) < 0) {
+		fou_err_set(err, "'%s-%s' is not MIN-MAX with ports 1-65535", f->pos[0], dash + 1);
+		return -EINVAL;
+	}
+	return fou_sport_range_set(gw, (uint16_t)lo, (uint16_t)hi, err);
+}
+
+static int
+fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *b = fou_fields_get(f, "burst");
+	uint32_t rate, burst = 50;
+
+	if (fou_parse_u32(f->pos[0], UINT32_MAX, &rate) < 0) {
+		fou_err_set(err, "'%s' is not a number of errors per second", f->pos[0]);
+		return -EINVAL;
+	}
+	if (b != NULL && fou_parse_u32(b, UINT32_MAX, &burst) < 0) {
+		fou_err_set(err, "burst '%s' is not a number", b);
+		return -EINVAL;
+	}
+	return fou_icmp_rate_set(gw, rate, burst, err);
+}
+
+/* In application order: what a statement refers to comes before it. */
+static const struct fou_stmt fou_stmts[] = {
+	{ "sport-range",
+	  "UDP source ports for encap-sport auto (default 32768-60999, Linux' ip_local_port_range)",
+	  { "MIN-MAX", 1, { NULL }, { NULL }, fou_stmt_sport_range,
+	    "Source ports of encap-sport auto: MIN-MAX, as --sport-range" }, { NULL } },
+	{ "icmp-rate",
+	  "ICMP errors sent per second per lcore after a burst (default 1000, burst 50; 0: none)",
+	  { "PERSEC[,burst=N]", 1, { "burst" }, { NULL }, fou_stmt_icmp_rate,
+	    "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate" }, { NULL } },
+	{ "link", "set a port's MAC address and L3 MTU (default 1500)",
+	  { "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, { NULL }, fou_stmt_link,
+	    "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link" },
+	  { NULL } },
+	{ "gro",
+	  "merge TCP segments received on a port (ethtool -K DEV gro on; default off); timeout: microseconds a flow may wait for more (default 0: until the end of the poll)",
+	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro,
+	    "GRO on TCP received on a port: PORTID[,timeout=US], as --gro" },
+	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del,
+	    "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)" } },
+	{ "addr", "local address on a DPDK port (IPv4 or IPv6)",
+	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,
+	    "Add a local address: PORTID,IP/PLEN, as --addr" },
+	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del,
+	    "Delete a local address and its routes: PORTID,IP/PLEN (not a tunnel's local)" } },
+	{ "neigh", "static neighbour",
+	  { "IP,dev=PORTID,lladdr=MAC", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh,
+	    "Add a static neighbour: IP,dev=PORTID,lladdr=MAC, as --neigh" },
+	  { "IP,dev=PORTID[,lladdr=MAC]", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh_del,
+	    "Delete a neighbour: IP,dev=PORTID[,lladdr=MAC]" } },
+	{ "port",
+	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number",
+	  { "UDPPORT:PROTO", 1, { NULL }, { NULL }, fou_stmt_port,
+	    "Add a FOU receive port: UDPPORT:PROTO, as --port (ip fou add)" },
+	  { "UDPPORT[:PROTO]", 1, { NULL }, { NULL }, fou_stmt_port_del,
+	    "Delete a FOU receive port: UDPPORT[:PROTO]" } },
+	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou ...`",
+	  { "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
+	    "[,pmtudisc|nopmtudisc][,encap=fou|none][,encap-sport=auto|N][,encap-dport=N]"
+	    "[,encap-csum|noencap-csum][,key=N][,csum][,seq]",
+	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
+		 "key" },
+	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "csum", "seq" },
+	    fou_stmt_tunnel,
+	    "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel" },
+	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,
+	    "Delete a tunnel and the routes into it: NAME" } },
+	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",
+	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route,
+	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route" },
+	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP]", 1, { "dev", "via" }, { NULL },
+	    fou_stmt_route_del,
+	    "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)" } },
+};
+
+static_assert(RTE_DIM(fou_stmts) <= FOU_STMT_MAX, "FOU_STMT_MAX is too small");
+
+const char *
+fou_stmt_name(unsigned int rank)
+{
+	return rank < RTE_DIM(fou_stmts) ? fou_stmts[rank].name : NULL;
+}
+
+static const struct fou_stmt *
+fou_stmt_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(fou_stmts); i++)
+		if (strcmp(fou_stmts[i].name, name) == 0)
+			return &fou_stmts[i];
+	return NULL;
+}
+
+const char *
+fou_stmt_help(const char *name)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	return st == NULL ? NULL : st->help;
+}
+
+int
+fou_stmt_rank(const char *name)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	return st == NULL ? -1 : (int)(st - fou_stmts);
+}
+
+const char *
+fou_stmt_usage(const char *name)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	return st == NULL ? NULL : st->add.usage;
+}
+
+const char *
+fou_stmt_del_usage(const char *name)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	return st == NULL ? NULL : st->del.usage;
+}
+
+const char *
+fou_stmt_tel_help(const char *name, bool del)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+
+	if (st == NULL)
+		return NULL;
+	return del ? st->del.tel_help : st->add.tel_help;
+}
+
+static int
+fou_stmt_run(struct fou_gw *gw, const char *name, bool del, const char *arg,
+	     struct fou_err *err)
+{
+	const struct fou_stmt *st = fou_stmt_find(name);
+	const struct fou_stmt_form *form;
+	struct fou_fields f;
+	int ret;
+
+	if (st == NULL) {
+		fou_err_set(err, "unknown statement '%s'", name);
+		return -EINVAL;
+	}
+	form = del ? &st->del : &st->add;
+	if (form->apply == NULL) {
+		fou_err_set(err, "%s is set, not deleted (set it again)", name);
+		return -EOPNOTSUPP;
+	}
+	ret = fou_fields_split(form, arg, &f, err);
+	if (ret < 0)
+		return ret;
+	return form->apply(gw, &f, err);
+}
+
+int
+fou_stmt_apply(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err)
+{
+	return fou_stmt_run(gw, name, false, arg, err);
+}
+
+int
+fou_stmt_del(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err)
+{
+	return fou_stmt_run(gw, name, true, arg, err);
+}
