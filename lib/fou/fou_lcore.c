@@ -48,7 +48,10 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 	lc->gw_rw = gw;
 	lc->lcore_id = lcore_id;
 	lc->st = &gw->stats[lcore_id];
-	lc->tun_st = &gw->tun_stats[(size_t)lcore_id * gw->params.max_tunnels];
+	/* a gateway without tunnels has no tunnel counters (and no packet
+	 * ever reaches a tunnel) */
+	if (gw->tun_stats != NULL)
+		lc->tun_st = &gw->tun_stats[(size_t)lcore_id * gw->params.max_tunnels];
 	lc->ip_id = c->ip_id;
 	return lc;
 }

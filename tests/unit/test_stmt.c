@@ -1717,6 +1717,41 @@ test_del_set_only(void **state)
 	assert_string_equal(fou_stmt_del_usage("tunnel"), "NAME");
 }
 
+/*
+ * A gateway sized for no tunnel at all: a tunnel is refused, and FOU is
+ * still received from anyone (no tunnel of the type exists) and forwarded
+ * by a worker's context, which has no tunnel counters to point at.
+ */
+static void
+test_no_tunnels(void **state)
+{
+	static uint8_t out[UNIT_PKT_MAX];
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct unit_spec s;
+	struct unit_pkt pkt;
+	struct fou_gw *gw;
+	uint32_t olen;
+
+	(void)state;
+	fou_gw_params_default(&p);
+	p.max_tunnels = 0;
+	gw = unit_gw_new(&p);
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	UNIT_APPLY_LINES(gw, "addr 0,10.0.0.1/24\naddr 1,192.168.1.1/24\n"
+			 "neigh 192.168.1.2,dev=1,lladdr=02:00:00:00:01:02\n"
+			 "route 10.20.0.0/16,dev=1,via=192.168.1.2\nport 5555:ipip");
+	assert_int_equal(fou_stmt_apply(gw, "tunnel", "t1,type=ipip,local=10.0.0.1,"
+					"remote=10.0.0.2,encap-dport=5555", &err), -ENOSPC);
+	assert_string_equal(err.msg, "too many tunnels (at most 0)");
+	unit_spec_ipip(&s);
+	unit_build(&s, &pkt);
+	olen = unit_expect_out_same(&pkt, &mac_nb4, out);
+	EXPECT_FWD(gw, pkt.b, pkt.len, PORT_IPIP, FOU_INNER_IPV4, out, olen);
+	fou_gw_free(gw);
+}
+
 /* Neighbour and tunnel slots come back after a delete (rte_hash frees a
  * key after the grace period), many times over. */
 static void
@@ -2041,6 +2076,7 @@ main(int argc, char **argv)
 		T_TUN(test_del_tunnel),
 		T_STD(test_del_set_only),
 		T(test_del_recycles),
+		T(test_no_tunnels),
 		T_TUN(test_config_dump),
 		T_ADDRS(test_reload_gateway_made_local),
 		T_ADDRS(test_reload_remote_made_local),
