@@ -6,8 +6,6 @@
  * and, on ports with GRO, hands what that forwarded to its GRO table
  * (fou_gro.c); the worker sees only what leaves.
  */
-#include <errno.h>
-
 #include <rte_malloc.h>
 
 #include "fou_gro.h"
@@ -45,7 +43,6 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 		return NULL;
 	}
 	lc->gw = gw;
-	lc->gw_rw = gw;
 	lc->lcore_id = lcore_id;
 	lc->st = &gw->stats[lcore_id];
 	/* a gateway without tunnels has no tunnel counters (and no packet
@@ -59,7 +56,7 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 int
 fou_lcore_start(struct fou_lcore *lc)
 {
-	struct fou_gw *gw = lc->gw_rw;
+	struct fou_gw *gw = lc->gw;
 	int ret;
 
 	ret = rte_rcu_qsbr_thread_register(gw->qsbr, lc->lcore_id);
@@ -74,7 +71,7 @@ fou_lcore_start(struct fou_lcore *lc)
 void
 fou_lcore_stop(struct fou_lcore *lc, fou_emit_fn emit, void *ctx)
 {
-	struct fou_gw *gw = lc->gw_rw;
+	struct fou_gw *gw = lc->gw;
 
 	fou_gro_flush(lc->gro, lc->st, 0, true, emit, ctx);
 	lc->gro_held = false;

@@ -25,12 +25,12 @@ struct fou_neigh_cached {
 };
 
 struct fou_lcore {
-	/* set at creation, read by the data path */
-	const struct fou_gw *gw;
+	/* set at creation; the data path only reads the gateway (its stages
+	 * take it const), fou_lcore_start/stop register it as a reader */
+	struct fou_gw *gw;
 	struct fou_lcore_stats *st;		/* the gateway's counters of this lcore */
 	struct fou_tun_stats *tun_st;		/* its tunnel counters, by tunnel index */
 	struct fou_gro *gro;			/* its GRO table (fou_gro.c) */
-	struct fou_gw *gw_rw;			/* start/stop: registers as a reader */
 	unsigned int lcore_id;
 
 	/* written by the owning lcore only */
