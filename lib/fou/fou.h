@@ -46,7 +46,9 @@
 #define FOU_DROP_REASONS(X) \
 	X(ETH_TRUNCATED, eth_truncated, "frame shorter than its Ethernet/802.1Q header") \
 	X(ETH_OTHER_HOST, eth_other_host, "unicast frame for another MAC address") \
-	X(ARP, arp, "ARP (not answered yet; use static neighbours)") \
+	X(ARP_BAD, arp_bad, "malformed ARP: not Ethernet/IPv4, wrong lengths or opcode, truncated") \
+	X(ARP_NOT_OURS, arp_not_ours, "ARP request for an address that is not ours (no proxy ARP): not answered") \
+	X(ARP_IN, arp_in, "ARP reply or announcement: taken in by the neighbour table, nothing sent back") \
 	X(NOT_IP, not_ip, "ethertype that is neither IPv4, IPv6 nor ARP") \
 	X(HDR_SPLIT, hdr_split, "headers not contiguous in the first mbuf segment") \
 	X(IP_TRUNCATED, ip_truncated, "frame ends inside the IPv4 or IPv6 header") \
@@ -55,10 +57,16 @@
 	X(IP_LEN_BAD, ip_len_bad, "IP length below the header or beyond the frame") \
 	X(IP_OPTIONS_BAD, ip_options_bad, "IPv4 options malformed, or a source route (LSRR, SSRR): Linux drops both") \
 	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
-	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet: never forwarded (no local stack)") \
-	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address (FOU receive is over IPv4; no local stack)") \
+	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet, that is not Neighbour Discovery for us: never forwarded") \
+	X(ND_BAD, nd_bad, "malformed Neighbour Discovery: hop limit not 255, code not 0, short, bad checksum or option (RFC 4861 7.1.1)") \
+	X(ND_NOT_OURS, nd_not_ours, "Neighbour Solicitation for an address that is not ours: not answered") \
+	X(ND_IN, nd_in, "Neighbour Advertisement: taken in by the neighbour table, nothing sent back") \
+	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
-	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP or a plain tunnel (no local stack)") \
+	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
+	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
+	X(PMTU_IN, pmtu_in, "ICMP fragmentation needed about a tunnel's outer packet: taken in (tunnel path MTU)") \
+	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed whose quote is truncated or matches no tunnel of ours: nothing changed") \
 	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
 	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \
@@ -78,13 +86,16 @@
 	X(INNER_OPTIONS_BAD, inner_options_bad, "inner IPv4 options malformed, or a source route (LSRR, SSRR)") \
 	X(INNER_MARTIAN, inner_martian, "inner source or destination that is never forwarded, or a source that is ours") \
 	X(ECN_DROP, ecn_drop, "outer CE on an inner Not-ECT packet (RFC 6040)") \
-	X(NO_ROUTE, no_route, "no route to the destination, or to a tunnel's remote") \
-	X(INNER_LOCAL, inner_local, "inner destination is a local address (no local stack)") \
+	X(NO_ROUTE, no_route, "no route to the destination, or to a tunnel's remote, and no ICMP unreachable may be sent about it") \
+	X(INNER_LOCAL, inner_local, "inner packet to a local address that is not an echo request, and no error may be sent about it") \
 	X(TTL_EXCEEDED, ttl_exceeded, "TTL / hop limit would reach 0, and no ICMP error may be sent about it") \
 	X(MTU_EXCEEDED, mtu_exceeded, "larger than the egress or tunnel MTU: IPv4 without DF, or no ICMP error may be sent about it") \
 	X(ICMP_RATELIMITED, icmp_ratelimited, "TTL expired or too big, and the ICMP error was rate-limited") \
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
-	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop") \
+	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop, and none can be resolved (no address of the family on the port, queue ring full)") \
+	X(NEIGH_QUEUE_FULL, neigh_queue_full, "waiting for ARP/ND resolution, pushed out of the neighbour's full queue (oldest first, as Linux)") \
+	X(NEIGH_FAILED, neigh_failed, "waiting for ARP/ND resolution that failed (3 probes unanswered): host unreachable sent where allowed") \
+	X(NEIGH_STOPPED, neigh_stopped, "still waiting for ARP/ND resolution when the gateway stopped or the entry was flushed") \
 	X(NO_HEADROOM, no_headroom, "mbuf headroom too small for the outer headers") \
 	X(GSO_FAILED, gso_failed, "a merged packet larger than the egress MTU could not be resegmented (out of mbufs, or IPv6 after the MTU shrank)") \
 	X(TX_PREPARE, tx_prepare, "the egress port's rte_eth_tx_prepare refused the packet's offload request") \
@@ -112,13 +123,54 @@ enum fou_inner {
 	X(FRAG_NEEDED, icmp_frag_needed, "ICMP destination unreachable, fragmentation needed") \
 	X(TIME_EXCEEDED, icmp_time_exceeded, "ICMP time exceeded in transit") \
 	X(PKT_TOO_BIG, icmp6_pkt_too_big, "ICMPv6 packet too big") \
-	X(TIME_EXCEEDED6, icmp6_time_exceeded, "ICMPv6 hop limit exceeded in transit")
+	X(TIME_EXCEEDED6, icmp6_time_exceeded, "ICMPv6 hop limit exceeded in transit") \
+	X(ECHO_REPLY, icmp_echo_reply, "ICMP echo reply (to a ping of one of our addresses)") \
+	X(NET_UNREACH, icmp_net_unreach, "ICMP destination unreachable, net unreachable (no route)") \
+	X(HOST_UNREACH, icmp_host_unreach, "ICMP destination unreachable, host unreachable (ARP failed)") \
+	X(PROTO_UNREACH, icmp_proto_unreach, "ICMP destination unreachable, protocol unreachable") \
+	X(PORT_UNREACH, icmp_port_unreach, "ICMP destination unreachable, port unreachable (UDP, not a FOU port)") \
+	X(ECHO6_REPLY, icmp6_echo_reply, "ICMPv6 echo reply") \
+	X(NOROUTE6, icmp6_no_route, "ICMPv6 destination unreachable, no route") \
+	X(ADDR_UNREACH6, icmp6_addr_unreach, "ICMPv6 destination unreachable, address unreachable (ND failed)") \
+	X(PORT_UNREACH6, icmp6_port_unreach, "ICMPv6 destination unreachable, port unreachable") \
+	X(PARAM_PROB6, icmp6_param_problem, "ICMPv6 parameter problem, unrecognised next header (protocol unreachable)")
 
 enum fou_icmp_kind {
 #define FOU_ICMP_ENUM(e, n, d) FOU_ICMP_##e,
 	FOU_ICMP_KINDS(FOU_ICMP_ENUM)
 #undef FOU_ICMP_ENUM
 	FOU_ICMP_MAX
+};
+
+/*
+ * The gateway's own stack (ARP, ND, neighbour resolution, path MTU):
+ * X(ENUM, name, description). Events, not where packets ended: those are
+ * tx, the drop reasons, and the packets still queued for resolution.
+ */
+#define FOU_LOCAL_COUNTERS(X) \
+	X(ARP_REQ_IN, arp_requests_in, "ARP requests received for one of our addresses") \
+	X(ARP_REP_IN, arp_replies_in, "ARP replies received") \
+	X(ARP_REQ_OUT, arp_requests_out, "ARP requests sent (resolution, probes, announcements)") \
+	X(ARP_REP_OUT, arp_replies_out, "ARP replies sent") \
+	X(NS_IN, ns_in, "Neighbour Solicitations received for one of our addresses") \
+	X(NA_IN, na_in, "Neighbour Advertisements received") \
+	X(NS_OUT, ns_out, "Neighbour Solicitations sent (resolution, probes)") \
+	X(NA_OUT, na_out, "Neighbour Advertisements sent (answers, announcements)") \
+	X(NEIGH_RESOLVED, neigh_resolved, "neighbours resolved (INCOMPLETE to REACHABLE)") \
+	X(NEIGH_FAILED, neigh_failed, "resolutions that failed (INCOMPLETE or PROBE to FAILED)") \
+	X(NEIGH_QUEUED, neigh_queued, "packets queued to wait for a neighbour") \
+	X(NEIGH_DEQUEUED, neigh_dequeued, "queued packets sent on or dropped") \
+	X(NEIGH_EVICTED, neigh_evicted, "learnt neighbours pushed out of a full table") \
+	X(NEIGH_EVENTS_LOST, neigh_events_lost, "ARP/ND learning events lost to a full event ring") \
+	X(ORIGINATED, originated, "packets the gateway built itself (ARP, ND, announcements)") \
+	X(PMTU_UPDATES, pmtu_updates, "tunnel path MTUs lowered by ICMP fragmentation needed") \
+	X(PMTU_REFUSED, pmtu_refused, "fragmentation needed for a tunnel that would not lower its path MTU")
+
+enum fou_local_counter {
+#define FOU_LOCAL_ENUM(e, n, d) FOU_LOCAL_##e,
+	FOU_LOCAL_COUNTERS(FOU_LOCAL_ENUM)
+#undef FOU_LOCAL_ENUM
+	FOU_LOCAL_MAX
 };
 
 /*
@@ -134,6 +186,7 @@ struct fou_lcore_stats {
 	uint64_t decap[FOU_MAX_UDP_PORTS + 1];	/* per FOU port slot */
 	uint64_t decap_inner[FOU_INNER_MAX];
 	uint64_t icmp_out[FOU_ICMP_MAX];
+	uint64_t local[FOU_LOCAL_MAX];		/* the gateway's own stack */
 	uint64_t gro_merged;			/* segments merged into an earlier one */
 	uint64_t gro_flushed;			/* held packets sent on (merged or not) */
 	uint64_t gro_tso;			/* merged packets left to the port's TSO */
@@ -461,13 +514,18 @@ void fou_stats_reset(struct fou_gw *gw);
 uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
 /* Packets received and sent in s, over every port. */
 void fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx);
-/* Whether every packet is accounted for: rx + the segments resegmentation
- * added = tx + drops + the segments GRO merged away. */
+/* Packets waiting in the neighbour queues for ARP/ND resolution. */
+uint64_t fou_stats_held(const struct fou_lcore_stats *s);
+/* Whether every packet is accounted for: rx + packets the gateway built +
+ * the segments resegmentation added = tx + drops + the segments GRO merged
+ * away + the packets still waiting for a neighbour. */
 bool fou_stats_balanced(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
 const char *fou_inner_name(enum fou_inner i);
 const char *fou_icmp_name(enum fou_icmp_kind k);
 const char *fou_icmp_desc(enum fou_icmp_kind k);
+const char *fou_local_name(enum fou_local_counter c);
+const char *fou_local_desc(enum fou_local_counter c);
 
 #endif /* FOU_H */

@@ -527,7 +527,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	case RTE_ETHER_TYPE_IPV6:
 		return fou_rx_ip6(gw, lc, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
-		return FOU_DROP_ARP;
+		return FOU_DROP_ARP_BAD;
 	default:
 		return FOU_DROP_NOT_IP;
 	}

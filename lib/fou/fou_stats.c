@@ -17,9 +17,11 @@ struct fou_named {
 #define FOU_NAMED(e, n, d) { #n, d },
 static const struct fou_named fou_drops[] = { FOU_DROP_REASONS(FOU_NAMED) };
 static const struct fou_named fou_icmp_kinds[] = { FOU_ICMP_KINDS(FOU_NAMED) };
+static const struct fou_named fou_locals[] = { FOU_LOCAL_COUNTERS(FOU_NAMED) };
 #undef FOU_NAMED
 static_assert(RTE_DIM(fou_drops) == FOU_DROP_MAX, "drop reasons and their names differ");
 static_assert(RTE_DIM(fou_icmp_kinds) == FOU_ICMP_MAX, "ICMP kinds and their names differ");
+static_assert(RTE_DIM(fou_locals) == FOU_LOCAL_MAX, "local counters and their names differ");
 
 const char *
 fou_drop_name(enum fou_drop d)
@@ -51,6 +53,18 @@ fou_icmp_desc(enum fou_icmp_kind k)
 	return k < FOU_ICMP_MAX ? fou_icmp_kinds[k].desc : NULL;
 }
 
+const char *
+fou_local_name(enum fou_local_counter c)
+{
+	return c < FOU_LOCAL_MAX ? fou_locals[c].name : NULL;
+}
+
+const char *
+fou_local_desc(enum fou_local_counter c)
+{
+	return c < FOU_LOCAL_MAX ? fou_locals[c].desc : NULL;
+}
+
 struct fou_lcore_stats *
 fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id)
 {
@@ -79,6 +93,8 @@ fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
 		out->decap_inner[i] += FOU_STAT_READ(s->decap_inner[i]) - base->decap_inner[i];
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]) - base->icmp_out[i];
+	for (i = 0; i < FOU_LOCAL_MAX; i++)
+		out->local[i] += FOU_STAT_READ(s->local[i]) - base->local[i];
 	out->gro_merged += FOU_STAT_READ(s->gro_merged) - base->gro_merged;
 	out->gro_flushed += FOU_STAT_READ(s->gro_flushed) - base->gro_flushed;
 	out->gro_tso += FOU_STAT_READ(s->gro_tso) - base->gro_tso;
@@ -180,7 +196,8 @@ fou_stats_balanced(const struct fou_lcore_stats *s)
 	uint64_t rx, tx;
 
 	fou_stats_rx_tx(s, &rx, &tx);
-	return rx + (s->gso_segments - s->gso_packets) == tx + fou_stats_drops(s) + s->gro_merged;
+	return rx + s->local[FOU_LOCAL_ORIGINATED] + (s->gso_segments - s->gso_packets) ==
+	       tx + fou_stats_drops(s) + s->gro_merged + fou_stats_held(s);
 }
 
 uint64_t
@@ -192,4 +209,10 @@ fou_stats_drops(const struct fou_lcore_stats *s)
 	for (i = 0; i < FOU_DROP_MAX; i++)
 		sum += s->drop[i];
 	return sum;
+}
+
+uint64_t
+fou_stats_held(const struct fou_lcore_stats *s)
+{
+	return s->local[FOU_LOCAL_NEIGH_QUEUED] - s->local[FOU_LOCAL_NEIGH_DEQUEUED];
 }

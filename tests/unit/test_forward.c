@@ -533,7 +533,7 @@ test_eth_types(void **state)
 		uint16_t type;
 		unsigned int verdict;
 	} cases[] = {
-		{ RTE_ETHER_TYPE_ARP, FOU_DROP_ARP },
+		{ RTE_ETHER_TYPE_ARP, FOU_DROP_ARP_BAD },
 		/* IPv6 now: the IPv4 bytes have version 4 */
 		{ RTE_ETHER_TYPE_IPV6, FOU_DROP_IP_HDR_BAD },
 		{ RTE_ETHER_TYPE_LLDP, FOU_DROP_NOT_IP },
@@ -567,9 +567,9 @@ test_eth_types(void **state)
 
 		memcpy(arp, "\xff\xff\xff\xff\xff\xff\x02\x00\x00\x00\x00\x02\x08\x06", 14);
 		unit_ctx("ARP request");
-		EXPECT_DROP(gw, arp, sizeof(arp), FOU_DROP_ARP);
+		EXPECT_DROP(gw, arp, sizeof(arp), FOU_DROP_ARP_BAD);
 		/* ARP is classified on its ethertype alone */
-		EXPECT_DROP(gw, arp, 14, FOU_DROP_ARP);
+		EXPECT_DROP(gw, arp, 14, FOU_DROP_ARP_BAD);
 	}
 }
 
