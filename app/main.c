@@ -21,11 +21,14 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_random.h>
 
 #include "app.h"
 
 #define FOU_MBUF_CACHE 256
-#define FOU_MONITOR_US 10000
+/* The main lcore's round: the local stack's service (ARP/ND answers come
+ * from the workers at once; resolution waits at most this) and --idle-exit. */
+#define FOU_MONITOR_US 1000
 
 static void
 fou_app_signal(int sig __rte_unused)
@@ -44,15 +47,17 @@ fou_app_rx_total(struct fou_gw *gw)
 	return rx;
 }
 
-/* Runs on the main lcore while the workers forward. */
+/* Runs on the main lcore while the workers forward: the gateway's own
+ * stack through the control context, and --idle-exit. */
 static void
-fou_app_monitor(struct fou_gw *gw, const struct fou_app_opts *opts)
+fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_opts *opts)
 {
 	uint64_t last_rx = 0, last_change = rte_get_timer_cycles();
 	const uint64_t idle = opts->idle_exit_ms * (rte_get_timer_hz() / 1000);
 
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		rte_delay_us_sleep(FOU_MONITOR_US);
+		fou_neigh_service(ctl, rte_rdtsc());
 		if (opts->idle_exit_ms == 0)
 			continue;
 		uint64_t rx = fou_app_rx_total(gw), now = rte_get_timer_cycles();
@@ -193,6 +198,10 @@ fou_app_print_stats(struct fou_gw *gw)
 		if (s.icmp_out[i] != 0)
 			printf("sent %s: %" PRIu64 " (%s)\n", fou_icmp_name(i), s.icmp_out[i],
 			       fou_icmp_desc(i));
+	for (i = 0; i < FOU_LOCAL_MAX; i++)
+		if (s.local[i] != 0)
+			printf("local %s: %" PRIu64 " (%s)\n", fou_local_name(i), s.local[i],
+			       fou_local_desc(i));
 	drops = fou_stats_drops(&s);
 	printf("dropped: %" PRIu64 "\n", drops);
 	for (i = 0; i < FOU_DROP_MAX; i++)
@@ -202,9 +211,10 @@ fou_app_print_stats(struct fou_gw *gw)
 	printf("gro: merged %" PRIu64 ", flushed %" PRIu64 ", tso %" PRIu64 ", gso packets %" PRIu64
 	       ", segments %" PRIu64 "\n", s.gro_merged, s.gro_flushed, s.gro_tso, s.gso_packets,
 	       s.gso_segments);
-	printf("accounting: rx %" PRIu64 " + gso added %" PRIu64 " = tx %" PRIu64 " + dropped %"
-	       PRIu64 " + gro merged %" PRIu64 ": %s\n", rx, s.gso_segments - s.gso_packets, tx,
-	       drops, s.gro_merged, fou_stats_balanced(&s) ? "ok" : "MISMATCH");
+	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
+	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
+	       ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED], s.gso_segments - s.gso_packets, tx,
+	       drops, s.gro_merged, fou_stats_held(&s), fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }
 
@@ -234,6 +244,7 @@ main(int argc, char **argv)
 	struct fou_app_opts opts;
 	struct fou_err err = { "" };
 	struct rte_mempool *mp = NULL, *indirect = NULL;
+	struct fou_lcore *ctl = NULL;
 	struct fou_gw *gw;
 	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
 	uint16_t port;
@@ -288,7 +299,9 @@ main(int argc, char **argv)
 	 * they point to fill the TX queues twice over. */
 	nb_mbufs = nb_ports * nb_workers * (1024 + 2 * 1024 + FOU_BURST) +
 		   nb_workers * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
-		   rte_lcore_count() * (FOU_MBUF_CACHE + FOU_BURST);
+		   rte_lcore_count() * (FOU_MBUF_CACHE + FOU_BURST) +
+		   /* what waits for a neighbour, and the local stack's rings */
+		   FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024;
 	nb_mbufs = RTE_MAX(nb_mbufs, 8192u);
 	/* rte_gso's segments point into the merged packet with these */
 	indirect = rte_pktmbuf_pool_create("fou_indirect", nb_ports * nb_workers * (1024 + FOU_BURST) +
@@ -323,6 +336,13 @@ main(int argc, char **argv)
 				    indirect) != 0)
 			goto out;
 	}
+	ctl = fou_lcore_create(gw, FOU_LCORE_CONTROL, &(struct fou_lcore_conf){
+		.direct = mp, .indirect = indirect, .ip_id = (uint16_t)rte_rand(),
+		.socket_id = (int)rte_socket_id() }, &err);
+	if (ctl == NULL) {
+		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
+		goto out;
+	}
 	fou_app_print_config(gw, ports);
 	/* from here on a link change goes to the ethdev too, and telemetry
 	 * commands are the only writer */
@@ -334,9 +354,10 @@ main(int argc, char **argv)
 
 	uint64_t t0 = rte_get_timer_cycles();
 
-	fou_app_monitor(gw, &opts);
+	fou_app_monitor(gw, ctl, &opts);
 	rte_eal_mp_wait_lcore();
 	fou_telemetry_stop(gw);		/* no command changes what the summary reads */
+	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	ok = fou_app_print_stats(gw);
@@ -345,6 +366,8 @@ main(int argc, char **argv)
 out:
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
+	fou_neigh_stop(gw);
+	fou_lcore_free(ctl);
 	RTE_ETH_FOREACH_DEV(port) {
 		if (started[port])
 			rte_eth_dev_stop(port);

@@ -242,6 +242,14 @@ struct fou_gw *fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 /* Stop the telemetry commands first (fou_telemetry_stop()): they read gw. */
 void fou_gw_free(struct fou_gw *gw);
 
+/*
+ * The control lock: one writer of the tables at a time. The telemetry
+ * commands and fou_neigh_service() hold it; a program that calls control
+ * operations from several threads holds it around each.
+ */
+void fou_gw_lock(struct fou_gw *gw);
+void fou_gw_unlock(struct fou_gw *gw);
+
 /* The ports are started: a link change from now on also goes to the
  * ethdev (MTU, MAC address or promiscuous mode). */
 void fou_gw_ports_running(struct fou_gw *gw);
@@ -265,6 +273,10 @@ struct fou_lcore_conf {
 				 * lcores sending to one remote do not walk in step) */
 	int socket_id;
 };
+
+/* The lcore id of the control thread's context: it builds the packets the
+ * gateway originates and counts in a row of its own. */
+#define FOU_LCORE_CONTROL RTE_MAX_LCORE
 
 struct fou_lcore *fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id,
 				   const struct fou_lcore_conf *c, struct fou_err *err);
@@ -417,17 +429,53 @@ int fou_neigh_add(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		  const struct rte_ether_addr *mac, struct fou_err *err);
 int fou_neigh_del(struct fou_gw *gw, const struct fou_ip *ip, uint16_t port, struct fou_err *err);
 
+/* Linux' NUD states (`ip neigh`). */
+enum fou_neigh_state {
+	FOU_NUD_INCOMPLETE = 1,	/* asked, no answer yet: packets wait */
+	FOU_NUD_REACHABLE,	/* confirmed within the reachable time */
+	FOU_NUD_STALE,		/* known, not confirmed lately */
+	FOU_NUD_DELAY,		/* STALE and used: a probe follows unless confirmed */
+	FOU_NUD_PROBE,		/* unicast probes */
+	FOU_NUD_FAILED,		/* unanswered */
+	FOU_NUD_PERMANENT,	/* static (--neigh): never ages, never learnt over */
+};
+const char *fou_neigh_state_name(enum fou_neigh_state s);
+
 struct fou_neigh_info {
 	uint16_t port;
 	struct fou_ip ip;
-	struct rte_ether_addr mac;
+	struct rte_ether_addr mac;	/* zero while INCOMPLETE or FAILED */
+	uint8_t state;			/* enum fou_neigh_state */
+	uint8_t probes;			/* sent in this state */
+	bool router;			/* said so in an NA */
+	uint32_t age_ms;		/* since the state or MAC last changed */
+	uint32_t queued;		/* packets waiting for it */
 };
 /* Fills up to n neighbours from the offset-th (table order); returns the
  * count of all. */
 unsigned int fou_neigh_list(const struct fou_gw *gw, struct fou_neigh_info *out, unsigned int n,
 			    unsigned int offset);
+/* The MAC the workers send to (a static or resolved neighbour). */
 int fou_neigh_get(const struct fou_gw *gw, const struct fou_ip *ip, uint16_t port,
 		  struct rte_ether_addr *mac);
+/* Drop every entry that is not static, with what waits for it (`ip neigh
+ * flush`); returns how many went. */
+unsigned int fou_neigh_flush(struct fou_gw *gw);
+
+/*
+ * The gateway's own stack on the control thread, about every millisecond,
+ * with the control context (FOU_LCORE_CONTROL): learn what the workers
+ * heard (ARP, ND), queue and resolve what waits for a neighbour, run the
+ * NUD timers, send requests, probes and announcements through a started
+ * worker. Takes the control lock.
+ */
+void fou_neigh_service(struct fou_lcore *ctl, uint64_t now);
+/* Packets waiting for neighbours, all queues together, at most (they hold
+ * mbufs of the pool the workers receive into: size it for them). */
+#define FOU_NEIGH_HELD_MAX 4096
+/* At exit, once the workers have stopped: drop what still waits for a
+ * neighbour (counted), so every mbuf is back in its pool. */
+void fou_neigh_stop(struct fou_gw *gw);
 
 /* --- FOU receive ports and tunnels ----------------------------------------- */
 

@@ -226,6 +226,9 @@ fou_dump_neigh(struct fou_dump *d, const void *entry)
 	const struct fou_neigh_info *ni = entry;
 	char m[RTE_ETHER_ADDR_FMT_SIZE];
 
+	/* what was learnt is not configuration */
+	if (ni->state != FOU_NUD_PERMANENT)
+		return;
 	rte_ether_format_addr(m, sizeof(m), &ni->mac);
 	fou_dump_emit(d, "neigh", "%s,dev=%u,lladdr=%s", FOU_IPSTR(&ni->ip), ni->port, m);
 }

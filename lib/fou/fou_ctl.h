@@ -38,6 +38,15 @@ void fou_route_uninstall(struct fou_gw *gw, uint32_t i);
 int fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err);
 const struct fou_addr *fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip);
 
+/* fou_neigh.c: the control side's neighbour table, made and freed with
+ * the gateway. */
+int fou_neigh_tbl_create(struct fou_gw *gw);
+void fou_neigh_tbl_free(struct fou_gw *gw);
+/* The source of a request for target on port (4 or 16 bytes by family):
+ * the port's address on target's network, else its first; false if none. */
+bool fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void *target,
+		   void *src);
+
 /* fou_stats.c: counters of tunnel i summed over lcores, less base (if not
  * NULL), added to ti. */
 void fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stats *base,

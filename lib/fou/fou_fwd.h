@@ -13,11 +13,28 @@
 #include <rte_branch_prediction.h>
 #include <rte_ether.h>
 #include <rte_hash_crc.h>
+#include <rte_mbuf_dyn.h>
 
 #include "fou_encap.h"
 #include "fou_hdr.h"
 #include "fou_lcore.h"
 #include "fou_rib.h"
+
+/*
+ * need bytes at offset at, of which avail are there (in the frame, the IP
+ * packet, the tunnel payload): too few is the layer's truncation counter;
+ * then they must be in the first segment, which is all the code reads.
+ */
+static inline unsigned int
+fou_need(const struct rte_mbuf *m, uint32_t at, uint32_t avail, uint32_t need,
+	 unsigned int truncated)
+{
+	if (avail < need)
+		return truncated;
+	if (at + need > rte_pktmbuf_data_len(m))
+		return FOU_DROP_HDR_SPLIT;
+	return FOU_FWD;
+}
 
 /* Where a routed packet leaves: a port and a neighbour on it, maybe after
  * encapsulation into a tunnel. */
@@ -61,31 +78,47 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
 	return FOU_FWD;
 }
 
+/* The neighbour key of an adjacency: its gateway on the port, or the
+ * destination itself (connected, or a tunnel's remote). */
+union fou_adj_key {
+	struct fou_neigh_key k;
+	uint64_t w[3];
+};
+
+static inline void
+fou_adj_key(const struct fou_adj *a, union fou_adj_key *key)
+{
+	const struct fou_nexthop *nh = a->nh;
+
+	static_assert(sizeof(key->k) <= sizeof(key->w), "neighbour key outgrew the cache key");
+	key->w[2] = 0;
+	fou_neigh_key_make(&key->k, nh->port, nh->family, nh->type != FOU_NH_GATEWAY ? a->dst :
+			   nh->family == AF_INET ? (const void *)&nh->gw.v4 :
+			   (const void *)nh->gw.v6);
+}
+
 /*
- * The MAC address of the adjacency's neighbour; false when there is none.
- * Each lcore remembers the neighbours it found in a small direct-mapped
- * cache (a key compare instead of an rte_hash lookup); a neighbour change
- * bumps gw->neigh_gen before its grace period, so once the change has
- * returned no lcore uses what it cached before.
+ * The MAC address of the adjacency's neighbour; false when there is none
+ * (yet). Each lcore remembers the neighbours it found in a small
+ * direct-mapped cache (a key compare instead of an rte_hash lookup); a
+ * neighbour change bumps gw->neigh_gen, so once the change has returned
+ * no lcore uses what it cached before. A lookup that reaches the table
+ * marks the neighbour used: the control thread's reachability timers
+ * (STALE to DELAY) read the mark; a STALE entry empties the caches, so a
+ * neighbour in use is marked again.
  */
 static inline bool
 fou_adj_neigh(struct fou_lcore *lc, const struct fou_adj *a, struct rte_ether_addr *mac)
 {
 	const struct fou_gw *gw = lc->gw;
-	const struct fou_nexthop *nh = a->nh;
 	const uint32_t gen = __atomic_load_n(&gw->neigh_gen, __ATOMIC_ACQUIRE);
-	union {
-		struct fou_neigh_key k;
-		uint64_t w[3];
-	} key = { .w = { 0, 0, 0 } };
+	union fou_adj_key key;
 	struct fou_neigh_cached *c;
+	uint8_t *used;
 	uint64_t x;
 	void *data;
 
-	static_assert(sizeof(key.k) <= sizeof(key.w), "neighbour key outgrew the cache key");
-	fou_neigh_key_make(&key.k, nh->port, nh->family, nh->type != FOU_NH_GATEWAY ? a->dst :
-			   nh->family == AF_INET ? (const void *)&nh->gw.v4 :
-			   (const void *)nh->gw.v6);
+	fou_adj_key(a, &key);
 	if (unlikely(gen != lc->neigh_gen)) {
 		memset(lc->neigh_cache, 0, sizeof(lc->neigh_cache));
 		lc->neigh_gen = gen;
@@ -100,6 +133,9 @@ fou_adj_neigh(struct fou_lcore *lc, const struct fou_adj *a, struct rte_ether_ad
 	if (rte_hash_lookup_data(gw->neigh, &key.k, &data) < 0)
 		return false;
 	fou_neigh_mac(data, mac);
+	used = &gw->neigh_used[fou_neigh_slot(data)];
+	if (__atomic_load_n(used, __ATOMIC_RELAXED) == 0)
+		__atomic_store_n(used, 1, __ATOMIC_RELAXED);
 	memcpy(c->key, key.w, sizeof(c->key));
 	c->mac = *mac;
 	return true;
@@ -219,6 +255,42 @@ fou_adj_send(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
 		return r;
 	*out_port = a->port;
 	return FOU_FWD;
+}
+
+/*
+ * No neighbour yet: the packet is finished as if it had one (encapsulated,
+ * an Ethernet header with a zero destination) and handed to the control
+ * thread with its neighbour key, which queues it, resolves, and sends it
+ * (or drops it) later. FOU_HELD, or no_neigh when the hand-off ring is
+ * full.
+ */
+static inline unsigned int
+fou_adj_hold(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a, bool v6)
+{
+	static const struct rte_ether_addr none;
+	union fou_adj_key key;
+	uint16_t out_port;
+	unsigned int r;
+
+	r = fou_adj_send(lc, m, a, &none, v6, &out_port);
+	if (r != FOU_FWD)
+		return r;
+	fou_adj_key(a, &key);
+	memcpy(RTE_MBUF_DYNFIELD(m, lc->gw->hold_key_off, void *), &key.k, sizeof(key.k));
+	if (rte_ring_mp_enqueue(lc->gw->hold_ring, m) != 0)
+		return FOU_DROP_NO_NEIGH;
+	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_NEIGH_QUEUED], 1);
+	return FOU_HELD;
+}
+
+/* Send along a: to the neighbour's MAC, or held until it is known. */
+static inline unsigned int
+fou_adj_output(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
+	       const struct rte_ether_addr *neigh, bool v6, uint16_t *out_port)
+{
+	if (likely(neigh != NULL))
+		return fou_adj_send(lc, m, a, neigh, v6, out_port);
+	return fou_adj_hold(lc, m, a, v6);
 }
 
 #endif /* FOU_FWD_H */

@@ -88,6 +88,37 @@ fou_gw_hash(const struct fou_gw *gw, const char *what, uint32_t n, uint32_t key_
 	});
 }
 
+/* The local stack's rings, the hand-off field and the table (fou_neigh.c). */
+static int
+fou_gw_local_create(struct fou_gw *gw)
+{
+	char name[RTE_RING_NAMESIZE];
+
+	/* the slot travels in 16 bits of the hash data (fou_neigh_data) */
+	if (gw->params.max_neighs > UINT16_MAX + 1u) {
+		rte_errno = EINVAL;
+		return -1;
+	}
+	gw->nev_ring = rte_ring_create_elem(fou_obj_name(name, sizeof(name), "nev", gw),
+					    sizeof(struct fou_neigh_ev), FOU_NEV_RING,
+					    gw->params.socket_id, RING_F_SC_DEQ);
+	gw->hold_ring = rte_ring_create(fou_obj_name(name, sizeof(name), "hold", gw),
+					FOU_HOLD_RING, gw->params.socket_id, RING_F_SC_DEQ);
+	gw->neigh_used = rte_zmalloc_socket("fou_neigh_used", RTE_MAX(gw->params.max_neighs, 1u),
+					    RTE_CACHE_LINE_SIZE, gw->params.socket_id);
+	/* the mbuf has no room for a second field of this size: a held packet
+	 * borrows the GRO tag's, which it never needs (it skips GRO) */
+	static_assert(sizeof(struct fou_neigh_key) <= sizeof(struct fou_gro_tag),
+		      "the neighbour key does not fit the GRO tag's field");
+	gw->hold_key_off = gw->gro_tag_off;
+	if (gw->nev_ring == NULL || gw->hold_ring == NULL || gw->neigh_used == NULL)
+		return -1;
+	rte_errno = ENOMEM;
+	if (fou_neigh_tbl_create(gw) != 0)
+		return -1;
+	return pthread_mutex_init(&gw->ctl_lock, NULL) == 0 ? 0 : -1;
+}
+
 struct fou_gw *
 fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 {
@@ -132,19 +163,19 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	gw->routes = rte_zmalloc_socket("fou_routes", sizeof(*gw->routes) * gw->max_routes, 0,
 					p->socket_id);
 	gw->stats_base = rte_zmalloc_socket("fou_stats_base",
-					    sizeof(*gw->stats_base) * RTE_MAX_LCORE,
+					    sizeof(*gw->stats_base) * FOU_STATS_ROWS,
 					    RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tun_base = rte_zmalloc_socket("fou_tun_base",
 					  sizeof(*gw->tun_base) * RTE_MAX(p->max_tunnels, 1u), 0,
 					  p->socket_id);
 	gw->nh = rte_zmalloc_socket("fou_nh", sizeof(*gw->nh) * p->max_nexthops,
 				    RTE_CACHE_LINE_SIZE, p->socket_id);
-	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * RTE_MAX_LCORE,
+	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * FOU_STATS_ROWS,
 				       RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tunnels = rte_zmalloc_socket("fou_tunnels", sizeof(*gw->tunnels) * p->max_tunnels,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tun_stats = rte_zmalloc_socket("fou_tun_stats", sizeof(*gw->tun_stats) *
-					   (size_t)p->max_tunnels * RTE_MAX_LCORE,
+					   (size_t)p->max_tunnels * FOU_STATS_ROWS,
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
@@ -158,6 +189,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		.align = __alignof__(struct fou_gro_tag),
 	});
 	if (gw->gro_tag_off < 0)
+		goto fail;
+	if (fou_gw_local_create(gw) != 0)
 		goto fail;
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
@@ -174,6 +207,11 @@ fou_gw_free(struct fou_gw *gw)
 {
 	if (gw == NULL)
 		return;
+	fou_neigh_tbl_free(gw);
+	rte_ring_free(gw->nev_ring);
+	rte_ring_free(gw->hold_ring);
+	rte_free(gw->neigh_used);
+	pthread_mutex_destroy(&gw->ctl_lock);
 	rte_lpm_free(gw->lpm4);
 	rte_lpm6_free(gw->lpm6);
 	rte_hash_free(gw->neigh);
@@ -215,6 +253,18 @@ fou_gw_commit(struct fou_gw *gw)
 			gw->nb_nh--;
 		}
 	}
+}
+
+void
+fou_gw_lock(struct fou_gw *gw)
+{
+	pthread_mutex_lock(&gw->ctl_lock);
+}
+
+void
+fou_gw_unlock(struct fou_gw *gw)
+{
+	pthread_mutex_unlock(&gw->ctl_lock);
 }
 
 void

@@ -6,17 +6,52 @@
  * and, on ports with GRO, hands what that forwarded to its GRO table
  * (fou_gro.c); the worker sees only what leaves.
  */
+#include <stdio.h>
+
 #include <rte_malloc.h>
 
 #include "fou_gro.h"
 #include "fou_lcore.h"
 #include "fou_rx.h"
 
+/* What the control thread queued for this context to send and nobody sent:
+ * dropped, counted where the control thread counts. */
+static void
+fou_lcore_inject_drop(struct fou_lcore *lc)
+{
+	struct rte_mbuf *m;
+
+	while (lc->inject != NULL && rte_ring_sc_dequeue(lc->inject, (void **)&m) == 0) {
+		FOU_STAT_ADD(lc->gw->stats[FOU_LCORE_CONTROL].drop[FOU_DROP_NEIGH_STOPPED], 1);
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Send what the control thread queued for this context (fou_neigh.c): each
+ * mbuf carries its egress port in m->port. */
+static inline void
+fou_lcore_inject(struct fou_lcore *lc, fou_emit_fn emit, void *ctx)
+{
+	struct rte_mbuf *pkts[FOU_BURST];
+	uint16_t ports[FOU_BURST];
+	unsigned int n, i;
+
+	do {
+		n = rte_ring_sc_dequeue_burst(lc->inject, (void **)pkts, FOU_BURST, NULL);
+		for (i = 0; i < n; i++)
+			ports[i] = pkts[i]->port;
+		if (n != 0)
+			emit(ctx, pkts, ports, (uint16_t)n);
+	} while (n == FOU_BURST);
+}
+
 void
 fou_lcore_free(struct fou_lcore *lc)
 {
 	if (lc == NULL)
 		return;
+	fou_lcore_inject_drop(lc);
+	rte_ring_free(lc->inject);
 	fou_gro_free(lc->gro);
 	rte_free(lc);
 }
@@ -27,7 +62,9 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 {
 	struct fou_lcore *lc;
 
-	if (lcore_id >= RTE_MAX_LCORE) {
+	char name[RTE_RING_NAMESIZE];
+
+	if (lcore_id > FOU_LCORE_CONTROL) {
 		fou_err_set(err, "lcore %u is beyond RTE_MAX_LCORE", lcore_id);
 		return NULL;
 	}
@@ -42,9 +79,19 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 		fou_lcore_free(lc);
 		return NULL;
 	}
+	/* what the control thread sends goes out through a worker's TX queue */
+	snprintf(name, sizeof(name), "fou_inj_%u_%p", lcore_id, (void *)gw);
+	lc->inject = rte_ring_create(name, FOU_INJECT_RING, c->socket_id,
+				     RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (lc->inject == NULL) {
+		fou_err_set(err, "lcore %u: cannot allocate its inject ring", lcore_id);
+		fou_lcore_free(lc);
+		return NULL;
+	}
 	lc->gw = gw;
+	lc->pool = c->direct;
 	lc->lcore_id = lcore_id;
-	lc->st = &gw->stats[lcore_id];
+	lc->st = &gw->stats[lcore_id];	/* FOU_LCORE_CONTROL: the control row */
 	/* a gateway without tunnels has no tunnel counters (and no packet
 	 * ever reaches a tunnel) */
 	if (gw->tun_stats != NULL)
@@ -59,11 +106,14 @@ fou_lcore_start(struct fou_lcore *lc)
 	struct fou_gw *gw = lc->gw;
 	int ret;
 
+	if (lc->lcore_id == FOU_LCORE_CONTROL)
+		return -EINVAL;
 	ret = rte_rcu_qsbr_thread_register(gw->qsbr, lc->lcore_id);
 	if (ret != 0)
 		return ret;
 	rte_rcu_qsbr_thread_online(gw->qsbr, lc->lcore_id);
 	__atomic_store_n(&gw->lcore_reader[lc->lcore_id], 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&gw->inject[lc->lcore_id], lc->inject, __ATOMIC_RELEASE);
 	lc->started = true;
 	return 0;
 }
@@ -77,6 +127,9 @@ fou_lcore_stop(struct fou_lcore *lc, fou_emit_fn emit, void *ctx)
 	lc->gro_held = false;
 	if (!lc->started)
 		return;
+	/* the control thread stops sending through it; what it sent goes */
+	__atomic_store_n(&gw->inject[lc->lcore_id], NULL, __ATOMIC_RELEASE);
+	fou_lcore_inject(lc, emit, ctx);
 	rte_rcu_qsbr_thread_offline(gw->qsbr, lc->lcore_id);
 	rte_rcu_qsbr_thread_unregister(gw->qsbr, lc->lcore_id);
 	lc->started = false;
@@ -132,6 +185,8 @@ fou_lcore_idle(struct fou_lcore *lc, uint64_t now, fou_emit_fn emit, void *ctx)
 	 * time (then when that is up) */
 	if (lc->gro_held)
 		lc->gro_held = fou_gro_flush(lc->gro, lc->st, now, false, emit, ctx) != 0;
+	if (!rte_ring_empty(lc->inject))
+		fou_lcore_inject(lc, emit, ctx);
 	if (lc->started)
 		rte_rcu_qsbr_quiescent(lc->gw->qsbr, lc->lcore_id);
 }

@@ -11,8 +11,10 @@
 
 #include "fou_private.h"
 
-/* The verdict of a data-path stage on one packet: a drop reason, or forward. */
+/* The verdict of a data-path stage on one packet: a drop reason, forward,
+ * or held (handed to the control thread to wait for its neighbour). */
 #define FOU_FWD FOU_DROP_MAX
+#define FOU_HELD (FOU_DROP_MAX + 1)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
@@ -31,6 +33,8 @@ struct fou_lcore {
 	struct fou_lcore_stats *st;		/* the gateway's counters of this lcore */
 	struct fou_tun_stats *tun_st;		/* its tunnel counters, by tunnel index */
 	struct fou_gro *gro;			/* its GRO table (fou_gro.c) */
+	struct rte_mempool *pool;		/* packets it builds (the control context) */
+	struct rte_ring *inject;		/* what the control thread sends through it */
 	unsigned int lcore_id;
 
 	/* written by the owning lcore only */

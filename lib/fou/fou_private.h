@@ -8,6 +8,7 @@
 #define FOU_PRIVATE_H
 
 #include <assert.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 #include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
 
 #include "fou.h"
 
@@ -45,6 +47,32 @@ struct fou_neigh_key {
 };
 static_assert(sizeof(struct fou_neigh_key) == 20, "neighbour key has padding");
 
+/*
+ * What a worker tells the control thread about a neighbour it heard from
+ * (ARP, NS, NA): through gw->nev_ring, never waiting. The control thread
+ * decides what the table makes of it (fou_neigh.c).
+ */
+enum fou_nev_kind {
+	FOU_NEV_SOLICIT = 1,	/* ARP request / NS for one of our addresses: create or update */
+	FOU_NEV_ADVERT,		/* ARP reply / NA: update an entry that exists */
+	FOU_NEV_OTHER,		/* a request not for us, an announcement: update if it exists */
+};
+#define FOU_NEV_F_CONFIRM 0x01	/* a unicast reply / solicited NA: the neighbour is reachable */
+#define FOU_NEV_F_OVERRIDE 0x02	/* may replace a known MAC at once (gratuitous ARP, NA O flag) */
+#define FOU_NEV_F_ROUTER 0x04	/* NA R flag (shown only) */
+
+struct fou_neigh_ev {
+	uint8_t kind;		/* enum fou_nev_kind */
+	uint8_t flags;		/* FOU_NEV_F_* */
+	uint16_t port;
+	struct rte_ether_addr mac;
+	uint8_t family;
+	uint8_t zero;
+	uint8_t addr[16];	/* IPv4 in the first 4 bytes */
+	uint32_t zero2;
+};
+static_assert(sizeof(struct fou_neigh_ev) == 32, "neighbour event is not 32 bytes");
+
 /* What the data path needs of a DPDK port. */
 struct fou_iface {
 	struct rte_ether_addr mac;
@@ -72,6 +100,15 @@ struct fou_gro_tag {
 	uint32_t key;		/* GRE key */
 	uint32_t proto;		/* tunnel protocol | GRE flags << 8 */
 };
+
+/* Counter rows: one per lcore, and the control context's (FOU_LCORE_CONTROL). */
+#define FOU_STATS_ROWS (RTE_MAX_LCORE + 1)
+
+/* Ring sizes of the local stack (fou_neigh.c): events, packets waiting for
+ * a neighbour, packets the control thread sends through a worker. */
+#define FOU_NEV_RING 1024
+#define FOU_HOLD_RING 1024
+#define FOU_INJECT_RING 1024
 
 /* Tunnel flags read per packet. */
 #define FOU_TUN_TTL_INHERIT 0x01
@@ -177,6 +214,21 @@ struct fou_gw {
 	uint64_t icmp_limit;			/* rate << 32 | burst; rate 0: none */
 	const struct fou_addr_set *addrs;	/* one of addr_sets */
 	uint32_t neigh_gen;			/* bumped by every neighbour change */
+	/*
+	 * The local stack: workers post what they heard (nev_ring) and hand
+	 * packets whose neighbour is unknown to the control thread (hold_ring,
+	 * the key in the mbuf's hold_key_off dynamic field); they mark a
+	 * neighbour they looked up as used (neigh_used[slot], the slot is in
+	 * the hash data's top 16 bits); the control thread sends through a
+	 * started context's inject ring. All rings: multi-producer or
+	 * single-consumer as their users are, never waiting.
+	 */
+	struct rte_ring *nev_ring;		/* struct fou_neigh_ev, MP/SC */
+	struct rte_ring *hold_ring;		/* mbufs waiting for a neighbour, MP/SC */
+	int hold_key_off;			/* mbuf dynamic field: struct fou_neigh_key
+						 * (the GRO tag's: held packets skip GRO) */
+	uint8_t *neigh_used;			/* max_neighs entries */
+	struct rte_ring *inject[RTE_MAX_LCORE];	/* of started contexts (SP/SC) */
 	int gro_tag_off;			/* mbuf dynamic field: struct fou_gro_tag */
 
 	/* Readers (worker lcores) report quiescent states here; a control
@@ -186,13 +238,15 @@ struct fou_gw {
 
 	/* Counters: a context writes the row of its lcore (fou_lcore.h
 	 * keeps the pointers), the control side sums the rows. */
-	struct fou_lcore_stats *stats;		/* RTE_MAX_LCORE entries */
+	struct fou_lcore_stats *stats;		/* FOU_STATS_ROWS entries */
 	struct fou_tun_stats *tun_stats;	/* [lcore][max_tunnels] */
 
 	/* control only */
 	struct fou_gw_params params;
 	uint32_t nb_nh;
 	uint32_t nb_neighs;			/* against params.max_neighs */
+	struct fou_neigh_tbl *nt;		/* the neighbour table (fou_neigh.c) */
+	pthread_mutex_t ctl_lock;		/* fou_gw_lock(): one control writer */
 	struct rte_hash *tun_names;		/* name -> index */
 	struct fou_addr_set addr_sets[2];
 	struct fou_route *routes;		/* in the order they were added */
@@ -201,22 +255,29 @@ struct fou_gw {
 	struct fou_worker_conf *workers;	/* RTE_MAX_LCORE entries */
 	bool is_worker[RTE_MAX_LCORE];
 	/* what /fou/stats/reset saw: readers subtract it (control only) */
-	struct fou_lcore_stats *stats_base;	/* RTE_MAX_LCORE entries */
+	struct fou_lcore_stats *stats_base;	/* FOU_STATS_ROWS entries */
 	struct fou_tun_stats *tun_base;		/* max_tunnels entries */
 	uint8_t lcore_reader[RTE_MAX_LCORE];	/* a started context (qsbr reader) */
 };
 
 /* The neighbour's MAC travels in the rte_hash data word (6 of its 8
- * bytes), so a reader sees the key and its MAC published together. */
+ * bytes, its table slot in the other 2), so a reader sees the key, its
+ * MAC and its slot published together. */
 static inline void *
-fou_neigh_data(const struct rte_ether_addr *mac)
+fou_neigh_data(const struct rte_ether_addr *mac, uint16_t slot)
 {
-	uint64_t v = 0;
+	uint64_t v = slot;
 	unsigned int i;
 
 	for (i = 0; i < RTE_ETHER_ADDR_LEN; i++)
 		v = v << 8 | mac->addr_bytes[i];
 	return (void *)(uintptr_t)v;
+}
+
+static inline uint16_t
+fou_neigh_slot(const void *data)
+{
+	return (uint16_t)((uintptr_t)data >> 48);
 }
 
 static inline void

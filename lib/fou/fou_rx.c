@@ -17,23 +17,8 @@
 
 #include "fou_fwd.h"
 #include "fou_icmp.h"
+#include "fou_arp.h"
 #include "fou_rx.h"
-
-/*
- * need bytes at offset at, of which avail are there (in the frame, the IP
- * packet, the tunnel payload): too few is the layer's truncation counter;
- * then they must be in the first segment, which is all the code reads.
- */
-static inline unsigned int
-fou_need(const struct rte_mbuf *m, uint32_t at, uint32_t avail, uint32_t need,
-	 unsigned int truncated)
-{
-	if (avail < need)
-		return truncated;
-	if (at + need > rte_pktmbuf_data_len(m))
-		return FOU_DROP_HDR_SPLIT;
-	return FOU_FWD;
-}
 
 /* fib_validate_source: one of our addresses, or a connected network's
  * broadcast address, never arrives as a source. */
@@ -66,6 +51,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	struct fou_adj a;
 	uint16_t old_w0, old_w4, cksum;
 	struct rte_ether_addr neigh;
+	bool have_neigh;
 	unsigned int r;
 
 	if (nh == NULL)
@@ -87,8 +73,8 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	if (!fou_adj_neigh(lc, &a, &neigh))
-		return FOU_DROP_NO_NEIGH;
+	/* none yet: the packet is held for resolution once rewritten */
+	have_neigh = fou_adj_neigh(lc, &a, &neigh);
 
 	/* TTL and ECN change; patch the checksum for both words (RFC 1624) */
 	memcpy(&old_w0, ip, 2);
@@ -103,7 +89,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	m->l3_len = hl;
 	m->packet_type = RTE_PTYPE_L2_ETHER |
 			 (hl == sizeof(*ip) ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT);
-	return fou_adj_send(lc, m, &a, &neigh, false, out_port);
+	return fou_adj_output(lc, m, &a, have_neigh ? &neigh : NULL, false, out_port);
 }
 
 /* The same for the IPv6 packet at off, as ip6_forward does. */
@@ -115,6 +101,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	struct fou_adj a;
 	uint32_t vtc;
 	struct rte_ether_addr neigh;
+	bool have_neigh;
 	unsigned int r;
 
 	if (nh == NULL)
@@ -136,8 +123,8 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
-	if (!fou_adj_neigh(lc, &a, &neigh))
-		return FOU_DROP_NO_NEIGH;
+	/* none yet: the packet is held for resolution once rewritten */
+	have_neigh = fou_adj_neigh(lc, &a, &neigh);
 
 	vtc = rte_be_to_cpu_32(ip6->vtc_flow);
 	ip6->vtc_flow = rte_cpu_to_be_32((vtc & ~(3u << 20)) | ((uint32_t)ecn << 20));
@@ -145,7 +132,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	fou_l3_isolate(m, off, tot);
 	m->l3_len = sizeof(*ip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6;
-	return fou_adj_send(lc, m, &a, &neigh, true, out_port);
+	return fou_adj_output(lc, m, &a, have_neigh ? &neigh : NULL, true, out_port);
 }
 
 static inline void
@@ -527,7 +514,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	case RTE_ETHER_TYPE_IPV6:
 		return fou_rx_ip6(gw, lc, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
-		return FOU_DROP_ARP_BAD;
+		return fou_arp_input(lc, rx_port, m, off, out_port);
 	default:
 		return FOU_DROP_NOT_IP;
 	}
@@ -561,6 +548,8 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 			pkts[nb_fwd++] = m;
 			continue;
 		}
+		if (r == FOU_HELD)
+			continue;
 		FOU_STAT_ADD(st->drop[r], 1);
 		drop[nb_drop++] = m;
 		if (nb_drop == FOU_BURST) {

@@ -110,7 +110,7 @@ fou_stats_sum(const struct fou_gw *gw, struct fou_lcore_stats *out)
 	unsigned int l;
 
 	memset(out, 0, sizeof(*out));
-	for (l = 0; l < RTE_MAX_LCORE; l++)
+	for (l = 0; l < FOU_STATS_ROWS; l++)
 		fou_stats_acc(out, &gw->stats[l], NULL);
 }
 
@@ -122,7 +122,7 @@ fou_stats_get(const struct fou_gw *gw, int lcore_id, struct fou_lcore_stats *out
 	memset(out, 0, sizeof(*out));
 	if (lcore_id >= RTE_MAX_LCORE)
 		return -EINVAL;
-	for (l = 0; l < RTE_MAX_LCORE; l++)
+	for (l = 0; l < FOU_STATS_ROWS; l++)
 		if (lcore_id < 0 || (unsigned int)lcore_id == l)
 			fou_stats_acc(out, &gw->stats[l], &gw->stats_base[l]);
 	return 0;
@@ -135,7 +135,7 @@ fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stat
 {
 	unsigned int lc;
 
-	for (lc = 0; lc < RTE_MAX_LCORE; lc++) {
+	for (lc = 0; lc < FOU_STATS_ROWS; lc++) {
 		const struct fou_tun_stats *ts = &gw->tun_stats[(size_t)lc * gw->params.max_tunnels +
 								 i];
 
@@ -163,7 +163,7 @@ fou_stats_reset(struct fou_gw *gw)
 	unsigned int l;
 	uint32_t i;
 
-	for (l = 0; l < RTE_MAX_LCORE; l++) {
+	for (l = 0; l < FOU_STATS_ROWS; l++) {
 		memset(&gw->stats_base[l], 0, sizeof(gw->stats_base[l]));
 		fou_stats_acc(&gw->stats_base[l], &gw->stats[l], NULL);
 	}

@@ -36,14 +36,19 @@ static struct fou_gw *
 fou_tel_enter(void)
 {
 	pthread_mutex_lock(&fou_tel_lock);
-	if (fou_tel_gw == NULL)
+	if (fou_tel_gw == NULL) {
 		pthread_mutex_unlock(&fou_tel_lock);
+		return NULL;
+	}
+	/* the gateway's own stack writes the neighbour table too */
+	fou_gw_lock(fou_tel_gw);
 	return fou_tel_gw;
 }
 
 static void
 fou_tel_leave(void)
 {
+	fou_gw_unlock(fou_tel_gw);
 	pthread_mutex_unlock(&fou_tel_lock);
 }
 
@@ -278,6 +283,12 @@ fou_tel_icmp_name(unsigned int i)
 	return fou_icmp_name((enum fou_icmp_kind)i);
 }
 
+static const char *
+fou_tel_local_name(unsigned int i)
+{
+	return fou_local_name((enum fou_local_counter)i);
+}
+
 static int
 fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
@@ -298,6 +309,7 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	rte_tel_data_add_dict_u64(d, "rx", rx);
 	rte_tel_data_add_dict_u64(d, "tx", tx);
 	rte_tel_data_add_dict_u64(d, "dropped", fou_stats_drops(s));
+	rte_tel_data_add_dict_u64(d, "held", fou_stats_held(s));
 	rte_tel_data_add_dict_u64(d, "decap", decap);
 	rte_tel_data_add_dict_u64(d, "decap_ipv4", s->decap_inner[FOU_INNER_IPV4]);
 	rte_tel_data_add_dict_u64(d, "decap_ipv6", s->decap_inner[FOU_INNER_IPV6]);
@@ -313,6 +325,10 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 					    fou_tel_named(s->icmp_out, FOU_ICMP_MAX,
 							  fou_tel_icmp_name));
 	if (ret == 0)
+		ret = fou_tel_add_container(d, "local",
+					    fou_tel_named(s->local, FOU_LOCAL_MAX,
+							  fou_tel_local_name));
+	if (ret == 0)
 		ret = fou_tel_add_container(d, "rx_by_port", fou_tel_per_port(gw, s->rx));
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "tx_by_port", fou_tel_per_port(gw, s->tx));
@@ -326,6 +342,18 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 		ret = fou_tel_add_container(d, "dropped_by_lcore", fou_tel_per_lcore(gw, 2));
 	free(s);
 	return ret;
+}
+
+static int
+fou_tel_neigh_flush_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
+			 struct rte_tel_data *d)
+{
+	unsigned int n = fou_neigh_flush(gw);
+
+	rte_tel_data_start_dict(d);
+	fou_tel_add_str(d, "status", "ok");
+	rte_tel_data_add_dict_u64(d, "flushed", n);
+	return 0;
 }
 
 static int
@@ -551,6 +579,12 @@ fou_tel_neigh_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	rte_tel_data_add_dict_u64(e, "dev", ni->port);
 	rte_ether_format_addr(mac, sizeof(mac), &ni->mac);
 	rte_tel_data_add_dict_string(e, "lladdr", mac);
+	rte_tel_data_add_dict_string(e, "state", fou_neigh_state_name(ni->state));
+	rte_tel_data_add_dict_u64(e, "age_ms", ni->age_ms);
+	rte_tel_data_add_dict_u64(e, "queued", ni->queued);
+	rte_tel_data_add_dict_u64(e, "probes", ni->probes);
+	if (ni->router)
+		rte_tel_data_add_dict_u64(e, "router", 1);
 }
 
 static int
@@ -736,6 +770,7 @@ FOU_TEL_READ_CMD(fou_tel_ports, fou_tel_ports_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_tunnels, fou_tel_tunnels_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_routes, fou_tel_routes_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_neighs, fou_tel_neighs_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_neigh_flush, fou_tel_neigh_flush_fill, fou_tel_no_keys)
 FOU_TEL_READ_CMD(fou_tel_addrs, fou_tel_addrs_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_config, fou_tel_config_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
@@ -749,7 +784,8 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
 	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, counters") \
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
-	X("/fou/neighs", fou_tel_neighs, "Static neighbours, 64 a page (offset=N): ip, dev, lladdr") \
+	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
+	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \
 	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev, addr/plen") \
 	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
 	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file")
