@@ -213,8 +213,9 @@ fou_app_print_stats(struct fou_gw *gw)
 	       s.gso_segments);
 	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
 	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
-	       ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED], s.gso_segments - s.gso_packets, tx,
-	       drops, s.gro_merged, fou_stats_held(&s), fou_stats_balanced(&s) ? "ok" : "MISMATCH");
+	       " + consumed %" PRIu64 ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
+	       s.gso_segments - s.gso_packets, tx, drops, s.gro_merged, fou_stats_held(&s),
+	       s.local[FOU_LOCAL_CONSUMED], fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }
 

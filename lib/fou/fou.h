@@ -48,7 +48,6 @@
 	X(ETH_OTHER_HOST, eth_other_host, "unicast frame for another MAC address") \
 	X(ARP_BAD, arp_bad, "malformed ARP: not Ethernet/IPv4, wrong lengths or opcode, truncated") \
 	X(ARP_NOT_OURS, arp_not_ours, "ARP request for an address that is not ours (no proxy ARP): not answered") \
-	X(ARP_IN, arp_in, "ARP reply or announcement: taken in by the neighbour table, nothing sent back") \
 	X(NOT_IP, not_ip, "ethertype that is neither IPv4, IPv6 nor ARP") \
 	X(HDR_SPLIT, hdr_split, "headers not contiguous in the first mbuf segment") \
 	X(IP_TRUNCATED, ip_truncated, "frame ends inside the IPv4 or IPv6 header") \
@@ -60,12 +59,10 @@
 	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet, that is not Neighbour Discovery for us: never forwarded") \
 	X(ND_BAD, nd_bad, "malformed Neighbour Discovery: hop limit not 255, code not 0, short, bad checksum or option (RFC 4861 7.1.1)") \
 	X(ND_NOT_OURS, nd_not_ours, "Neighbour Solicitation for an address that is not ours: not answered") \
-	X(ND_IN, nd_in, "Neighbour Advertisement: taken in by the neighbour table, nothing sent back") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
-	X(PMTU_IN, pmtu_in, "ICMP fragmentation needed about a tunnel's outer packet: taken in (tunnel path MTU)") \
 	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed whose quote is truncated or matches no tunnel of ours: nothing changed") \
 	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
@@ -163,6 +160,7 @@ enum fou_icmp_kind {
 	X(NEIGH_EVICTED, neigh_evicted, "learnt neighbours pushed out of a full table") \
 	X(NEIGH_EVENTS_LOST, neigh_events_lost, "ARP/ND learning events lost to a full event ring") \
 	X(ORIGINATED, originated, "packets the gateway built itself (ARP, ND, announcements)") \
+	X(CONSUMED, consumed, "packets received and taken in by the gateway's own stack: ARP replies and announcements, Neighbour Advertisements, path MTU errors") \
 	X(PMTU_UPDATES, pmtu_updates, "tunnel path MTUs lowered by ICMP fragmentation needed") \
 	X(PMTU_REFUSED, pmtu_refused, "fragmentation needed for a tunnel that would not lower its path MTU")
 
@@ -566,7 +564,8 @@ void fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx
 uint64_t fou_stats_held(const struct fou_lcore_stats *s);
 /* Whether every packet is accounted for: rx + packets the gateway built +
  * the segments resegmentation added = tx + drops + the segments GRO merged
- * away + the packets still waiting for a neighbour. */
+ * away + the packets still waiting for a neighbour + the packets its own
+ * stack took in. */
 bool fou_stats_balanced(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);

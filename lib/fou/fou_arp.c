@@ -95,7 +95,7 @@ fou_arp_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_t 
 				     (rte_is_unicast_ether_addr(&eth->dst_addr) ? FOU_NEV_F_CONFIRM : 0) |
 				     (sip == tip ? FOU_NEV_F_OVERRIDE : 0),
 				     port, &sha, AF_INET, &sip);
-		return FOU_DROP_ARP_IN;
+		return FOU_CONSUMED;
 	}
 	if (!fou_addr_mine(gw, port, AF_INET, &tip)) {
 		/* someone else's, or a gratuitous announcement (sip == tip):
@@ -111,7 +111,7 @@ fou_arp_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_t 
 	if (learn)
 		fou_nev_post(lc, FOU_NEV_SOLICIT, 0, port, &sha, AF_INET, &sip);
 	else if (sip != 0 || !rte_is_valid_assigned_ether_addr(&sha))
-		return FOU_DROP_ARP_IN;
+		return FOU_CONSUMED;
 
 	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);
 	arp->arp_data.arp_tha = sha;

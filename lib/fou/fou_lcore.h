@@ -12,9 +12,11 @@
 #include "fou_private.h"
 
 /* The verdict of a data-path stage on one packet: a drop reason, forward,
- * or held (handed to the control thread to wait for its neighbour). */
+ * held (handed to the control thread to wait for its neighbour), or
+ * consumed (taken in by the gateway's own stack: an ARP reply, an NA). */
 #define FOU_FWD FOU_DROP_MAX
 #define FOU_HELD (FOU_DROP_MAX + 1)
+#define FOU_CONSUMED (FOU_DROP_MAX + 2)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 

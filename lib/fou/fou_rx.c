@@ -550,7 +550,11 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 		}
 		if (r == FOU_HELD)
 			continue;
-		FOU_STAT_ADD(st->drop[r], 1);
+		/* what the local stack took in is freed with the drops */
+		if (r == FOU_CONSUMED)
+			FOU_STAT_ADD(st->local[FOU_LOCAL_CONSUMED], 1);
+		else
+			FOU_STAT_ADD(st->drop[r], 1);
 		drop[nb_drop++] = m;
 		if (nb_drop == FOU_BURST) {
 			rte_pktmbuf_free_bulk(drop, nb_drop);

@@ -197,7 +197,8 @@ fou_stats_balanced(const struct fou_lcore_stats *s)
 
 	fou_stats_rx_tx(s, &rx, &tx);
 	return rx + s->local[FOU_LOCAL_ORIGINATED] + (s->gso_segments - s->gso_packets) ==
-	       tx + fou_stats_drops(s) + s->gro_merged + fou_stats_held(s);
+	       tx + fou_stats_drops(s) + s->gro_merged + fou_stats_held(s) +
+	       s->local[FOU_LOCAL_CONSUMED];
 }
 
 uint64_t
