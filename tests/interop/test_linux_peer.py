@@ -88,16 +88,16 @@ ECHO_PORT = 7000
 # came by (see tunnels() in guest/peer.sh). The tunnel MTU is the 1500 of the
 # outer network minus IPv4, UDP and GRE headers.
 TUNNELS = (
-    dict(name='ipip', kind='ipip', port=5555, gw_dev='tunipip', family=4,
+    dict(name='ipip', gw_addr='192.168.4.1', kind='ipip', port=5555, gw_dev='tunipip', family=4,
          inner_net='192.168.4.0/24', guest='192.168.4.2', probe='192.168.4.%d',
          client_net='10.1.4.0/24', client='10.1.4.2', mtu=1500 - 20 - 8),
-    dict(name='gre', kind='gre', port=5556, gw_dev='tungre', family=4,
+    dict(name='gre', gw_addr='192.168.47.1', kind='gre', port=5556, gw_dev='tungre', family=4,
          inner_net='192.168.47.0/24', guest='192.168.47.2', probe='192.168.47.%d',
          client_net='10.1.47.0/24', client='10.1.47.2', mtu=1500 - 20 - 8 - 4),
-    dict(name='gre6', kind='gre', port=5556, gw_dev='tungre', family=6,
+    dict(name='gre6', gw_addr='fd00:47::1', kind='gre', port=5556, gw_dev='tungre', family=6,
          inner_net='fd00:47::/64', guest='fd00:47::2', probe='fd00:47::%x',
          client_net='fd00:1:47::/64', client='fd00:1:47::2', mtu=1500 - 20 - 8 - 4),
-    dict(name='sit', kind='sit', port=5557, gw_dev='tunsit', family=6,
+    dict(name='sit', gw_addr='fd00:41::1', kind='sit', port=5557, gw_dev='tunsit', family=6,
          inner_net='fd00:41::/64', guest='fd00:41::2', probe='fd00:41::%x',
          client_net='fd00:1::/64', client=CLIENT6, mtu=1500 - 20 - 8),
 )
@@ -429,9 +429,6 @@ class Gateway:
             '--addr', '0,%s/24' % GW_OUTER_IP,
             '--addr', '1,%s/24' % GW4,
             '--addr', '1,%s/64' % GW6,
-            '--neigh', '%s,dev=0,lladdr=%s' % (GUEST_IP, MAC_GUEST),
-            '--neigh', '%s,dev=1,lladdr=%s' % (CLIENT4, MAC_CLIENT),
-            '--neigh', '%s,dev=1,lladdr=%s' % (CLIENT6, MAC_CLIENT),
         ]
         for port, kind in FOU_PORTS.items():
             opts += ['--port', '%d:%s' % (port, kind)]
@@ -443,7 +440,9 @@ class Gateway:
                          'encap-sport=auto,encap-dport=%d,%s' % (
                              t['gw_dev'], t['kind'], GW_OUTER_IP, GUEST_IP, OUTER_TTL,
                              t['port'], csum)]
-            opts += ['--route', '%s,dev=%s' % (t['inner_net'], t['gw_dev'])]
+            # the tunnel's address brings the route into it (connected)
+            opts += ['--addr', '%s,%s/%d' % (t['gw_dev'], t['gw_addr'],
+                                             24 if t['family'] == 4 else 64)]
             if not client_connected(t):
                 opts += ['--route', '%s,dev=1,via=%s' % (
                     t['client_net'], CLIENT4 if t['family'] == 4 else CLIENT6)]
@@ -497,6 +496,15 @@ class Gateway:
         return len(replies) == len(self.commands) and all(
             r == {c.split(',', 1)[0]: {'status': 'ok'}}
             for c, r in zip(self.commands, replies))
+
+    def query(self, cmd):
+        """One telemetry read command's reply (a dict), or None."""
+        p = subprocess.run([PYTHON, TELEMETRY_SCRIPT, '-f', self.prefix], input=cmd + '\n',
+                           capture_output=True, text=True, timeout=30)
+        for line in p.stdout.splitlines():
+            if line.startswith('{'):
+                return json.loads(line).get(cmd.split(',', 1)[0])
+        return None
 
     def stop(self):
         self.status = self.proc.stop(signal.SIGTERM, timeout=15)
@@ -908,8 +916,9 @@ class InteropTest:
         run(['ip', '-n', NS_GW, 'link', 'set', TAP, 'up'])
         run(['ip', '-n', NS_GW, 'link', 'set', VETH_GW, 'up'])
 
-        # The client: static neighbours (dpdk-fou answers no ARP/ND yet), no
-        # DAD, no link-local address, no router solicitations.
+        # The client: no static neighbour (it resolves dpdk-fou with ARP and
+        # ND, as dpdk-fou resolves it), no DAD, no link-local address, no
+        # router solicitations.
         for k, v in (('accept_dad', 0), ('addr_gen_mode', 1), ('router_solicitations', 0)):
             sysctl(NS_CLIENT, 'net.ipv6.conf.%s.%s' % (VETH_CLIENT, k), v)
         run([PYTHON, SELF, '--offloads-off', VETH_CLIENT], ns=NS_CLIENT)
@@ -920,10 +929,6 @@ class InteropTest:
             if not client_connected(t):
                 run(c + ['addr', 'add', t['client'], 'dev', VETH_CLIENT, 'nodad'])
         run(c + ['link', 'set', VETH_CLIENT, 'up'])
-        run(c + ['neigh', 'replace', GW4, 'lladdr', MAC_GW1, 'dev', VETH_CLIENT,
-                 'nud', 'permanent'])
-        run(c + ['-6', 'neigh', 'replace', GW6, 'lladdr', MAC_GW1, 'dev', VETH_CLIENT,
-                 'nud', 'permanent'])
         for t in TUNNELS:
             run(c + ['route', 'add', t['inner_net'], 'via', GW4 if t['family'] == 4 else GW6,
                      'src', t['client']])
@@ -1046,8 +1051,48 @@ class InteropTest:
         if rc != 0:
             raise SetupError('guest: cannot set gro_max_size: %s' % out)
 
+    def local_stack(self, label):
+        """No static neighbour on either side: the guest and the client
+        resolve dpdk-fou with ARP / ND and ping its addresses (outer, port,
+        and every tunnel's, through the tunnel), dpdk-fou resolves them;
+        `ip neigh` shows dpdk-fou REACHABLE right after, and /fou/neighs
+        shows what dpdk-fou learnt."""
+        a, c = self.a, self.checks
+        # forget dpdk-fou, so this run's ARP/ND is what makes it reachable
+        self.guest.run('ip neigh flush dev $(cat /tmp/outer-dev)')
+        run(['ip', '-n', NS_CLIENT, 'neigh', 'flush', 'dev', VETH_CLIENT], check=False)
+        run(['ip', '-n', NS_CLIENT, '-6', 'neigh', 'flush', 'dev', VETH_CLIENT], check=False)
+        (tx, rx), out = self.guest_ping(GUEST_IP, GW_OUTER_IP, a.pings)
+        c.check('%s: guest pings dpdk-fou\'s outer address %s: %d/%d replies'
+                % (label, GW_OUTER_IP, rx, a.pings), tx == a.pings and rx == a.pings, out)
+        rc, out = self.guest.run('ip neigh show %s dev $(cat /tmp/outer-dev)' % GW_OUTER_IP)
+        c.check('%s: guest resolved dpdk-fou by ARP: %s' % (label, out.strip()),
+                MAC_GW0.lower() in out.lower() and 'REACHABLE' in out, out)
+        for dst in (GW4, GW6):
+            (tx, rx), out = self.ping(NS_CLIENT, dst, a.pings)
+            c.check('%s: client pings dpdk-fou\'s %s: %d/%d replies' % (label, dst, rx, a.pings),
+                    tx == a.pings and rx == a.pings, out)
+            p = run(['ip', '-n', NS_CLIENT, 'neigh', 'show', dst, 'dev', VETH_CLIENT], check=False)
+            c.check('%s: client resolved dpdk-fou\'s %s by %s: %s'
+                    % (label, dst, 'ND' if ':' in dst else 'ARP', p.stdout.strip()),
+                    MAC_GW1.lower() in p.stdout.lower() and 'REACHABLE' in p.stdout, p.stdout)
+        for t in self.tunnels:
+            (tx, rx), out = self.guest_ping(t['guest'], t['gw_addr'], a.pings)
+            c.check('%s: %s: guest pings dpdk-fou\'s tunnel address %s through the tunnel: '
+                    '%d/%d replies' % (label, t['name'], t['gw_addr'], rx, a.pings),
+                    tx == a.pings and rx == a.pings, out)
+        neighs = self.gw.query('/fou/neighs') or {}
+        seen = {(e.get('ip'), e.get('lladdr', '').lower(), e.get('state'))
+                for k, e in neighs.items() if isinstance(e, dict)}
+        for ip, mac in ((GUEST_IP, MAC_GUEST), (CLIENT4, MAC_CLIENT), (CLIENT6, MAC_CLIENT)):
+            states = {st for i, m, st in seen if i == ip and m == mac.lower()}
+            c.check('%s: dpdk-fou learnt %s at %s: %s' % (label, ip, mac, ', '.join(states)),
+                    states and states <= {'REACHABLE', 'STALE', 'DELAY', 'PROBE'},
+                    json.dumps(neighs))
+
     def traffic(self, label, combo_index):
         a, c = self.a, self.checks
+        self.local_stack(label)
         for t in self.tunnels:
             n = t['name']
             (tx, rx), out = self.ping(NS_CLIENT, t['guest'], a.pings)

@@ -30,8 +30,8 @@ peer_sysctls() {
     echo 1 > /proc/sys/net/ipv6/conf/default/addr_gen_mode
 }
 
-# The outer network: IPv4 only, dpdk-fou as a static neighbour (dpdk-fou
-# answers no ARP yet).
+# The outer network: IPv4 only; dpdk-fou is resolved with ARP like any
+# neighbour (no static entry).
 peer_outer() {
     local d dev=""
     for d in /sys/class/net/*; do
@@ -41,8 +41,7 @@ peer_outer() {
     echo 1 > /proc/sys/net/ipv6/conf/$dev/disable_ipv6
     must ip link set lo up &&
     must ip link set "$dev" up &&
-    must ip addr add "$GUEST_IP/$OUTER_PLEN" dev "$dev" &&
-    must ip neigh replace "$GW_IP" lladdr "$GW_MAC" dev "$dev" nud permanent || return 1
+    must ip addr add "$GUEST_IP/$OUTER_PLEN" dev "$dev" || return 1
     echo "$dev" > /tmp/outer-dev
     echo "@@GUEST OUTER dev=$dev mac=$(cat /sys/class/net/$dev/address) ip=$GUEST_IP"
 }
