@@ -292,6 +292,20 @@ test_stmt_rank_usage(void **state)
 	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
 	assert_non_null(strstr(fou_stmt_help("tunnel"), "ip link add"));
 	assert_null(fou_stmt_help("tunnels"));
+	assert_string_equal(fou_stmt_usage("addr"), "PORTID|TUNNEL,IP/PLEN");
+	/* the order statements are applied in: by rank, but an address on a
+	 * tunnel after the tunnels and before the routes */
+	for (i = 0; i < RTE_DIM(order); i++)
+		assert_int_equal(fou_stmt_order(order[i], "1,x"), 2 * (int)i);
+	assert_int_equal(fou_stmt_order("addr", "0,10.0.0.1/24"), 2 * fou_stmt_rank("addr"));
+	assert_int_equal(fou_stmt_order("addr", "t1,192.168.4.1/30"),
+			 2 * fou_stmt_rank("tunnel") + 1);
+	assert_int_equal(fou_stmt_order("addr", "1a,192.168.4.1/30"),
+			 2 * fou_stmt_rank("tunnel") + 1);
+	assert_true(fou_stmt_order("addr", "t1,192.168.4.1/30") <
+		    fou_stmt_order("route", "192.168.5.0/24,dev=t1"));
+	assert_int_equal(fou_stmt_order("addr", ""), 2 * fou_stmt_rank("addr"));
+	assert_int_equal(fou_stmt_order("tunnels", "t1"), -1);
 }
 
 /*
@@ -658,9 +672,9 @@ test_addr_invalid(void **state)
 		{ "0,10.0.0.256/24", -EINVAL, "'10.0.0.256' is not an IPv4 or IPv6 address", NULL },
 		{ "0,hello", -EINVAL, "'hello' is not an IPv4 or IPv6 address", NULL },
 		{ "9,10.0.0.1/24", -ENODEV, "no DPDK port 9", NULL },
-		{ "x,10.0.0.1/24", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "x,10.0.0.1/24", -ENODEV, "no tunnel 'x'", NULL },
 		{ "65536,10.0.0.1/24", -EINVAL, "'65536' is not a DPDK port number", NULL },
-		{ "0", -EINVAL, "missing fields", "PORTID,IP/PLEN" },
+		{ "0", -EINVAL, "missing fields", "PORTID|TUNNEL,IP/PLEN" },
 		{ "0,10.0.0.1/24,1", -EINVAL, "unexpected '1'", NULL },
 		{ "0,10.0.0.1/24,dev=1", -EINVAL, "unknown parameter 'dev'", NULL },
 	};
@@ -1628,9 +1642,10 @@ test_del_addr(void **state)
 		  NULL },
 		{ "0,192.168.1.1/24", -EADDRNOTAVAIL, "is not on port 0", NULL },
 		{ "1,192.168.9.9/24", -EADDRNOTAVAIL, "is not on port 1", NULL },
-		{ "1", -EINVAL, "missing fields (usage: PORTID,IP/PLEN)", NULL },
+		{ "1", -EINVAL, "missing fields (usage: PORTID|TUNNEL,IP/PLEN)", NULL },
 		{ "1,x/24", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
-		{ "x,192.168.1.1/24", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "x,192.168.1.1/24", -ENODEV, "no tunnel 'x'", NULL },
+		{ "65536,192.168.1.1/24", -EINVAL, "'65536' is not a DPDK port number", NULL },
 	};
 	struct fou_gw *gw = *state;
 
@@ -2082,6 +2097,49 @@ test_tunaddr_forward(void **state)
 	UNIT_POOL_FULL();
 }
 
+/* The addr statement takes a tunnel's name where it takes a port number:
+ * the same control functions, the text layer's errors. */
+static void
+test_tunaddr_stmt(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "t1", -EINVAL, "missing fields", "PORTID|TUNNEL,IP/PLEN" },
+		{ "t1,hello", -EINVAL, "'hello' is not an IPv4 or IPv6 address", NULL },
+		{ "t1,192.168.6.1/33", -EINVAL, "prefix length must be 0-32", NULL },
+		{ "t1,192.168.6.1/30,x", -EINVAL, "unexpected 'x'", NULL },
+		{ "t1,192.168.6.1/30,dev=1", -EINVAL, "unknown parameter 'dev'", NULL },
+		{ "nope,192.168.6.1/30", -ENODEV, "no tunnel 'nope'", NULL },
+		{ "t/1,192.168.6.1/30", -ENODEV, "no tunnel 't/1'", NULL },
+		{ "t1,fd00:46::1/64", -EINVAL, "tunnel t1 is ipip: it carries IPv4 only", NULL },
+		{ "g1,192.168.4.2/30", -EEXIST, "network 192.168.4.0/30 is already on tunnel t1",
+		  NULL },
+	};
+	static const struct bad_arg d[] = {
+		{ "g1,192.168.4.1/30", -EADDRNOTAVAIL, "192.168.4.1/30 is not on tunnel g1", NULL },
+		{ "t1,192.168.4.1/31", -EADDRNOTAVAIL, "is not on tunnel t1", NULL },
+		{ "0,192.168.4.1/30", -EADDRNOTAVAIL, "is not on port 0", NULL },
+		{ "nope,192.168.4.1/30", -ENODEV, "no tunnel 'nope'", NULL },
+		{ "t1", -EINVAL, "missing fields", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "addr", "t1,192.168.4.1/30");
+	UNIT_APPLY(gw, "addr", "g1,fd00:44::1/64");
+	UNIT_APPLY(gw, "addr", "g1,10.70.0.1");
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.0/30", "tunnel", "t1");
+	EXPECT_ADDR_ROUTE(gw, "fd00:44::/64", "tunnel", "g1");
+	EXPECT_ADDR_ROUTE(gw, "10.70.0.1/32", "local", "");
+	expect_addr_at(gw, 3, "192.168.4.1/30", "t1", 0);
+	BAD_ARGS(gw, "addr", t);
+	BAD_DEL_ARGS(gw, "addr", d);
+	UNIT_DEL(gw, "addr", "t1,192.168.4.1/30");
+	UNIT_DEL(gw, "addr", "g1,fd00:44::1/64");
+	UNIT_DEL(gw, "addr", "g1,10.70.0.1/32");
+	assert_false(has_route(gw, "192.168.4.0/30"));
+	assert_false(has_route(gw, "fd00:44::/64"));
+	assert_int_equal(fou_addr_list(gw, NULL, 0), 3);
+}
+
 static void
 test_del_set_only(void **state)
 {
@@ -2247,11 +2305,29 @@ test_config_dump(void **state)
 	UNIT_APPLY(gw, "sport-range", "40000-50000");
 	UNIT_APPLY(gw, "icmp-rate", "10,burst=3");
 	UNIT_APPLY(gw, "link", "1,mtu=1400");
+	/* addresses on tunnels, between ports' addresses */
+	UNIT_APPLY(gw, "addr", "every.opt,192.168.4.1/30");
+	UNIT_APPLY(gw, "addr", "0,10.1.0.1/24");
+	UNIT_APPLY(gw, "addr", "p6,fd00:44::1/64");
+	UNIT_APPLY(gw, "addr", "every.opt,fd00:45::1/64");
+	UNIT_APPLY(gw, "addr", "every.opt,192.168.4.2/30");
 	assert_int_equal(fou_config_dump(gw, dump_cb, a, &err), 0);
 	assert_string_equal(a->line[0], "sport-range 40000-50000");
 	assert_string_equal(a->line[1], "icmp-rate 10,burst=3");
 	assert_string_equal(a->line[2], "link 0,address=02:00:00:00:00:01,mtu=1500");
 	assert_string_equal(a->line[3], "link 1,address=02:00:00:00:01:01,mtu=1400");
+	/* the ports' addresses first, the tunnels' after the tunnels, the
+	 * routes after them (an address's network route is not listed) */
+	assert_string_equal(a->line[4], "addr 0,10.0.0.1/24");
+	assert_string_equal(a->line[7], "addr 0,10.1.0.1/24");
+	assert_string_equal(a->line[a->n - 12], "tunnel p6,type=sit,local=10.0.0.1,"
+			    "remote=10.0.0.2,tos=inherit,nopmtudisc,encap=none");
+	assert_string_equal(a->line[a->n - 11], "addr every.opt,192.168.4.1/30");
+	assert_string_equal(a->line[a->n - 10], "addr p6,fd00:44::1/64");
+	assert_string_equal(a->line[a->n - 9], "addr every.opt,fd00:45::1/64");
+	assert_string_equal(a->line[a->n - 8], "addr every.opt,192.168.4.2/30");
+	assert_string_equal(a->line[a->n - 7], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
+	assert_string_equal(a->line[a->n - 1], "route 10.41.0.0/16,dev=1");
 	free(a);
 	expect_dump_reloads(gw);
 }
@@ -2458,6 +2534,7 @@ main(int argc, char **argv)
 		T_TUN(test_tunaddr_del),
 		T_TUN(test_tunaddr_tunnel_del),
 		T_TUN(test_tunaddr_forward),
+		T_TUN(test_tunaddr_stmt),
 		T_STD(test_del_set_only),
 		T(test_del_recycles),
 		T(test_no_tunnels),
