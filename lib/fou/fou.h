@@ -385,9 +385,21 @@ int fou_gro_get(const struct fou_gw *gw, uint16_t port, bool *on, uint32_t *time
 
 /* --- addresses, routes, next hops ------------------------------------------ */
 
+#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
+
 int fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
 /* An address with its routes (not while a tunnel has it as local). */
 int fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
+/*
+ * An address on the tunnel named tunnel, as `ip addr add IP/PLEN dev TUNNEL`:
+ * a local address, and the route to its network into the tunnel. Of a
+ * family the tunnel carries (IPv4: ipip, gre; IPv6: sit, gre). It goes with
+ * its tunnel (fou_tunnel_del()); it cannot be a tunnel's local.
+ */
+int fou_addr_add_tunnel(struct fou_gw *gw, const char *tunnel, const struct fou_ip *addr,
+			struct fou_err *err);
+int fou_addr_del_tunnel(struct fou_gw *gw, const char *tunnel, const struct fou_ip *addr,
+			struct fou_err *err);
 int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		  const struct fou_ip *via, struct fou_err *err);
 /* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
@@ -397,13 +409,12 @@ int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const c
 int fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err);
 
 struct fou_addr_info {
-	uint16_t port;
+	uint16_t port;		/* a port's address (tunnel "") */
+	char tunnel[FOU_TUNNEL_NAMESIZE];	/* a tunnel's address */
 	struct fou_ip ip;	/* with its prefix length */
 };
 /* Fills up to n addresses in the order they were added; returns the count. */
 unsigned int fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n);
-
-#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
 
 struct fou_route_info {
 	struct fou_ip prefix;
@@ -515,7 +526,7 @@ struct fou_tunnel_conf {
 
 void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
 int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);
-/* A tunnel with the routes into it (as `ip link del`). */
+/* A tunnel with its addresses and the routes into it (as `ip link del`). */
 int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);
 
 struct fou_tunnel_info {

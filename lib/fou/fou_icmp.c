@@ -58,42 +58,68 @@ fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *d
 }
 
 /*
- * The source of an error leaving through port-level adjacency a toward
- * dst: as inet_select_addr / the connected route's preferred source, the
- * port's address on the network of the next hop (dst itself, or the
- * gateway), else the port's first address of the family, else the
- * gateway's first. Slow path: one walk over the address list.
+ * The address of the family of target on a device, port (tunnel 0) or
+ * tunnel (index + 1): the one on the network of target, else the device's
+ * first; NULL if it has none. *gw_first: the gateway's first of the family.
+ */
+static const struct fou_addr *
+fou_icmp_dev_addr(const struct fou_addr_set *as, uint16_t port, uint32_t tunnel,
+		  const struct fou_ip *target, const struct fou_addr **gw_first)
+{
+	const struct fou_addr *dev_first = NULL;
+	unsigned int i;
+
+	for (i = 0; i < as->n; i++) {
+		const struct fou_addr *ad = &as->a[i];
+
+		if (ad->ip.family != target->family)
+			continue;
+		if (*gw_first == NULL)
+			*gw_first = ad;
+		if (ad->tunnel != tunnel || (tunnel == 0 && ad->port != port))
+			continue;
+		if (fou_prefix_contains(&ad->ip, target))
+			return ad;
+		if (dev_first == NULL)
+			dev_first = ad;
+	}
+	return dev_first;
+}
+
+/*
+ * The source of an error leaving along adjacency a toward dst, as
+ * inet_select_addr / ipv6_dev_get_saddr on the device it leaves by (the
+ * connected route's preferred source): through a tunnel, the tunnel's
+ * address on the network of dst, else its first; a tunnel without an
+ * address of the family has, for IPv4, its local, for IPv6, what the
+ * port it leaves by has. Out of a port, the port's address on the network
+ * of the next hop (dst itself, or the gateway), else the port's first,
+ * else the gateway's first. Slow path: a walk or two over the addresses.
  */
 static bool
 fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, const void *dst,
 	     void *src)
 {
 	struct fou_ip target = { .family = family };
-	const struct fou_addr *port_first = NULL, *gw_first = NULL, *pick = NULL;
+	const struct fou_addr *gw_first = NULL, *pick = NULL;
 	const size_t alen = family == AF_INET ? 4 : 16;
 	const struct fou_addr_set *as = __atomic_load_n(&gw->addrs, __ATOMIC_ACQUIRE);
-	unsigned int i;
 
-	if (a->nh->type == FOU_NH_GATEWAY)
-		target = a->nh->gw;
-	else
-		memcpy(family == AF_INET ? (void *)&target.v4 : (void *)target.v6, dst, alen);
-	for (i = 0; i < as->n && pick == NULL; i++) {
-		const struct fou_addr *ad = &as->a[i];
-
-		if (ad->ip.family != family)
-			continue;
-		if (gw_first == NULL)
-			gw_first = ad;
-		if (ad->port != a->port)
-			continue;
-		if (port_first == NULL)
-			port_first = ad;
-		if (fou_prefix_contains(&ad->ip, &target))
-			pick = ad;
+	memcpy(family == AF_INET ? (void *)&target.v4 : (void *)target.v6, dst, alen);
+	if (a->tun != NULL) {
+		pick = fou_icmp_dev_addr(as, 0, a->tun->idx + 1, &target, &gw_first);
+		if (pick == NULL && family == AF_INET) {
+			memcpy(src, &((const struct rte_ipv4_hdr *)a->tun->hdr)->src_addr, alen);
+			return true;
+		}
 	}
+	/* the outer next hop of a tunnel is of another family for IPv6 */
+	if (pick == NULL && a->nh->type == FOU_NH_GATEWAY && a->nh->gw.family == family)
+		target = a->nh->gw;
 	if (pick == NULL)
-		pick = port_first != NULL ? port_first : gw_first;
+		pick = fou_icmp_dev_addr(as, a->port, 0, &target, &gw_first);
+	if (pick == NULL)
+		pick = gw_first;
 	if (pick == NULL)
 		return false;
 	memcpy(src, family == AF_INET ? (const void *)&pick->ip.v4 : (const void *)pick->ip.v6,
@@ -160,10 +186,8 @@ fou_icmp4_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t
 	if (!fou_icmp_route(lc, fou_route4(gw, daddr), &daddr, &a, &neigh))
 		return fallback;
 	/* the source is an address of the way out (RFC 1812 4.3.2.4, Linux'
-	 * default): the tunnel's local, or the egress port's */
-	if (a.tun != NULL)
-		saddr = ((const struct rte_ipv4_hdr *)a.tun->hdr)->src_addr;
-	else if (!fou_icmp_src(gw, &a, AF_INET, &daddr, &saddr))
+	 * default): the tunnel's or its local, or the egress port's */
+	if (!fou_icmp_src(gw, &a, AF_INET, &daddr, &saddr))
 		return fallback;
 	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
 		return fallback;
@@ -231,8 +255,8 @@ fou_icmp6_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t
 	memcpy(daddr, ip6->src_addr, 16);
 	if (!fou_icmp_route(lc, fou_route6(gw, daddr), daddr, &a, &neigh))
 		return fallback;
-	/* an address of the egress port (a tunnel has no IPv6 address of
-	 * its own: then of the outer port), or the gateway's first */
+	/* an address of the tunnel or of the egress port, or the gateway's
+	 * first */
 	if (!fou_icmp_src(gw, &a, AF_INET6, daddr, saddr))
 		return fallback;
 	if (a.mtu < RTE_IPV6_MIN_MTU)

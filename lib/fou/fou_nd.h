@@ -12,7 +12,7 @@
 
 /*
  * Whether addr (4 or 16 bytes by family) is one of our addresses: on port
- * (port >= 0), or anywhere. A walk over the published address list: ARP
+ * (port >= 0; a tunnel's addresses are on no port), or anywhere. A walk over the published address list: ARP
  * and ND are rare next to forwarding, and the list is short (FOU_MAX_ADDRS).
  */
 static inline bool
@@ -27,7 +27,8 @@ fou_addr_mine(const struct fou_gw *gw, int port, uint8_t family, const void *add
 	for (i = 0; i < as->n; i++) {
 		const struct fou_addr *ad = &as->a[i];
 
-		if (ad->ip.family != family || (port >= 0 && ad->port != port))
+		if (ad->ip.family != family ||
+		    (port >= 0 && (ad->tunnel != 0 || ad->port != port)))
 			continue;
 		if (family == AF_INET ? ad->ip.v4 == v4 :
 		    memcmp(ad->ip.v6, addr, 16) == 0)

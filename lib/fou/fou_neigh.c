@@ -209,7 +209,7 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 	for (i = 0; i < as->n; i++) {
 		const struct fou_addr *a = &as->a[i];
 
-		if (a->port != port || a->ip.family != family)
+		if (a->tunnel != 0 || a->port != port || a->ip.family != family)
 			continue;
 		if (first == NULL)
 			first = a;
@@ -677,7 +677,8 @@ fou_neigh_announce(struct fou_lcore *ctl)
 		for (j = 0; j < t->announced.n && !known; j++)
 			known = t->announced.a[j].port == a->port &&
 				fou_ip_equal(&t->announced.a[j].ip, &a->ip);
-		if (known || !fou_iface_enabled(gw, a->port))
+		/* a tunnel's address has no link to announce it on */
+		if (known || a->tunnel != 0 || !fou_iface_enabled(gw, a->port))
 			continue;
 		m = rte_pktmbuf_alloc(ctl->pool);
 		if (m == NULL)

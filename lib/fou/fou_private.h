@@ -167,8 +167,10 @@ struct fou_udp_port {
 	uint8_t ipproto;	/* 0 = free slot */
 };
 
-/* A local address (on-link checks, ICMP error sources, display). */
+/* A local address (on-link checks, ICMP error sources, display): of a
+ * port, or of a tunnel (then port is 0 and means nothing). */
 struct fou_addr {
+	uint32_t tunnel;	/* index into gw->tunnels + 1; 0: a port's address */
 	uint16_t port;
 	struct fou_ip ip;
 };

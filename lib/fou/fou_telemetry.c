@@ -601,7 +601,10 @@ fou_tel_addr_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 {
 	const struct fou_addr_info *ai = (const struct fou_addr_info *)v + i;
 
-	rte_tel_data_add_dict_u64(e, "dev", ai->port);
+	if (ai->tunnel[0] != '\0')
+		fou_tel_add_str(e, "dev", ai->tunnel);
+	else
+		rte_tel_data_add_dict_u64(e, "dev", ai->port);
 	rte_tel_data_add_dict_string(e, "addr", TELPREFIX(&ai->ip));
 }
 
@@ -786,7 +789,7 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
 	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \
-	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev, addr/plen") \
+	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev (port number or tunnel name), addr/plen") \
 	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
 	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file")
 

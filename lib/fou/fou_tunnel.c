@@ -147,7 +147,7 @@ fou_tunnel_name_check(const char *name, struct fou_err *err)
 	return 0;
 }
 
-static int
+int
 fou_tunnel_find(const struct fou_gw *gw, const char *name)
 {
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
@@ -166,6 +166,7 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		      struct fou_err *err)
 {
 	const char *type = fou_proto_name(c->type);
+	const struct fou_addr *a;
 	uint32_t i;
 	int ret;
 
@@ -188,10 +189,19 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		fou_err_set(err, "remote %s is not a unicast address", FOU_IPSTR(&c->remote));
 		return -EINVAL;
 	}
-	if (fou_addr_find(gw, &c->local) == NULL) {
+	a = fou_addr_find(gw, &c->local);
+	if (a == NULL) {
 		fou_err_set(err, "local %s is not an address of the gateway (add it first)",
 			    FOU_IPSTR(&c->local));
 		return -EADDRNOTAVAIL;
+	}
+	/* Linux takes any local address; here a config file adds tunnels
+	 * before the addresses on tunnels, so it could not be loaded again */
+	if (a->tunnel != 0) {
+		fou_err_set(err, "local %s is an address of tunnel %s: a tunnel's local must be "
+			    "a port's address", FOU_IPSTR(&c->local),
+			    gw->tunnels[a->tunnel - 1].conf.name);
+		return -EINVAL;
 	}
 	if (fou_addr_find(gw, &c->remote) != NULL) {
 		fou_err_set(err, "remote %s is an address of the gateway", FOU_IPSTR(&c->remote));
@@ -356,9 +366,10 @@ fou_tunnel_plain_other(const struct fou_gw *gw, uint8_t type, uint32_t idx)
 }
 
 /*
- * As `ip link del NAME`: the routes into the tunnel go with it. Once the
- * grace period is over no worker can hold the tunnel, and its slot and
- * counters start again from zero for the next one.
+ * As `ip link del NAME`: the tunnel's addresses with their routes, and the
+ * routes into the tunnel, go with it. Once the grace period is over no
+ * worker can hold the tunnel, and its slot and counters start again from
+ * zero for the next one.
  */
 int
 fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
@@ -377,6 +388,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	}
 	t = &gw->tunnels[idx];
 	c = &t->conf;
+	fou_addr_flush_tunnel(gw, (uint32_t)idx);
 	for (i = gw->nb_routes; i-- > 0;) {
 		const struct fou_nexthop *nh = &gw->nh[gw->routes[i].nh];
 
@@ -400,10 +412,23 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 }
 
 int
+fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family, struct fou_err *err)
+{
+	const struct fou_tunnel_conf *c = &gw->tunnels[idx].conf;
+
+	if ((c->type == IPPROTO_IPIP && family != AF_INET) ||
+	    (c->type == IPPROTO_IPV6 && family != AF_INET6)) {
+		fou_err_set(err, "tunnel %s is %s: it carries %s only", c->name,
+			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
 fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
 		     struct fou_err *err)
 {
-	const struct fou_tunnel_conf *c;
 	int idx, ret;
 
 	idx = fou_tunnel_find(gw, dev);
@@ -411,16 +436,11 @@ fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char 
 		fou_err_set(err, "no tunnel '%s'", dev);
 		return -ENODEV;
 	}
-	c = &gw->tunnels[idx].conf;
 	ret = fou_prefix_check(prefix, err);
+	if (ret == 0)
+		ret = fou_tunnel_carries(gw, (uint32_t)idx, prefix->family, err);
 	if (ret < 0)
 		return ret;
-	if ((c->type == IPPROTO_IPIP && prefix->family != AF_INET) ||
-	    (c->type == IPPROTO_IPV6 && prefix->family != AF_INET6)) {
-		fou_err_set(err, "tunnel %s is %s: it carries %s only", c->name,
-			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
-		return -EINVAL;
-	}
 	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, false, err);
 	fou_gw_commit(gw);
 	return ret < 0 ? ret : 0;

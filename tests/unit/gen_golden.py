@@ -181,9 +181,9 @@ def tx_in4(tos=0, df=True, ttl=64, size=None, dst="10.50.0.7", proto_layer=None,
         ip = IP(src=src, dst=dst, tos=tos, ttl=ttl, id=ident, flags="DF" if df else 0, frag=frag) / l4 / Raw(bytes((7 * i) & 0xff for i in range(pad)))
     return IP(raw(ip))
 
-def tx_in6(tc=0, hlim=64, size=None, dst="fd00:50::7", l4=None):
+def tx_in6(tc=0, hlim=64, size=None, dst="fd00:50::7", l4=None, src=SENDER6):
     l4 = l4 if l4 is not None else UDP(sport=40000, dport=7) / Raw(PAYLOAD)
-    ip = IPv6(src=SENDER6, dst=dst, tc=tc, hlim=hlim, fl=0x12345) / l4
+    ip = IPv6(src=src, dst=dst, tc=tc, hlim=hlim, fl=0x12345) / l4
     if size is not None:
         ip = ip / Raw(bytes((7 * i) & 0xff for i in range(size - len(raw(ip)))))
     return IPv6(raw(ip))
@@ -404,6 +404,22 @@ def gen_tx():
     tx("mtu_error_via_tunnel", "plain forwarding, port MTU 200, sender 10.60.0.5 routed into t1: the error goes through t1, cut to its MTU",
        link(200) + t.stmt() + "\nroute 10.60.0.0/16,dev=t1", rx(back),
        Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+    # a tunnel with addresses of its own: an error through it comes from
+    # one (inet_select_addr on the tunnel device): the first, or the one on
+    # the network of the sender (the connected route's preferred source)
+    err = icmp4_error(back, 3, 4, 200, src="192.168.44.1", quote_max=172 - 28)
+    tx("mtu_error_via_tunnel_addr", "as mtu_error_via_tunnel, t1 with the addresses 192.168.44.1/30 and 192.168.45.1/24: the error comes from the first",
+       link(200) + t.stmt() + "\naddr t1,192.168.44.1/30\naddr t1,192.168.45.1/24\nroute 10.60.0.0/16,dev=t1", rx(back),
+       Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+    ttl1 = tx_in4(ttl=1, dst="10.20.0.7", src="192.168.45.7")
+    err = icmp4_error(ttl1, 11, 0, src="192.168.45.1")
+    tx("ttl1_error_via_tunnel_net", "plain forwarding, TTL 1 from 192.168.45.7, on the network of t1's address 192.168.45.1/24 (its second): time exceeded from 192.168.45.1 through t1",
+       t.stmt() + "\naddr t1,192.168.44.1/30\naddr t1,192.168.45.1/24", rx(ttl1),
+       Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+    h1 = tx_in6(hlim=1, dst="fd00:20::7", src="fd00:44::7")
+    err = icmp6_error(h1, "te", src="fd00:44::1")
+    tx("hlim1_error_via_tunnel_net6", "plain IPv6 forwarding, hop limit 1 from fd00:44::7, on the network of sit t1's address fd00:44::1/64: time exceeded from fd00:44::1 through t1",
+       t6.stmt() + "\naddr t1,fd00:44::1/64", rx(h1), Tun("sit").encap_frame(err), 1, 1 | 2)
 
     # plain (encap none) tunnel protocols to a local address, decapsulated
     o = lambda proto: Ether(dst=RX_MAC, src=PEER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1", ttl=64, id=0x4d2, flags="DF", proto=proto)

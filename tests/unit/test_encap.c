@@ -786,6 +786,70 @@ test_icmp_no_way_back(void **state)
 }
 
 /*
+ * The source of an ICMP error that leaves through a tunnel: the tunnel's
+ * address of the family (the golden cases *_via_tunnel_*); without one,
+ * for IPv4 the tunnel's local, for IPv6 the egress port's address. in:
+ * the golden case whose input runs, off: where the error starts in what
+ * leaves (after the outer headers). Returns the error's source.
+ */
+static const uint8_t *
+tunnel_error_src(const struct fou_gw *gw, const char *in, uint32_t off)
+{
+	const struct golden_tx *c = tx_case(in);
+	bool v6 = unit_get16(c->in + 12) == RTE_ETHER_TYPE_IPV6;
+
+	unit_lcore_begin(&ul, gw, 0);
+	if (run_copies(gw, c->in, c->in_len, 1) != 1)
+		fail_msg("%s: not sent (%s)", in, fou_drop_name(st_verdict()));
+	assert_int_equal(got[0].port, EG_PORT);
+	assert_int_equal(st_icmp_total(), 1);
+	assert_int_equal(unit_get32(got[0].b + ETH + 16), IP4(10, 20, 0, 9));
+	return got[0].b + off + (v6 ? 8 : 12);
+}
+
+static void
+test_icmp_src_tunnel(void **state)
+{
+	static const char gre[] =
+		"tunnel g1,type=gre,local=192.168.1.1,remote=10.20.0.9,encap-dport=5556\n";
+	uint8_t a6[16];
+	struct fou_gw *gw;
+
+	(void)state;
+	/* no address of its own: its local, as before */
+	gw = tx_gw("tunnel t1,type=ipip,local=192.168.1.1,remote=10.20.0.9,encap-dport=5555\n"
+		   "route 192.168.45.0/24,dev=t1");
+	assert_int_equal(unit_get32(tunnel_error_src(gw, "ttl1_error_via_tunnel_net", ETH + 28)),
+			 IP4(192, 168, 1, 1));
+	/* one added and deleted under it */
+	UNIT_DEL(gw, "route", "192.168.45.0/24");
+	UNIT_APPLY(gw, "addr", "t1,192.168.45.1/24");
+	assert_int_equal(unit_get32(tunnel_error_src(gw, "ttl1_error_via_tunnel_net", ETH + 28)),
+			 IP4(192, 168, 45, 1));
+	UNIT_DEL(gw, "addr", "t1,192.168.45.1/24");
+	UNIT_APPLY(gw, "route", "192.168.45.0/24,dev=t1");
+	assert_int_equal(unit_get32(tunnel_error_src(gw, "ttl1_error_via_tunnel_net", ETH + 28)),
+			 IP4(192, 168, 1, 1));
+
+	/* gre: an address of the other family is not one of this family */
+	gw = tx_gw(gre);
+	UNIT_APPLY_LINES(gw, "addr g1,fd00:44::1/64\nroute 192.168.45.0/24,dev=g1");
+	assert_int_equal(unit_get32(tunnel_error_src(gw, "ttl1_error_via_tunnel_net",
+						     ETH + 28 + 4)), IP4(192, 168, 1, 1));
+	gw = tx_gw(gre);
+	UNIT_APPLY_LINES(gw, "addr g1,192.168.44.1/30\nroute fd00:44::/64,dev=g1");
+	inet_pton(AF_INET6, "fd00:1::1", a6);	/* port 1's, where the tunnel leaves */
+	assert_memory_equal(tunnel_error_src(gw, "hlim1_error_via_tunnel_net6", ETH + 28 + 4),
+			    a6, 16);
+	UNIT_DEL(gw, "route", "fd00:44::/64");
+	UNIT_APPLY(gw, "addr", "g1,fd00:44::1/64");
+	inet_pton(AF_INET6, "fd00:44::1", a6);
+	assert_memory_equal(tunnel_error_src(gw, "hlim1_error_via_tunnel_net6", ETH + 28 + 4),
+			    a6, 16);
+	UNIT_POOL_FULL();
+}
+
+/*
  * icmp-rate 1,burst=2: the bucket starts full, so of three errors in a row
  * two are sent and one is counted as icmp_ratelimited (no refill in the
  * microseconds this takes at 1 per second).
@@ -1062,6 +1126,7 @@ main(int argc, char **argv)
 		T(test_icmp_about),
 		T(test_icmp_counters),
 		T(test_icmp_no_way_back),
+		T(test_icmp_src_tunnel),
 		T(test_icmp_ratelimit),
 		T(test_icmp_rate_zero),
 		T(test_mtu6_min),
