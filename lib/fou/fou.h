@@ -474,9 +474,13 @@ int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);
 
 struct fou_tunnel_info {
 	struct fou_tunnel_conf conf;
-	uint16_t mtu;		/* tunnel MTU now: egress MTU - overhead; 0 unresolved */
+	uint16_t mtu;		/* tunnel MTU now: egress (or path) MTU - overhead;
+				 * 0 unresolved */
 	const char *unresolved;	/* why the remote cannot be reached; NULL if it can */
 	uint16_t overhead;	/* outer IPv4 + UDP + GRE bytes */
+	uint16_t path_mtu;	/* outer packet size the path carries, learnt from
+				 * ICMP fragmentation needed; 0: none (the port's) */
+	uint32_t path_mtu_expires;	/* seconds until path_mtu expires */
 	uint64_t tx_packets;	/* encapsulated, summed over lcores */
 	uint64_t tx_bytes;	/* inner bytes encapsulated */
 	uint64_t rx_packets;	/* received from the remote and decapsulated */

@@ -64,8 +64,9 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	 const struct fou_nexthop *nh, uint16_t *out_port)
 {
 	struct fou_adj a;
-	uint16_t old_w0, old_w4, cksum;
+	uint16_t old_w0, old_w4, cksum, mtu;
 	struct rte_ether_addr neigh;
+	const bool df = (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
 	unsigned int r;
 
 	if (nh == NULL)
@@ -77,13 +78,14 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip->time_to_live <= 1)
 		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
+	r = fou_adj_resolve(gw, nh, &ip->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	if (tot > a.mtu) {
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+	mtu = fou_adj_mtu(&a, df);
+	if (tot > mtu) {
+		if (df)
 			return fou_icmp4_error(lc, m, off, tot,
-					       FOU_ICMP_FRAG_NEEDED, a.mtu,
+					       FOU_ICMP_FRAG_NEEDED, mtu,
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
@@ -114,6 +116,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 {
 	struct fou_adj a;
 	uint32_t vtc;
+	uint16_t mtu;
 	struct rte_ether_addr neigh;
 	unsigned int r;
 
@@ -124,15 +127,16 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip6->hop_limits <= 1)
 		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
+	r = fou_adj_resolve(gw, nh, ip6->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	if (tot > a.mtu) {
+	mtu = fou_adj_mtu(&a, false);
+	if (tot > mtu) {
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
-		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
+		if (tot > RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU))
 			return fou_icmp6_error(lc, m, off, tot,
 					       FOU_ICMP_PKT_TOO_BIG,
-					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
+					       RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU),
 					       FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
