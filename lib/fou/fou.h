@@ -66,7 +66,7 @@
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
 	X(PMTU_IN, pmtu_in, "ICMP fragmentation needed about a tunnel's outer packet: taken in (tunnel path MTU)") \
-	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed whose quote is truncated or matches no tunnel of ours: nothing changed") \
+	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
 	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
 	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \

@@ -17,6 +17,7 @@
 
 #include "fou_fwd.h"
 #include "fou_icmp.h"
+#include "fou_pmtu.h"
 #include "fou_rx.h"
 
 /*
@@ -299,7 +300,8 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 
 /*
  * An IPv4 packet to one of our addresses (header at off, hl and tot
- * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated.
+ * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated;
+ * ICMP fragmentation needed may lower a tunnel's path MTU.
  */
 static inline unsigned int
 fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
@@ -318,6 +320,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
 		return FOU_DROP_IP_FRAGMENT;
+	/* a tunnel's path MTU (fou_pmtu.c) */
+	if (ip->next_proto_id == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot))
+		return fou_pmtu4_input(lc, m, off, ip, hl, tot);
 	in.outer_ecn = ip->type_of_service & 3;
 	if (ip->next_proto_id == IPPROTO_UDP) {
 		/* UDP (__udp4_lib_rcv): a shorter UDP length trims the datagram */
