@@ -65,9 +65,8 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	 const struct fou_nexthop *nh, uint16_t *out_port)
 {
 	struct fou_adj a;
-	uint16_t old_w0, old_w4, cksum, mtu;
+	uint16_t old_w0, old_w4, cksum;
 	struct rte_ether_addr neigh;
-	const bool df = (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
 	unsigned int r;
 
 	if (nh == NULL)
@@ -82,13 +81,18 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	r = fou_adj_resolve(gw, nh, &ip->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	mtu = fou_adj_mtu(&a, df);
-	if (tot > mtu) {
-		if (df)
+	/* a.mtu is the lower of the two: the one compare per packet */
+	if (unlikely(tot > a.mtu)) {
+		const bool df = (ip->fragment_offset &
+				 rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
+		const uint16_t mtu = fou_adj_mtu(&a, df);
+
+		if (tot > mtu && df)
 			return fou_icmp4_error(lc, m, off, tot,
 					       FOU_ICMP_FRAG_NEEDED, mtu,
 					       FOU_DROP_MTU_EXCEEDED, out_port);
-		return FOU_DROP_MTU_EXCEEDED;
+		if (tot > mtu)
+			return FOU_DROP_MTU_EXCEEDED;
 	}
 	if (!fou_adj_neigh(lc, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
@@ -117,7 +121,6 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 {
 	struct fou_adj a;
 	uint32_t vtc;
-	uint16_t mtu;
 	struct rte_ether_addr neigh;
 	unsigned int r;
 
@@ -131,15 +134,17 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	r = fou_adj_resolve(gw, nh, ip6->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	mtu = fou_adj_mtu(&a, false);
-	if (tot > mtu) {
+	if (unlikely(tot > a.mtu)) {
+		const uint16_t mtu = fou_adj_mtu(&a, false);
+
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
 		if (tot > RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU))
 			return fou_icmp6_error(lc, m, off, tot,
 					       FOU_ICMP_PKT_TOO_BIG,
 					       RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU),
 					       FOU_DROP_MTU_EXCEEDED, out_port);
-		return FOU_DROP_MTU_EXCEEDED;
+		if (tot > mtu)
+			return FOU_DROP_MTU_EXCEEDED;
 	}
 	if (!fou_adj_neigh(lc, &a, &neigh))
 		return FOU_DROP_NO_NEIGH;
@@ -320,9 +325,6 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
 		return FOU_DROP_IP_FRAGMENT;
-	/* a tunnel's path MTU (fou_pmtu.c) */
-	if (ip->next_proto_id == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot))
-		return fou_pmtu4_input(lc, m, off, ip, hl, tot);
 	in.outer_ecn = ip->type_of_service & 3;
 	if (ip->next_proto_id == IPPROTO_UDP) {
 		/* UDP (__udp4_lib_rcv): a shorter UDP length trims the datagram */
@@ -355,8 +357,11 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		in.len = ulen - sizeof(*udp);
 		proto = gw->udp[in.slot].ipproto;
 	} else {
-		/* a tunnel with encap none of this type exists: plain decap */
 		proto = ip->next_proto_id;
+		/* a tunnel's path MTU (fou_pmtu.c) */
+		if (proto == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot))
+			return fou_pmtu4_input(lc, m, off, ip, hl, tot);
+		/* a tunnel with encap none of this type exists: plain decap */
 		if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE))
 			return FOU_DROP_LOCAL_NOT_UDP;
 		in.slot = 0;
