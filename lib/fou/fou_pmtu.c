@@ -102,7 +102,7 @@ fou_pmtu_udp_ok(const struct fou_gw *gw, const struct fou_tunnel *t, const uint8
 }
 
 /*
- * Lower the path MTU word at slot to mtu, for the gateway's lifetime from
+ * Lower the path MTU word at slot to mtu, for lifetime (TSC cycles) from
  * now, if mtu is below what the path carries now: the word's MTU while it
  * lasts, else the egress port's (link). false when it would not lower it
  * (__ip_rt_update_pmtu: old_mtu < mtu returns). Several workers may race:
@@ -124,6 +124,8 @@ fou_pmtu_lower(uint64_t *slot, uint16_t mtu, uint16_t link, uint64_t now, uint64
 	return true;
 }
 
+/* ip: the shape every handler fou_rx_local4 calls shares; the message is
+ * read from m, across segments where it must be. */
 unsigned int
 fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 		const struct rte_ipv4_hdr *ip __rte_unused, uint32_t hl, uint32_t tot)
@@ -185,7 +187,8 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	mtu = RTE_MAX((uint16_t)(icmp[6] << 8 | icmp[7]), (uint16_t)FOU_PMTU_MIN);
 	if (fou_tunnel_egress(gw, t, lc->now, &onh, &tun_mtu, &tun_mtu_nodf) == FOU_EGRESS_OK)
 		link = (uint16_t)(tun_mtu_nodf + t->hdr_len);
-	/* the one write a worker makes into the gateway: monotonic, lock-free */
+	/* written through lc->gw, the context's writable pointer: a
+	 * compare-exchange that only lowers, no lock (fou_private.h) */
 	if (fou_pmtu_lower(&lc->gw->tun_pmtu[t->idx], mtu, link, lc->now,
 			   gw->pmtu_expires_tsc))
 		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_UPDATES], 1);
