@@ -63,7 +63,7 @@
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
-	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed whose quote is truncated or matches no tunnel of ours: nothing changed") \
+	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
 	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
 	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \
@@ -531,9 +531,13 @@ int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);
 
 struct fou_tunnel_info {
 	struct fou_tunnel_conf conf;
-	uint16_t mtu;		/* tunnel MTU now: egress MTU - overhead; 0 unresolved */
+	uint16_t mtu;		/* tunnel MTU now: egress (or path) MTU - overhead;
+				 * 0 unresolved */
 	const char *unresolved;	/* why the remote cannot be reached; NULL if it can */
 	uint16_t overhead;	/* outer IPv4 + UDP + GRE bytes */
+	uint16_t path_mtu;	/* outer packet size the path carries, learnt from
+				 * ICMP fragmentation needed; 0: none (the port's) */
+	uint32_t path_mtu_expires;	/* seconds until path_mtu expires */
 	uint64_t tx_packets;	/* encapsulated, summed over lcores */
 	uint64_t tx_bytes;	/* inner bytes encapsulated */
 	uint64_t rx_packets;	/* received from the remote and decapsulated */

@@ -52,7 +52,7 @@ fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *d
 {
 	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return false;
-	if (fou_adj_resolve(lc->gw, nh, dst, a) != FOU_FWD)
+	if (fou_adj_resolve(lc->gw, nh, dst, lc->now, a) != FOU_FWD)
 		return false;
 	return fou_adj_neigh(lc, a, neigh);
 }
@@ -165,7 +165,7 @@ fou_icmp4_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t
 	struct rte_icmp_hdr *icmp;
 	rte_be32_t saddr, daddr = ip->src_addr;
 	uint32_t quote;
-	uint16_t c;
+	uint16_t c, way_mtu;
 	uint8_t tos = (uint8_t)((ip->type_of_service & 0x1e) | 0xc0);
 	struct fou_adj a;
 	struct rte_ether_addr neigh;
@@ -189,12 +189,14 @@ fou_icmp4_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t
 	 * default): the tunnel's or its local, or the egress port's */
 	if (!fou_icmp_src(gw, &a, AF_INET, &daddr, &saddr))
 		return fallback;
-	if (a.mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
+	/* the error itself leaves without DF */
+	way_mtu = fou_adj_mtu(&a, false);
+	if (way_mtu < sizeof(*nip) + FOU_ICMP_HDR + hl + 8)
 		return fallback;
 	if (!fou_icmp_allow(lc, rate, burst))
 		return FOU_DROP_ICMP_RATELIMITED;
 
-	quote = RTE_MIN(tot, (uint32_t)RTE_MIN(a.mtu, FOU_ICMP4_MAX) -
+	quote = RTE_MIN(tot, (uint32_t)RTE_MIN(way_mtu, FOU_ICMP4_MAX) -
 			     (uint32_t)(sizeof(*nip) + FOU_ICMP_HDR));
 	fou_l3_isolate(m, off, quote);
 	nip = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(m, sizeof(*nip) + FOU_ICMP_HDR);
@@ -259,7 +261,7 @@ fou_icmp6_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t
 	 * first */
 	if (!fou_icmp_src(gw, &a, AF_INET6, daddr, saddr))
 		return fallback;
-	if (a.mtu < RTE_IPV6_MIN_MTU)
+	if (fou_adj_mtu(&a, false) < RTE_IPV6_MIN_MTU)
 		return fallback;
 	if (!fou_icmp_allow(lc, rate, burst))
 		return FOU_DROP_ICMP_RATELIMITED;

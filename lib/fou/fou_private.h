@@ -118,6 +118,7 @@ struct fou_gro_tag {
 #define FOU_TUN_GRE_CSUM 0x10
 #define FOU_TUN_GRE_SEQ 0x20
 #define FOU_TUN_FOU 0x40
+#define FOU_TUN_PMTUDISC 0x80	/* every packet leaves with DF */
 
 /* Outer IPv4 (20) + UDP (8) + GRE with checksum, key and sequence (16). */
 #define FOU_TUN_HDR_MAX 44
@@ -210,6 +211,12 @@ struct fou_gw {
 	uint32_t tun_types[256];		/* IP proto -> tunnels of that type */
 	struct rte_hash *tun_rx;		/* fou_tun_key -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
+	/* Per tunnel, the path MTU learnt from ICMP fragmentation needed
+	 * (fou_pmtu.c), one word each (FOU_PMTU_WORD): workers only lower it
+	 * or replace an expired one; the control side zeroes a slot when its
+	 * tunnel comes and goes. */
+	uint64_t *tun_pmtu;			/* max_tunnels entries, 0 = none */
+	uint64_t pmtu_expires_tsc;		/* a learnt path MTU's life, TSC cycles */
 	/* Settings a worker must see whole: published as one word each
 	 * (fou_sport_range_load, fou_icmp_limit_load). */
 	uint32_t sport_range;			/* MIN << 16 | MAX */

@@ -18,6 +18,7 @@
 #include "fou_fwd.h"
 #include "fou_icmp.h"
 #include "fou_arp.h"
+#include "fou_pmtu.h"
 #include "fou_rx.h"
 
 /* fib_validate_source: one of our addresses, or a connected network's
@@ -63,15 +64,21 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip->time_to_live <= 1)
 		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
+	r = fou_adj_resolve(gw, nh, &ip->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	if (tot > a.mtu) {
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+	/* a.mtu is the lower of the two: the one compare per packet */
+	if (unlikely(tot > a.mtu)) {
+		const bool df = (ip->fragment_offset &
+				 rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
+		const uint16_t mtu = fou_adj_mtu(&a, df);
+
+		if (tot > mtu && df)
 			return fou_icmp4_error(lc, m, off, tot,
-					       FOU_ICMP_FRAG_NEEDED, a.mtu,
+					       FOU_ICMP_FRAG_NEEDED, mtu,
 					       FOU_DROP_MTU_EXCEEDED, out_port);
-		return FOU_DROP_MTU_EXCEEDED;
+		if (tot > mtu)
+			return FOU_DROP_MTU_EXCEEDED;
 	}
 	/* none yet: the packet is held for resolution once rewritten */
 	have_neigh = fou_adj_neigh(lc, &a, &neigh);
@@ -111,17 +118,20 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip6->hop_limits <= 1)
 		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
+	r = fou_adj_resolve(gw, nh, ip6->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	if (tot > a.mtu) {
+	if (unlikely(tot > a.mtu)) {
+		const uint16_t mtu = fou_adj_mtu(&a, false);
+
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
-		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
+		if (tot > RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU))
 			return fou_icmp6_error(lc, m, off, tot,
 					       FOU_ICMP_PKT_TOO_BIG,
-					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
+					       RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU),
 					       FOU_DROP_MTU_EXCEEDED, out_port);
-		return FOU_DROP_MTU_EXCEEDED;
+		if (tot > mtu)
+			return FOU_DROP_MTU_EXCEEDED;
 	}
 	/* none yet: the packet is held for resolution once rewritten */
 	have_neigh = fou_adj_neigh(lc, &a, &neigh);
@@ -282,7 +292,8 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 
 /*
  * An IPv4 packet to one of our addresses (header at off, hl and tot
- * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated.
+ * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated;
+ * ICMP fragmentation needed may lower a tunnel's path MTU.
  */
 static inline unsigned int
 fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
@@ -333,8 +344,11 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		in.len = ulen - sizeof(*udp);
 		proto = gw->udp[in.slot].ipproto;
 	} else {
-		/* a tunnel with encap none of this type exists: plain decap */
 		proto = ip->next_proto_id;
+		/* a tunnel's path MTU (fou_pmtu.c) */
+		if (proto == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot))
+			return fou_pmtu4_input(lc, m, off, ip, hl, tot);
+		/* a tunnel with encap none of this type exists: plain decap */
 		if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE))
 			return FOU_DROP_LOCAL_NOT_UDP;
 		in.slot = 0;

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "fou_ctl.h"
 #include "fou_hdr.h"
 
@@ -259,6 +261,8 @@ fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		.src_addr = c->local.v4,
 		.dst_addr = c->remote.v4,
 	};
+	if (c->pmtudisc)
+		t->flags |= FOU_TUN_PMTUDISC;
 	if (c->ttl == 0)
 		t->flags |= FOU_TUN_TTL_INHERIT;
 	if (c->tos_inherit)
@@ -330,6 +334,8 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	fou_tunnel_template(t, c);
 	t->idx = idx;
 	t->conf = *c;
+	/* a new tunnel starts from its egress port's MTU */
+	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	strcpy(key, c->name);
 	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
 	if (ret < 0) {
@@ -407,6 +413,8 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 		memset(&gw->tun_stats[(size_t)lc * gw->params.max_tunnels + idx], 0,
 		       sizeof(struct fou_tun_stats));
 	memset(&gw->tun_base[idx], 0, sizeof(gw->tun_base[idx]));
+	/* no worker holds the tunnel any more: none can lower its path MTU */
+	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	memset(t, 0, sizeof(*t));
 	return 0;
 }
@@ -448,14 +456,24 @@ fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char 
 
 static void
 fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool since_reset,
-		     struct fou_tunnel_info *ti)
+		     uint64_t now, struct fou_tunnel_info *ti)
 {
+	const uint64_t w = __atomic_load_n(&gw->tun_pmtu[t->idx], __ATOMIC_RELAXED);
+	const uint64_t hz = rte_get_tsc_hz();
 	const struct fou_nexthop *onh;
+	uint16_t mtu_nodf;
 
 	memset(ti, 0, sizeof(*ti));
 	ti->conf = t->conf;
 	ti->overhead = t->hdr_len;
-	switch (fou_tunnel_egress(gw, t, &onh, &ti->mtu)) {
+	ti->path_mtu = fou_pmtu_word_mtu(w, now);
+	if (ti->path_mtu != 0) {
+		uint64_t left = ((w & FOU_PMTU_EXP_MASK) << FOU_PMTU_SHIFT) - now;
+
+		/* whole seconds, rounded up: 0 only once it has expired */
+		ti->path_mtu_expires = (uint32_t)((left + hz - 1) / hz);
+	}
+	switch (fou_tunnel_egress(gw, t, now, &onh, &ti->mtu, &mtu_nodf)) {
 	case FOU_EGRESS_NO_ROUTE:
 		ti->unresolved = "no route to remote";
 		break;
@@ -472,6 +490,7 @@ unsigned int
 fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned int n,
 		     unsigned int offset, bool since_reset)
 {
+	const uint64_t now = rte_rdtsc();
 	unsigned int count = 0;
 	uint32_t i;
 
@@ -479,7 +498,8 @@ fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out, unsig
 		if (!gw->tunnels[i].used)
 			continue;
 		if (count >= offset && count - offset < n)
-			fou_tunnel_info_fill(gw, &gw->tunnels[i], since_reset, &out[count - offset]);
+			fou_tunnel_info_fill(gw, &gw->tunnels[i], since_reset, now,
+					     &out[count - offset]);
 		count++;
 	}
 	return count;

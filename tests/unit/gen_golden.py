@@ -455,7 +455,55 @@ struct golden_tx {
         print('\t{ "%s", "%s",\n\t  "%s",\n\t  %s_in, sizeof(%s_in), %s_out, sizeof(%s_out), %d, %d },' % (name, doc.replace('"', '\\"'), st, name, name, name, name, port, flags))
     print("};\n")
 
+# --- path MTU: ICMP fragmentation needed about a tunnel's outer packets ----------
+#
+# The transmit topology; the router 192.168.1.2 (02:00:00:00:01:02) on port 1,
+# on the way to the remote, sends "fragmentation needed" to the tunnel's local
+# address, quoting 548 bytes of the outer packet as Linux' icmp_send does. The
+# gateway then answers inner packets over the lowered tunnel MTU itself.
+# encap-sport is fixed, so that the outer packets are golden too.
+
+def frag_needed(outer_frame, mtu, quote=548):
+    q = raw(outer_frame[IP])[:quote]
+    return (Ether(dst=EG_MAC, src=NB4_MAC) / IP(src="192.168.1.2", dst=LOCAL, ttl=64, id=0x77) /
+            ICMP(type=3, code=4, nexthopmtu=mtu) / Raw(q))
+
+PMTU = []   # (name, stmts, doc)
+
+def gen_pmtu():
+    cases = (
+        ("ipip", Tun("ipip", sport=4242), "ipip/fou, encap-sport=4242"),
+        ("gre", Tun("gre", encap="none", key=42), "plain GRE, key 42"),
+        ("fgre", Tun("gre", key=42, gcsum=True, sport=4242), "gre/fou, key 42, csum, encap-sport=4242"),
+    )
+    for n, t, d in cases:
+        tmtu = 1500 - t.overhead()
+        big = tx_in4(size=tmtu)
+        out = t.encap_frame(routed(big))
+        emit("g_pmtu_%s_big_in" % n, rx(big), "%s: inner DF of the tunnel MTU %d from the sender" % (d, tmtu), tunnel=False)
+        emit("g_pmtu_%s_big_out" % n, out, "%s: its outer packet of 1500 bytes" % d)
+        emit("g_pmtu_%s_err" % n, frag_needed(out, 1400), "%s: fragmentation needed, MTU 1400, about that outer packet" % d, tunnel=False)
+        emit("g_pmtu_%s_big_frag" % n, to_sender(icmp4_error(big, 3, 4, 1400 - t.overhead())),
+             "%s: the same inner packet after it: fragmentation needed, MTU %d, to the sender" % (d, 1400 - t.overhead()), tunnel=False)
+        PMTU.append((n, t.stmt(), d))
+    t = cases[0][1]
+    fits = tx_in4(size=1372)
+    out = t.encap_frame(routed(fits))
+    emit("g_pmtu_ipip_fits_in", rx(fits), "ipip/fou: inner DF of 1372 bytes, the tunnel MTU under path MTU 1400", tunnel=False)
+    emit("g_pmtu_ipip_fits_out", out, "ipip/fou: its outer packet of 1400 bytes")
+    emit("g_pmtu_ipip_err_300", frag_needed(out, 300), "ipip/fou: fragmentation needed, MTU 300 (taken as 552), about the 1400-byte outer packet", tunnel=False)
+    emit("g_pmtu_ipip_fits_frag", to_sender(icmp4_error(fits, 3, 4, 552 - 28)),
+         "ipip/fou: the 1372-byte inner after path MTU 552: fragmentation needed, MTU 524", tunnel=False)
+    emit("g_pmtu_ipip_err_raise", frag_needed(out, 1450), "ipip/fou: fragmentation needed, MTU 1450, about the 1400-byte outer packet: would raise it", tunnel=False)
+    print("static const struct {\n\tconst char *name;\n\tconst char *doc;\n\tconst char *stmts;\n} golden_pmtu[] = {")
+    for n, stmts, d in PMTU:
+        print('\t{ "%s", "%s", "%s" },' % (n, d, stmts.replace("\n", "\\n")))
+    print("};\n")
+
 print("/* Transmit path: define GOLDEN_TX before including. */\n#ifdef GOLDEN_TX\n")
 gen_tx()
 print("#endif /* GOLDEN_TX */\n")
+print("/* Path MTU: define GOLDEN_PMTU before including. */\n#ifdef GOLDEN_PMTU\n")
+gen_pmtu()
+print("#endif /* GOLDEN_PMTU */\n")
 print("#endif /* UNIT_GOLDEN_H */")
