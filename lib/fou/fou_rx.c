@@ -75,16 +75,15 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (nh->type == FOU_NH_BCAST)
 		return FOU_DROP_BCAST_MCAST;
 	if (ip->time_to_live <= 1)
-		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
+		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
 	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
 	if (r != FOU_FWD)
 		return r;
 	if (tot > a.mtu) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
-			return fou_icmp4_error(lc, m, off, tot,
-					       FOU_ICMP_FRAG_NEEDED, a.mtu,
-					       FOU_DROP_MTU_EXCEEDED, out_port);
+			return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_FRAG_NEEDED, a.mtu,
+					       false, FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
 	if (!fou_adj_neigh(lc, &a, &neigh))
@@ -122,7 +121,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (nh->type == FOU_NH_LOCAL)
 		return FOU_DROP_INNER_LOCAL;
 	if (ip6->hop_limits <= 1)
-		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
+		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
 	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
 	if (r != FOU_FWD)
@@ -130,10 +129,9 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (tot > a.mtu) {
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
 		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
-			return fou_icmp6_error(lc, m, off, tot,
-					       FOU_ICMP_PKT_TOO_BIG,
+			return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_PKT_TOO_BIG,
 					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
-					       FOU_DROP_MTU_EXCEEDED, out_port);
+					       false, FOU_DROP_MTU_EXCEEDED, out_port);
 		return FOU_DROP_MTU_EXCEEDED;
 	}
 	if (!fou_adj_neigh(lc, &a, &neigh))
