@@ -141,11 +141,11 @@ def malformed_traffic():
     t.drop('unicast to the MAC of port 1', fou(5555, v4(seq=14), eth_dst=ft.MAC_P1),
            'eth_other_host')
     t.drop('ARP request', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
     t.drop('ARP reply', eth() / ARP(op=2, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, hwdst=ft.MAC_P0,
-                                    pdst=ft.IP_P0), 'arp')
+                                    pdst=ft.IP_P0), 'arp_bad')
     t.drop('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
     # IPv6 to one of our addresses: FOU is received over IPv4 only
     t.drop('IPv6 outer FOU to fd00:1::1 (ours)', eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') /
            UDP(sport=40000, dport=5557) / v6(seq=3), 'local_ipv6')
