@@ -150,13 +150,19 @@ fou_icmp_send(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
 	return r;
 }
 
-/* ICMP types that are errors themselves: never answered with an error. */
+/*
+ * ICMP types that are errors themselves, never answered with an error:
+ * Linux' icmp_pointers[].error, which counts the unassigned types below 13
+ * and every type above 18 ("assume any unknown ICMP type is an error"),
+ * not only destination unreachable, source quench, redirect, time
+ * exceeded and parameter problem. Echo (0, 8), timestamp (13, 14),
+ * information (15, 16) and address mask (17, 18) are not.
+ */
 static bool
 fou_icmp4_is_error(uint8_t type)
 {
-	return type == FOU_ICMP_DEST_UNREACH || type == 4 /* source quench */ ||
-	       type == 5 /* redirect */ || type == 11 /* time exceeded */ ||
-	       type == 12 /* parameter problem */;
+	return type != RTE_IP_ICMP_ECHO_REPLY && type != RTE_IP_ICMP_ECHO_REQUEST &&
+	       (type < 13 || type > 18);
 }
 
 unsigned int

@@ -630,6 +630,12 @@ IP4_ICMP_MOD(ip4_icmp_unreach, 3)
 IP4_ICMP_MOD(ip4_icmp_redirect, 5)
 IP4_ICMP_MOD(ip4_icmp_time_exceeded, 11)
 IP4_ICMP_MOD(ip4_icmp_param_problem, 12)
+IP4_ICMP_MOD(ip4_icmp_type1, 1)
+IP4_ICMP_MOD(ip4_icmp_type9, 9)
+IP4_ICMP_MOD(ip4_icmp_type19, 19)
+IP4_ICMP_MOD(ip4_icmp_type255, 255)
+IP4_ICMP_MOD(ip4_icmp_timestamp, 13)
+IP4_ICMP_MOD(ip4_icmp_mask_reply, 18)
 
 static void
 ip4_later_fragment(uint8_t *ip)
@@ -699,6 +705,12 @@ test_icmp_not_about(void **state)
 	expect_drop_mod("mtu6_sit_pkt_too_big", ip6_icmp6_error, NULL, FOU_DROP_MTU_EXCEEDED);
 	expect_drop_mod("mtu6_plain_pkt_too_big", ip6_icmp6_ptb, NULL, FOU_DROP_MTU_EXCEEDED);
 	expect_drop_mod("hlim1_time_exceeded", ip6_icmp6_error, NULL, FOU_DROP_TTL_EXCEEDED);
+	/* Linux takes unassigned types below 13 and every type above 18 for
+	 * errors (icmp_pointers[].error) */
+	expect_drop_mod("mtu_ipip_fou_frag_needed", ip4_icmp_type1, NULL, FOU_DROP_MTU_EXCEEDED);
+	expect_drop_mod("ttl1_time_exceeded", ip4_icmp_type9, NULL, FOU_DROP_TTL_EXCEEDED);
+	expect_drop_mod("noroute4", ip4_icmp_type19, NULL, FOU_DROP_NO_ROUTE);
+	expect_drop_mod("noroute4", ip4_icmp_type255, NULL, FOU_DROP_NO_ROUTE);
 	/* nor an unreachable or a parameter problem */
 	expect_drop_mod("noroute4", ip4_icmp_unreach, NULL, FOU_DROP_NO_ROUTE);
 	expect_drop_mod("noroute4", ip4_icmp_param_problem, NULL, FOU_DROP_NO_ROUTE);
@@ -714,8 +726,21 @@ test_icmp_about(void **state)
 	const struct golden_tx *c = tx_case("mtu_ipip_fou_frag_needed");
 	struct fou_gw *gw = tx_gw(c->stmts);
 	uint8_t b[UNIT_PKT_MAX];
+	static void (*const info[])(uint8_t *ip) = { ip4_icmp_timestamp, ip4_icmp_mask_reply };
+	unsigned int i;
 
 	(void)state;
+	for (i = 0; i < RTE_DIM(info); i++) {
+		const struct golden_tx *n = tx_case("noroute4");
+
+		gw = tx_gw(n->stmts);
+		memcpy(b, n->in, n->in_len);
+		info[i](b + ETH);
+		unit_lcore_begin(&ul, gw, 0);
+		assert_int_equal(run_copies(gw, b, n->in_len, 1), 1);
+		assert_int_equal(ul.st.icmp_out[FOU_ICMP_NET_UNREACH], 1);
+	}
+	gw = tx_gw(c->stmts);
 	memcpy(b, c->in, c->in_len);
 	unit_put16(b + ETH + 6, 0x6000);	/* DF, MF, offset 0 */
 	unit_ip4_cksum_fix(b + ETH);
