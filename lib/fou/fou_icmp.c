@@ -378,8 +378,9 @@ fou_icmp6_echo(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t 
 		return r;
 	if (tot > a.mtu)
 		return FOU_DROP_MTU_EXCEEDED;
-	/* icmpv6_echo_reply: the request's traffic class, flow label 0
-	 * (flowlabel_reflect off), the default hop limit */
+	/* icmpv6_echo_reply: the request's traffic class, the default hop
+	 * limit; flow label 0 where Linux hashes the flow into one
+	 * (auto_flowlabels), as for the errors */
 	tc = (uint8_t)(((rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 0xfc) | ecn);
 	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)tc << 20);
 	ip6->hop_limits = FOU_ICMP_TTL;
