@@ -37,6 +37,7 @@ ROLES = {
     'fou_gro.c': 'datapath', 'fou_gro.h': 'datapath',
     'fou_arp.c': 'datapath', 'fou_arp.h': 'datapath', 'fou_nd.h': 'datapath',
     'fou_ndisc.c': 'datapath', 'fou_ndisc.h': 'datapath',
+    'fou_local.c': 'datapath', 'fou_local.h': 'datapath',
     # the text layer
     'fou_parse.c': 'text', 'fou_stmt.c': 'text', 'fou_config.c': 'text',
     'fou_telemetry.c': 'text',

@@ -62,12 +62,13 @@
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
+	X(ICMP_BAD, icmp_bad, "ICMP or ICMPv6 to a local address shorter than its 8-byte header, or with a wrong checksum") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
 	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
-	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
-	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
-	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \
-	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port") \
+	X(UDP_TRUNCATED, udp_truncated, "IP payload shorter than a UDP header") \
+	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IP payload") \
+	X(UDP_CKSUM_BAD, udp_cksum_bad, "UDP checksum wrong: a non-zero one, or over IPv6 a zero one") \
+	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port, and no port unreachable may be sent about it") \
 	X(FOU_PROTO_UNHANDLED, fou_proto_unhandled, "FOU port maps to an IP protocol with no handler here") \
 	X(GRE_TRUNCATED, gre_truncated, "FOU payload shorter than its GRE header") \
 	X(GRE_VERSION, gre_version, "GRE version is not 0") \
@@ -87,7 +88,7 @@
 	X(INNER_LOCAL, inner_local, "inner packet to a local address that is not an echo request, and no error may be sent about it") \
 	X(TTL_EXCEEDED, ttl_exceeded, "TTL / hop limit would reach 0, and no ICMP error may be sent about it") \
 	X(MTU_EXCEEDED, mtu_exceeded, "larger than the egress or tunnel MTU: IPv4 without DF, or no ICMP error may be sent about it") \
-	X(ICMP_RATELIMITED, icmp_ratelimited, "TTL expired or too big, and the ICMP error was rate-limited") \
+	X(ICMP_RATELIMITED, icmp_ratelimited, "an ICMP error was due (time exceeded, too big, unreachable, parameter problem) and was rate-limited") \
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop, and none can be resolved (no address of the family on the port, queue ring full)") \
 	X(NEIGH_QUEUE_FULL, neigh_queue_full, "waiting for ARP/ND resolution, pushed out of the neighbour's full queue (oldest first, as Linux)") \

@@ -31,6 +31,8 @@
 #include "fou_arp.h"
 #include "fou_ctl.h"
 #include "fou_fwd.h"
+#include "fou_icmp.h"
+#include "fou_nd.h"
 #include "fou_ndisc.h"
 
 #define FOU_NEIGH_QLEN 101		/* unres_qlen: packets queued per neighbour */
@@ -296,9 +298,32 @@ fou_neigh_q_drop(struct fou_gw *gw, struct fou_neigh_entry *e, unsigned int reas
 static unsigned int
 fou_neigh_unreachable(struct fou_lcore *ctl, struct rte_mbuf *m, uint16_t *port)
 {
-	RTE_SET_USED(ctl);
-	RTE_SET_USED(m);
-	RTE_SET_USED(port);
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const uint32_t off = sizeof(*eth);
+	const uint32_t len = rte_pktmbuf_pkt_len(m) - off;
+
+	/* the packet was finished for the wire: its IP header follows the
+	 * Ethernet header, and its length is checked */
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+									 off);
+
+		/* an encapsulated packet is our own: Linux' error would be
+		 * for ourselves */
+		if (fou_addr_mine(ctl->gw, -1, AF_INET, &ip->src_addr))
+			return FOU_DROP_NEIGH_FAILED;
+		return fou_icmp4_error(ctl, m, off, RTE_MIN(len, rte_be_to_cpu_16(ip->total_length)),
+				       FOU_ICMP_HOST_UNREACH, 0, false, FOU_DROP_NEIGH_FAILED, port);
+	}
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+									  off);
+
+		if (fou_addr_mine(ctl->gw, -1, AF_INET6, ip6->src_addr))
+			return FOU_DROP_NEIGH_FAILED;
+		return fou_icmp6_error(ctl, m, off, len, FOU_ICMP_ADDR_UNREACH6, 0, false,
+				       FOU_DROP_NEIGH_FAILED, port);
+	}
 	return FOU_DROP_NEIGH_FAILED;
 }
 
@@ -710,6 +735,7 @@ fou_neigh_service(struct fou_lcore *ctl, uint64_t now)
 	uint32_t s;
 
 	fou_gw_lock(gw);
+	ctl->now = now;		/* what the errors it builds read (path MTU expiry) */
 	n = rte_ring_sc_dequeue_burst_elem(gw->nev_ring, ev, sizeof(ev[0]), FOU_NEIGH_BATCH, NULL);
 	for (i = 0; i < n; i++)
 		fou_neigh_learn(ctl, &ev[i], now);

@@ -3,8 +3,8 @@
 # Regenerate: /usr/bin/python3 tests/unit/gen_golden.py > tests/unit/golden.h
 # Generates tests/unit/golden.h from scapy (an encoder independent of the C code).
 from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
-                       ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
-                       ICMPv6DestUnreach)
+                       IPOption_RR, ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
+                       ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem)
 from scapy.utils import checksum
 
 RX_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
@@ -62,7 +62,7 @@ def describe(pkt, tunnel=True):
             c = "%s: ihl %d, tos 0x%02x, len %d, id 0x%04x, %s, ttl %d, proto %d, csum 0x%04x, %s -> %s" % (
                 who, bl.ihl, bl.tos, bl.len, bl.id, "DF" if bl.flags.DF else "no DF", bl.ttl, bl.proto, bl.chksum, bl.src, bl.dst)
             if bl.ihl > 5:
-                c += ", option: router alert"
+                c += ", option: " + {148: "router alert", 7: "record route"}[rest[20]]
         elif isinstance(layer, IPv6):
             bl = IPv6(rest)
             nip += 1
@@ -86,8 +86,10 @@ def describe(pkt, tunnel=True):
                 int.from_bytes(chunk[2:4], "big"), int.from_bytes(chunk[4:8], "big"))
             parts.append((c, chunk))
             off += 8
+            echo = chunk[0] in ((0, 8) if isinstance(layer, ICMP) else (128, 129))
             if off < len(b):
-                parts.append(("quoted: the packet as received (%d bytes)" % (len(b) - off), b[off:]))
+                parts.append(("%s (%d bytes)" % ("echo data" if echo else "quoted: the packet as received",
+                                                 len(b) - off), b[off:]))
                 off = len(b)
             break
         elif isinstance(layer, Raw):
@@ -271,13 +273,34 @@ def icmp4_error(orig, type, code, mtu=0, src=GW4, ident=0, quote_max=548):
         ic.nexthopmtu = mtu
     return IP(src=src, dst=orig.src, tos=tos, ttl=64, id=ident, flags=0) / ic / Raw(q)
 
-def icmp6_error(orig, kind, mtu=0, src=GW6):
-    q = raw(orig)[:1232]
+def icmp6_error(orig, kind, mtu=0, src=GW6, code=0, quote_max=1232):
+    q = raw(orig)[:quote_max]
     if kind == "ptb":
         ic = ICMPv6PacketTooBig(mtu=mtu)
+    elif kind == "unreach":
+        ic = ICMPv6DestUnreach(code=code)
+    elif kind == "param":
+        ic = ICMPv6ParamProblem(code=code, ptr=mtu)
     else:
         ic = ICMPv6TimeExceeded(code=0)
     return IPv6(src=src, dst=orig.src, tc=0, fl=0, hlim=64) / ic / Raw(q)
+
+def echo_reply4(req, ident=0):
+    """icmp_reply: from the address pinged, TTL 64, the request's whole TOS
+    byte, no DF, no options echoed; type 0, code, id, seq and data as they
+    came (scapy computes the checksum)."""
+    req = IP(raw(req))
+    ic = req[ICMP]
+    return IP(src=req.dst, dst=req.src, tos=req.tos, ttl=64, id=ident, flags=0) / \
+        ICMP(type=0, code=ic.code, id=ic.id, seq=ic.seq) / Raw(bytes(ic.payload))
+
+def echo_reply6(req):
+    """icmpv6_echo_reply: from the address pinged, hop limit 64, the
+    request's traffic class, flow label 0; type 129, the rest as it came."""
+    req = IPv6(raw(req))
+    ic = req[ICMPv6EchoRequest]
+    return IPv6(src=req.dst, dst=req.src, tc=req.tc, fl=0, hlim=64) / \
+        ICMPv6EchoReply(code=ic.code, id=ic.id, seq=ic.seq, data=ic.data)
 
 def to_sender(ip):
     return Ether(dst=PEER_MAC, src=RX_MAC) / ip
@@ -311,6 +334,74 @@ def zero_csum_case():
     assert raw(out)[14 + 26:14 + 28] == b"\xff\xff", raw(out)[14 + 26:14 + 28]
     tx("tx_ipip_csum_zero", "ipip/fou, encap-csum, inner payload chosen so that the UDP checksum computes to 0: sent as 0xffff",
        t.stmt(), rx(inner), out)
+
+def fou_in(inner, dport, src=SENDER4, dst=GW4):
+    """inner over FOU to the gateway (UDP checksum 0), as a Linux peer sends it."""
+    return Ether(dst=RX_MAC, src=PEER_MAC) / IP(src=src, dst=dst, ttl=64, id=0x4d2, flags="DF") / \
+        UDP(sport=51234, dport=dport, chksum=0) / inner
+
+def local_cases():
+    """What the gateway answers for its own addresses (Linux' local input)
+    and no route: echo replies, unreachables, parameter problem."""
+    echo = tx_in4(dst=GW4, proto_layer=ICMP(type=8, id=7, seq=1) / Raw(b"ping-fou"))
+    tx("local_echo4", "ICMP echo request to 10.0.0.1: echo reply from it", "", rx(echo),
+       to_sender(echo_reply4(echo)), 0)
+    echo = tx_in4(dst=LOCAL, proto_layer=ICMP(type=8, id=7, seq=2) / Raw(b"ping-fou"))
+    tx("local_echo4_other_port", "ICMP echo request on port 0 to port 1's 192.168.1.1: echo reply from it, out of port 0",
+       "", rx(echo), to_sender(echo_reply4(echo)), 0)
+    opts = IP(src=SENDER4, dst=GW4, tos=0xb9, ttl=9, id=0x1234, flags="DF",
+              options=[IPOption_RR(pointer=4, routers=["0.0.0.0"])]) / \
+        ICMP(type=8, code=3, id=7, seq=3) / Raw(bytes(range(40)))
+    opts = IP(raw(opts))
+    tx("local_echo4_tos_options", "ICMP echo request, tos 0xb9, TTL 9, record route option, code 3: the reply copies tos and code, has TTL 64 and no option",
+       "", rx(opts), to_sender(echo_reply4(opts)), 0)
+    echo6 = tx_in6(dst=GW6, tc=0xb9, l4=ICMPv6EchoRequest(id=7, seq=1, data=b"ping-fou"))
+    tx("local_echo6", "ICMPv6 echo request to fd00::1, tc 0xb9, flow label 0x12345: echo reply, tc 0xb9, flow label 0, hop limit 64",
+       "", rx(echo6), to_sender(echo_reply6(echo6)), 0)
+    # through a tunnel: t1's remote pings t1's local from 10.50.0.5, routed into t1
+    t = Tun("ipip")
+    inner = IP(src="10.50.0.5", dst=LOCAL, ttl=64, id=0x77, tos=0x28) / ICMP(type=8, id=9, seq=1) / Raw(b"via-tunnel")
+    inner = IP(raw(inner))
+    tx("local_echo4_via_tunnel", "ipip/fou from t1's remote: inner echo request 10.50.0.5 -> 192.168.1.1: the reply goes back into t1 (reply ID 0, outer ID 1)",
+       t.stmt(), fou_in(inner, 5555, src=REMOTE, dst=LOCAL), t.encap_frame(echo_reply4(inner), ident=1), 1, 1 | 2 | 4)
+    t6 = Tun("sit")
+    inner6 = IPv6(src="fd00:50::5", dst="fd00:1::1", hlim=64, fl=0x12345) / ICMPv6EchoRequest(id=9, seq=1, data=b"via-tunnel")
+    inner6 = IPv6(raw(inner6))
+    tx("local_echo6_via_tunnel", "sit/fou from t1's remote: inner ICMPv6 echo request fd00:50::5 -> fd00:1::1: the reply goes back into t1",
+       t6.stmt(), fou_in(inner6, 5557, src=REMOTE, dst=LOCAL), t6.encap_frame(echo_reply6(inner6)), 1, 1 | 2 | 4)
+    # no route: ip_error (net unreachable), ip6_pkt_drop (no route)
+    nr = tx_in4(dst="10.99.0.7")
+    tx("noroute4", "plain IPv4 to 10.99.0.7, no route: ICMP net unreachable from 10.0.0.1", "", rx(nr),
+       to_sender(icmp4_error(nr, 3, 0)), 0)
+    nr6 = tx_in6(dst="fd00:99::7")
+    tx("noroute6", "plain IPv6 to fd00:99::7, no route: ICMPv6 destination unreachable, no route, from fd00::1",
+       "", rx(nr6), to_sender(icmp6_error(nr6, "unreach", code=0)), 0)
+    tx("noroute4_decap", "ipip/fou, inner 10.0.0.2 -> 10.99.0.7, no route: net unreachable, not encapsulated (10.0.0.2 is on port 0)",
+       "", fou_in(nr, 5555), to_sender(icmp4_error(nr, 3, 0)), 0, 2 | 4)
+    # UDP to a port nobody listens on: port unreachable from the address it was sent to
+    pu = tx_in4(dst=GW4)
+    tx("local_port_unreach4", "UDP to 10.0.0.1 port 7: ICMP port unreachable from 10.0.0.1", "", rx(pu),
+       to_sender(icmp4_error(pu, 3, 3)), 0)
+    pu = tx_in4(dst=LOCAL)
+    tx("local_port_unreach4_other_port", "UDP to 192.168.1.1 port 7, received on port 0: port unreachable from 192.168.1.1",
+       "", rx(pu), to_sender(icmp4_error(pu, 3, 3, src=LOCAL)), 0)
+    tr = IP(raw(IP(src=SENDER4, dst=GW4, ttl=64, id=0x1234, flags="DF") / UDP(sport=40000, dport=7, len=16, chksum=0) /
+                Raw(PAYLOAD + b"trailer!")))
+    tx("local_port_unreach4_trimmed", "UDP length 16 in 24 bytes of IPv4 payload: the quote ends with the datagram (__udp4_lib_rcv trims)",
+       "", rx(tr), to_sender(icmp4_error(tr, 3, 3, quote_max=20 + 16)), 0)
+    pu6 = tx_in6(dst=GW6)
+    tx("local_port_unreach6", "UDP to fd00::1 port 7: ICMPv6 destination unreachable, port unreachable, from fd00::1",
+       "", rx(pu6), to_sender(icmp6_error(pu6, "unreach", code=4)), 0)
+    inner = tx_in4(dst=GW4)
+    tx("local_port_unreach4_decap", "ipip/fou, inner UDP 10.0.0.2 -> 10.0.0.1 port 7: port unreachable from 10.0.0.1",
+       "", fou_in(inner, 5555), to_sender(icmp4_error(inner, 3, 3)), 0, 2 | 4)
+    # a protocol without a handler
+    pr = IP(raw(IP(src=SENDER4, dst=GW4, ttl=64, id=0x1234, flags="DF", proto=99) / Raw(bytes(range(24)))))
+    tx("local_proto_unreach4", "IPv4 protocol 99 to 10.0.0.1: ICMP protocol unreachable", "", rx(pr),
+       to_sender(icmp4_error(pr, 3, 2)), 0)
+    pp = IPv6(raw(IPv6(src=SENDER6, dst=GW6, hlim=64, fl=0x12345, nh=99) / Raw(bytes(range(24)))))
+    tx("local_param_problem6", "IPv6 next header 99 to fd00::1: ICMPv6 parameter problem, unrecognised next header, pointer 6",
+       "", rx(pp), to_sender(icmp6_error(pp, "param", mtu=6, code=1)), 0)
 
 def gen_tx():
     v4, v6 = tx_in4(), tx_in6()
@@ -421,6 +512,8 @@ def gen_tx():
     tx("hlim1_error_via_tunnel_net6", "plain IPv6 forwarding, hop limit 1 from fd00:44::7, on the network of sit t1's address fd00:44::1/64: time exceeded from fd00:44::1 through t1",
        t6.stmt() + "\naddr t1,fd00:44::1/64", rx(h1), Tun("sit").encap_frame(err), 1, 1 | 2)
 
+    local_cases()
+
     # plain (encap none) tunnel protocols to a local address, decapsulated
     o = lambda proto: Ether(dst=RX_MAC, src=PEER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1", ttl=64, id=0x4d2, flags="DF", proto=proto)
     emit("g_plain_ipip", o(4) / inner4(), "plain IPIP (protocol 4) to 10.0.0.1")
@@ -436,7 +529,8 @@ def gen_tx():
         emit(name + "_out", out, doc + ": output on port %d" % port, tunnel=nip > 1)
     print("""/* Transmit cases: statements after the standard topology, input on port 0, output. */
 #define GOLDEN_SPORT_AUTO 0x01	/* encap-sport auto: the UDP source port is checked, not compared */
-#define GOLDEN_ICMP 0x02	/* the output is an ICMP error (counted in icmp_out) */
+#define GOLDEN_ICMP 0x02	/* the output is an ICMP message (counted in icmp_out) */
+#define GOLDEN_DECAP 0x04	/* the input is FOU to the gateway, decapsulated */
 struct golden_tx {
 	const char *name;
 	const char *doc;
