@@ -58,7 +58,7 @@
 	X(IP_OPTIONS_BAD, ip_options_bad, "IPv4 options malformed, or a source route (LSRR, SSRR): Linux drops both") \
 	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
 	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet, that is not Neighbour Discovery for us: never forwarded") \
-	X(ND_BAD, nd_bad, "malformed Neighbour Discovery: hop limit not 255, code not 0, short, bad checksum or option (RFC 4861 7.1.1)") \
+	X(ND_BAD, nd_bad, "malformed Neighbour Discovery (RFC 4861 7.1): hop limit not 255, code not 0, short, bad checksum or option, a link-layer address that is not a unicast MAC; a group NS without one from a neighbour we do not know") \
 	X(ND_NOT_OURS, nd_not_ours, "Neighbour Solicitation for an address that is not ours: not answered") \
 	X(ND_IN, nd_in, "Neighbour Advertisement: taken in by the neighbour table, nothing sent back") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
