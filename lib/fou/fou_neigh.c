@@ -193,7 +193,8 @@ fou_neigh_can_send(const struct fou_gw *gw)
 /*
  * The source of a request for target on port, as inet_select_addr /
  * ipv6_dev_get_saddr: the port's address on target's network, else its
- * first of the family. false: the port has none.
+ * first of the family; for IPv6 the port's link-local address for a
+ * link-local target or when it has no other. false: the port has none.
  */
 bool
 fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void *target,
@@ -206,6 +207,10 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 
 	memcpy(family == AF_INET ? (void *)&tip.v4 : (void *)tip.v6, target,
 	       family == AF_INET ? 4 : 16);
+	if (family == AF_INET6 && tip.v6[0] == 0xfe && (tip.v6[1] & 0xc0) == 0x80) {
+		fou_ll6(&gw->iface[port].mac, src);
+		return true;
+	}
 	for (i = 0; i < as->n; i++) {
 		const struct fou_addr *a = &as->a[i];
 
@@ -217,6 +222,10 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 			first = a;
 			break;
 		}
+	}
+	if (first == NULL && family == AF_INET6) {
+		fou_ll6(&gw->iface[port].mac, src);
+		return true;
 	}
 	if (first == NULL)
 		return false;
