@@ -350,6 +350,13 @@ bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
 		  uint16_t *mtu);
 /*
+ * The port's IPv6 link-local address (fe80::/64), made from its MAC by
+ * modified EUI-64 as Linux does: not in the address list, but answered in
+ * Neighbour Discovery and the source of solicitations for link-local
+ * neighbours. It follows the MAC.
+ */
+int fou_iface_ll6(const struct fou_gw *gw, uint16_t port, struct fou_ip *ip);
+/*
  * Give a configured ethdev what the gateway holds for port: its MTU, and
  * its MAC address as the device's own or, where the device cannot take
  * it, promiscuous mode (*promisc true: the data path filters in software).
