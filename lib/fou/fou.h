@@ -57,7 +57,7 @@
 	X(IP_OPTIONS_BAD, ip_options_bad, "IPv4 options malformed, or a source route (LSRR, SSRR): Linux drops both") \
 	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
 	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet, that is not Neighbour Discovery for us: never forwarded") \
-	X(ND_BAD, nd_bad, "malformed Neighbour Discovery: hop limit not 255, code not 0, short, bad checksum or option (RFC 4861 7.1.1)") \
+	X(ND_BAD, nd_bad, "malformed Neighbour Discovery (RFC 4861 7.1): hop limit not 255, code not 0, short, bad checksum or option, a link-layer address that is not a unicast MAC; a group NS without one from a neighbour we do not know") \
 	X(ND_NOT_OURS, nd_not_ours, "Neighbour Solicitation for an address that is not ours: not answered") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
@@ -348,6 +348,13 @@ int fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr 
 bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
 		  uint16_t *mtu);
+/*
+ * The port's IPv6 link-local address (fe80::/64), made from its MAC by
+ * modified EUI-64 as Linux does: not in the address list, but answered in
+ * Neighbour Discovery and the source of solicitations for link-local
+ * neighbours. It follows the MAC.
+ */
+int fou_iface_ll6(const struct fou_gw *gw, uint16_t port, struct fou_ip *ip);
 /*
  * Give a configured ethdev what the gateway holds for port: its MTU, and
  * its MAC address as the device's own or, where the device cannot take

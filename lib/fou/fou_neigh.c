@@ -195,7 +195,8 @@ fou_neigh_can_send(const struct fou_gw *gw)
 /*
  * The source of a request for target on port, as inet_select_addr /
  * ipv6_dev_get_saddr: the port's address on target's network, else its
- * first of the family. false: the port has none.
+ * first of the family; for IPv6 the port's link-local address for a
+ * link-local target or when it has no other. false: the port has none.
  */
 bool
 fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void *target,
@@ -208,6 +209,10 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 
 	memcpy(family == AF_INET ? (void *)&tip.v4 : (void *)tip.v6, target,
 	       family == AF_INET ? 4 : 16);
+	if (family == AF_INET6 && tip.v6[0] == 0xfe && (tip.v6[1] & 0xc0) == 0x80) {
+		fou_ll6(&gw->iface[port].mac, src);
+		return true;
+	}
 	for (i = 0; i < as->n; i++) {
 		const struct fou_addr *a = &as->a[i];
 
@@ -219,6 +224,10 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 			first = a;
 			break;
 		}
+	}
+	if (first == NULL && family == AF_INET6) {
+		fou_ll6(&gw->iface[port].mac, src);
+		return true;
 	}
 	if (first == NULL)
 		return false;
@@ -547,6 +556,47 @@ fou_neigh_update(struct fou_lcore *ctl, struct fou_neigh_entry *e,
 		fou_neigh_set_state(gw, e, FOU_NUD_REACHABLE, now);
 }
 
+/*
+ * The same for IPv6, as neigh_update with the flags ndisc_recv_ns and
+ * ndisc_recv_na give it (RFC 4861 7.2.3, 7.2.5): mac NULL when an NA
+ * carried no target link-layer address, which only confirms a MAC the
+ * entry has. A different MAC replaces the known one only with override
+ * (an NS, an NA with O), without locktime; otherwise it is ignored, except
+ * that a REACHABLE entry turns STALE on its old MAC (the neighbour may
+ * have moved: it is probed before use). Returns whether the NA's router
+ * flag applies (not when a different MAC was refused).
+ */
+static bool
+fou_neigh_update6(struct fou_lcore *ctl, struct fou_neigh_entry *e,
+		  const struct rte_ether_addr *mac, bool confirm, bool override, uint64_t now)
+{
+	struct fou_gw *gw = ctl->gw;
+	const uint8_t state = confirm ? FOU_NUD_REACHABLE : FOU_NUD_STALE;
+
+	if (e->state == FOU_NUD_PERMANENT)
+		return false;
+	if (e->state == FOU_NUD_INCOMPLETE || e->state == FOU_NUD_FAILED) {
+		if (mac == NULL)
+			return false;
+		fou_neigh_update(ctl, e, mac, confirm, true, now);
+		return true;
+	}
+	if (mac != NULL && !rte_is_same_ether_addr(mac, &e->mac)) {
+		if (!override) {
+			if (e->state == FOU_NUD_REACHABLE)
+				fou_neigh_set_state(gw, e, FOU_NUD_STALE, now);
+			return false;
+		}
+		e->mac = *mac;
+		fou_neigh_set_state(gw, e, state, now);
+		fou_neigh_dp_set(gw, e);
+		return true;
+	}
+	if (confirm)
+		fou_neigh_set_state(gw, e, FOU_NUD_REACHABLE, now);
+	return true;
+}
+
 /* A worker heard from a neighbour (fou_arp.c, fou_ndisc.c). */
 static void
 fou_neigh_learn(struct fou_lcore *ctl, const struct fou_neigh_ev *ev, uint64_t now)
@@ -572,8 +622,17 @@ fou_neigh_learn(struct fou_lcore *ctl, const struct fou_neigh_ev *ev, uint64_t n
 		fou_neigh_dp_set(gw, e);
 		return;
 	}
-	if (ev->flags & FOU_NEV_F_ROUTER)
-		e->router = true;
+	if (ev->family == AF_INET6) {
+		/* ndisc_recv_na leaves a FAILED entry alone (an NS does not) */
+		if (ev->kind == FOU_NEV_ADVERT && e->state == FOU_NUD_FAILED)
+			return;
+		if (fou_neigh_update6(ctl, e, rte_is_zero_ether_addr(&ev->mac) ? NULL : &ev->mac,
+				      (ev->flags & FOU_NEV_F_CONFIRM) != 0,
+				      (ev->flags & FOU_NEV_F_OVERRIDE) != 0, now) &&
+		    ev->kind == FOU_NEV_ADVERT)
+			e->router = (ev->flags & FOU_NEV_F_ROUTER) != 0;
+		return;
+	}
 	fou_neigh_update(ctl, e, &ev->mac, (ev->flags & FOU_NEV_F_CONFIRM) != 0,
 			 (ev->flags & FOU_NEV_F_OVERRIDE) != 0, now);
 }

@@ -58,14 +58,14 @@ enum fou_nev_kind {
 	FOU_NEV_OTHER,		/* a request not for us, an announcement: update if it exists */
 };
 #define FOU_NEV_F_CONFIRM 0x01	/* a unicast reply / solicited NA: the neighbour is reachable */
-#define FOU_NEV_F_OVERRIDE 0x02	/* may replace a known MAC at once (gratuitous ARP, NA O flag) */
+#define FOU_NEV_F_OVERRIDE 0x02	/* may replace a known MAC at once (gratuitous ARP, NS, NA O) */
 #define FOU_NEV_F_ROUTER 0x04	/* NA R flag (shown only) */
 
 struct fou_neigh_ev {
 	uint8_t kind;		/* enum fou_nev_kind */
 	uint8_t flags;		/* FOU_NEV_F_* */
 	uint16_t port;
-	struct rte_ether_addr mac;
+	struct rte_ether_addr mac;	/* all zero: an NA without target link-layer address */
 	uint8_t family;
 	uint8_t zero;
 	uint8_t addr[16];	/* IPv4 in the first 4 bytes */

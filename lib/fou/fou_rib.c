@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "fou_ctl.h"
+#include "fou_nd.h"
 
 const char *
 fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
@@ -199,12 +200,18 @@ fou_addr_dev_str(const struct fou_gw *gw, uint16_t port, uint32_t tunnel, char *
 	fou_addr_dev_str((gw), (a)->port, (a)->tunnel, (char[32]){ 0 }, 32)
 
 /* Is ip on a network of an address of port other than skip? A route's
- * gateway must be (as in Linux); a tunnel's network has no gateways. */
+ * gateway must be (as in Linux); a tunnel's network has no gateways.
+ * fe80::/64 is on every port, as the route addrconf gives every interface
+ * with its link-local address. */
 static bool
 fou_addr_onlink(const struct fou_gw *gw, uint16_t port, const struct fou_ip *ip,
 		const struct fou_addr *skip)
 {
+	static const uint8_t ll_pfx[8] = { 0xfe, 0x80 };
 	unsigned int i;
+
+	if (ip->family == AF_INET6 && memcmp(ip->v6, ll_pfx, sizeof(ll_pfx)) == 0)
+		return true;
 
 	for (i = 0; i < gw->addrs->n; i++) {
 		const struct fou_addr *a = &gw->addrs->a[i];
@@ -233,6 +240,7 @@ int
 fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 	      const struct fou_ip *via, struct fou_err *err)
 {
+	uint8_t ll[16];
 	int ret;
 
 	ret = fou_iface_check(gw, port, err);
@@ -253,7 +261,10 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		fou_err_set(err, "gateway %s is not a unicast address", FOU_IPSTR(via));
 		return -EINVAL;
 	}
-	if (fou_addr_find(gw, via) != NULL) {
+	if (via->family == AF_INET6)
+		fou_ll6(&gw->iface[port].mac, ll);
+	if (fou_addr_find(gw, via) != NULL ||
+	    (via->family == AF_INET6 && memcmp(via->v6, ll, 16) == 0)) {
 		fou_err_set(err, "gateway %s is a local address", FOU_IPSTR(via));
 		return -EINVAL;
 	}

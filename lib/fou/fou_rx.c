@@ -19,6 +19,7 @@
 #include "fou_icmp.h"
 #include "fou_arp.h"
 #include "fou_local.h"
+#include "fou_ndisc.h"
 #include "fou_pmtu.h"
 #include "fou_rx.h"
 
@@ -465,11 +466,12 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	return fou_fwd4(gw, lc, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
 }
 
-/* A received IPv6 packet at off: checked as ip6_rcv_core, then delivered
- * locally (FOU is received over IPv4 only) or forwarded. */
+/* A received IPv6 packet at off: checked as ip6_rcv_core, then Neighbour
+ * Discovery for us answered or taken in (fou_ndisc.c), delivered locally
+ * (FOU is received over IPv4 only) or forwarded. */
 static inline unsigned int
-fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
-	   bool l2_group, uint16_t *out_port)
+fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	   uint32_t off, bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -486,6 +488,10 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	tot = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
 	if (tot > pkt_len - off)
 		return FOU_DROP_IP_LEN_BAD;
+	/* Neighbour Discovery for us: from link-local or unspecified
+	 * sources, to groups, so ahead of the checks that refuse those */
+	if (fou_ndisc_match(gw, m, off, ip6))
+		return fou_ndisc_input(lc, rx_port, m, off, out_port);
 	if (ip6->src_addr[0] == 0xff || fou_martian6_addr(ip6->src_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (ip6->dst_addr[0] == 0xff)
@@ -545,7 +551,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	case RTE_ETHER_TYPE_IPV4:
 		return fou_rx_ip4(gw, lc, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_IPV6:
-		return fou_rx_ip6(gw, lc, m, off, l2_group, out_port);
+		return fou_rx_ip6(gw, lc, rx_port, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
 		return fou_arp_input(lc, rx_port, m, off, out_port);
 	default:

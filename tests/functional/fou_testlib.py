@@ -293,12 +293,16 @@ class Summary:
     _tunnel_conf = re.compile(r'^tunnel (\S+): (ipip|sit|gre) local (\S+) remote (\S+) '
                               r'encap (fou|none)(?: dport (\d+))?(?: mtu (\d+)| \((.+)\))$')
     _icmp = re.compile(r'^sent (\w+): (\d+) \(.*\)$')
+    _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
     _dropped = re.compile(r'^dropped: (\d+)$')
     _drop = re.compile(r'^drop (\w+): (\d+) \(.*\)$')
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$')
-    _accounting = re.compile(r'^accounting: rx (\d+) \+ gso added (\d+) = tx (\d+) '
-                             r'\+ dropped (\d+) \+ gro merged (\d+): (\S+)$')
+    # the local stack's terms (originated, held) where the gateway has them
+    _accounting = re.compile(r'^accounting: rx (?P<rx>\d+)(?: \+ originated (?P<orig>\d+))? '
+                             r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
+                             r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+)'
+                             r'(?: \+ held (?P<held>\d+))?: (?P<verdict>\S+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
     def __init__(self, text):
@@ -310,10 +314,12 @@ class Summary:
         self.tunnels_rx = {}        # name: (packets, bytes) decapsulated
         self.tunnel_conf = {}       # name: dict, from the startup lines
         self.icmp = {}              # ICMP kind: sent
+        self.local = {}             # the gateway's own stack: counter: events
         self.dropped = None
         self.drops = {}
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
+        self.originated = self.held = 0      # packets the gateway built, still waiting
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
         self.indirect_mbufs = None
@@ -351,6 +357,10 @@ class Summary:
             if m:
                 self.icmp[m[1]] = int(m[2])
                 continue
+            m = self._local.match(line)
+            if m:
+                self.local[m[1]] = int(m[2])
+                continue
             m = self._dropped.match(line)
             if m:
                 self.dropped = int(m[1])
@@ -366,8 +376,10 @@ class Summary:
                 continue
             m = self._accounting.match(line)
             if m:
-                self.accounting = (int(m[1]), int(m[3]), int(m[4]), m[6])
-                self.gso_added, self.gro_merged = int(m[2]), int(m[5])
+                self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
+                self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
+                self.originated = int(m['orig'] or 0)
+                self.held = int(m['held'] or 0)
                 continue
             m = self._mbufs.match(line)
             if m:
@@ -849,7 +861,8 @@ class GatewayTestCase(unittest.TestCase):
         self.assertIsNotNone(s.gro, 'no gro line' + ctx)
         self.assertEqual(s.gso_added, s.gro['gso_segments'] - s.gro['gso_packets'], ctx)
         self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
-        self.assertEqual(rx + s.gso_added, tx + dropped + s.gro_merged, ctx)
+        self.assertEqual(rx + s.originated + s.gso_added, tx + dropped + s.gro_merged + s.held,
+                         ctx)
         for what, v in (('mbufs', s.mbufs), ('indirect mbufs', s.indirect_mbufs)):
             self.assertIsNotNone(v, 'no %s line' % what + ctx)
             self.assertEqual(v[0], v[1], '%s missing from the pool' % what + ctx)

@@ -4,7 +4,8 @@
 # Generates tests/unit/golden.h from scapy (an encoder independent of the C code).
 from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
                        IPOption_RR, ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
-                       ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem)
+                       ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6ND_NS,
+                       ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, Padding)
 from scapy.utils import checksum
 
 RX_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
@@ -78,6 +79,13 @@ def describe(pkt, tunnel=True):
             if bl.chksum_present: c += ", csum 0x%04x" % bl.chksum
             if bl.key_present: c += ", key 0x%08x" % bl.key
             if bl.seqnum_present: c += ", seq 0x%08x" % bl.sequence_number
+        elif isinstance(layer, (ICMPv6ND_NS, ICMPv6ND_NA)):
+            c = "ICMPv6 %s: type %d, code %d, csum 0x%04x, flags 0x%08x, target %s" % (
+                "NS" if chunk[0] == 135 else "NA", chunk[0], chunk[1],
+                int.from_bytes(chunk[2:4], "big"), int.from_bytes(chunk[4:8], "big"), layer.tgt)
+        elif isinstance(layer, (ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr)):
+            c = "option: %s link-layer address %s, len %d" % (
+                "source" if chunk[0] == 1 else "target", layer.lladdr, chunk[1])
         elif isinstance(layer, ICMP) or layer.name.startswith("ICMPv6"):
             # the header, then the quote as one block
             chunk = b[off:off+8]
@@ -92,6 +100,8 @@ def describe(pkt, tunnel=True):
                                                  len(b) - off), b[off:]))
                 off = len(b)
             break
+        elif isinstance(layer, Padding):
+            c = "Ethernet padding (%d bytes)" % len(layer.load)
         elif isinstance(layer, Raw):
             try:
                 t = layer.load.decode("ascii")
@@ -593,6 +603,51 @@ def gen_pmtu():
     for n, stmts, d in PMTU:
         print('\t{ "%s", "%s", "%s" },' % (n, d, stmts.replace("\n", "\\n")))
     print("};\n")
+
+def gen_nd():
+    """Neighbour Discovery on port 1 (EG_MAC, fd00:1::1, link-local
+    fe80::ff:fe00:101 by modified EUI-64): solicitations from a neighbour
+    and the advertisements that answer them, as Linux 6.1's ndisc_recv_ns
+    sends them (R always; S unless a duplicate address probe; O and the
+    target link-layer option when the solicitation came to a group)."""
+    NB, NB_MAC, LL = "fd00:1::9", "02:00:00:00:01:09", "fe80::ff:fe00:101"
+    ip6 = lambda src, dst: IPv6(src=src, dst=dst, hlim=255, tc=0, fl=0)
+    na = lambda tgt, R, S, O: ICMPv6ND_NA(tgt=tgt, R=R, S=S, O=O)
+    emit("g_ns_mcast", Ether(dst="33:33:ff:00:00:01", src=NB_MAC) / ip6("fe80::9", "ff02::1:ff00:1") /
+         ICMPv6ND_NS(tgt="fd00:1::1") / ICMPv6NDOptSrcLLAddr(lladdr=NB_MAC),
+         "NS for fd00:1::1 to its solicited-node group, from fe80::9 with its link-layer address", tunnel=False)
+    emit("g_na_mcast", Ether(dst=NB_MAC, src=EG_MAC) / ip6("fd00:1::1", "fe80::9") /
+         na("fd00:1::1", 1, 1, 1) / ICMPv6NDOptDstLLAddr(lladdr=EG_MAC),
+         "its answer: NA R S O with our link-layer address", tunnel=False)
+    emit("g_ns_ll", Ether(dst=EG_MAC, src=NB_MAC) / Dot1Q(vlan=7) / ip6("fe80::9", LL) /
+         ICMPv6ND_NS(tgt=LL) / ICMPv6NDOptSrcLLAddr(lladdr=NB_MAC),
+         "802.1Q (VID 7) unicast NS for our link-local address, from fe80::9 with its link-layer address", tunnel=False)
+    emit("g_na_ll", Ether(dst=NB_MAC, src=EG_MAC) / Dot1Q(vlan=7) / ip6(LL, "fe80::9") /
+         na(LL, 1, 1, 0),
+         "its answer: NA R S, no option (the solicitor knows our MAC), the tag kept", tunnel=False)
+    p = ip6(NB, "fd00:1::1")
+    p.plen = 24
+    emit("g_ns_plain", Ether(dst=EG_MAC, src=NB_MAC) / p / ICMPv6ND_NS(tgt="fd00:1::1") /
+         Padding(bytes(10)),
+         "unicast NS for fd00:1::1 from fd00:1::9 without an option, 10 bytes of Ethernet padding", tunnel=False)
+    emit("g_na_plain", Ether(dst=NB_MAC, src=EG_MAC) / ip6("fd00:1::1", NB) / na("fd00:1::1", 1, 1, 0),
+         "its answer: NA R S to the frame's source MAC, the padding gone", tunnel=False)
+    emit("g_ns_dad", Ether(dst="33:33:ff:00:00:01", src=NB_MAC) / ip6("::", "ff02::1:ff00:1") /
+         ICMPv6ND_NS(tgt="fd00:1::1"),
+         "duplicate address probe for fd00:1::1 (source ::)", tunnel=False)
+    emit("g_na_dad", Ether(dst="33:33:00:00:00:01", src=EG_MAC) / ip6("fd00:1::1", "ff02::1") /
+         na("fd00:1::1", 1, 0, 1) / ICMPv6NDOptDstLLAddr(lladdr=EG_MAC),
+         "its answer: NA R O to all nodes with our link-layer address", tunnel=False)
+    emit("g_ns_out", Ether(dst="33:33:ff:00:00:09", src=EG_MAC) / ip6("fd00:1::1", "ff02::1:ff00:9") /
+         ICMPv6ND_NS(tgt=NB) / ICMPv6NDOptSrcLLAddr(lladdr=EG_MAC),
+         "the gateway resolving fd00:1::9: NS to its solicited-node group from fd00:1::1", tunnel=False)
+    emit("g_na_in", Ether(dst=EG_MAC, src=NB_MAC) / ip6(NB, "fd00:1::1") /
+         na(NB, 0, 1, 1) / ICMPv6NDOptDstLLAddr(lladdr=NB_MAC),
+         "fd00:1::9 answering it: NA S O with its link-layer address", tunnel=False)
+
+print("/* Neighbour Discovery: define GOLDEN_ND before including. */\n#ifdef GOLDEN_ND\n")
+gen_nd()
+print("#endif /* GOLDEN_ND */\n")
 
 print("/* Transmit path: define GOLDEN_TX before including. */\n#ifdef GOLDEN_TX\n")
 gen_tx()
