@@ -14,7 +14,7 @@
 #include "app.h"
 
 struct fou_app_stmt {
-	int rank;
+	int order;		/* fou_stmt_order(): where it goes */
 	unsigned int seq;
 	char *name;
 	char *arg;
@@ -65,7 +65,7 @@ fou_app_stmt_push(struct fou_app_stmts *s, const char *name, const char *arg, co
 		s->cap = cap;
 	}
 	e = &s->v[s->n];
-	e->rank = fou_stmt_rank(name);
+	e->order = fou_stmt_order(name, arg);
 	e->seq = s->n;
 	e->name = strdup(name);
 	e->arg = strdup(arg);
@@ -125,8 +125,8 @@ fou_app_stmt_cmp(const void *a, const void *b)
 {
 	const struct fou_app_stmt *x = a, *y = b;
 
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 

@@ -132,14 +132,18 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
 	RTE_ETH_FOREACH_DEV(port) {
 		struct rte_ether_addr mac;
 		char macs[RTE_ETHER_ADDR_FMT_SIZE], name[RTE_ETH_NAME_MAX_LEN] = "?";
+		char lls[INET6_ADDRSTRLEN];
 		const struct fou_app_port *p = &ports[port];
+		struct fou_ip ll;
 		uint16_t mtu;
 
 		fou_iface_get(gw, port, &mac, &mtu);
+		fou_iface_ll6(gw, port, &ll);
 		rte_ether_format_addr(macs, sizeof(macs), &mac);
 		rte_eth_dev_get_name_by_port(port, name);
-		printf("port %u (%s): mac %s mtu %u, %u rx / %u tx queues, rss %s, tx offloads",
-		       port, name, macs, mtu, p->nb_rxq, p->nb_txq, p->rss_hf != 0 ? "on" : "off");
+		printf("port %u (%s): mac %s mtu %u, link-local %s, %u rx / %u tx queues, rss %s, tx offloads",
+		       port, name, macs, mtu, fou_ip_str(&ll, lls, sizeof(lls)), p->nb_rxq, p->nb_txq,
+		       p->rss_hf != 0 ? "on" : "off");
 		fou_app_print_offloads(p->tx_offloads);
 		printf("\n");
 	}

@@ -33,9 +33,11 @@ ROLES = {
     # the data path by stage
     'fou_rx.c': 'datapath', 'fou_rx.h': 'datapath', 'fou_fwd.h': 'datapath',
     'fou_encap.c': 'datapath', 'fou_encap.h': 'datapath', 'fou_icmp.c': 'datapath',
-    'fou_icmp.h': 'datapath', 'fou_gro.c': 'datapath', 'fou_gro.h': 'datapath',
+    'fou_icmp.h': 'datapath', 'fou_pmtu.c': 'datapath', 'fou_pmtu.h': 'datapath',
+    'fou_gro.c': 'datapath', 'fou_gro.h': 'datapath',
     'fou_arp.c': 'datapath', 'fou_arp.h': 'datapath', 'fou_nd.h': 'datapath',
     'fou_ndisc.c': 'datapath', 'fou_ndisc.h': 'datapath',
+    'fou_local.c': 'datapath', 'fou_local.h': 'datapath',
     # the text layer
     'fou_parse.c': 'text', 'fou_stmt.c': 'text', 'fou_config.c': 'text',
     'fou_telemetry.c': 'text',

@@ -57,17 +57,18 @@
 	X(IP_OPTIONS_BAD, ip_options_bad, "IPv4 options malformed, or a source route (LSRR, SSRR): Linux drops both") \
 	X(OUTER_MARTIAN, outer_martian, "source or destination never routed (loopback, 0/8, link-local, multicast source, our own address as source)") \
 	X(BCAST_MCAST, bcast_mcast, "multicast or broadcast destination, IP or Ethernet, that is not Neighbour Discovery for us: never forwarded") \
-	X(ND_BAD, nd_bad, "malformed Neighbour Discovery: hop limit not 255, code not 0, short, bad checksum or option (RFC 4861 7.1.1)") \
+	X(ND_BAD, nd_bad, "malformed Neighbour Discovery (RFC 4861 7.1): hop limit not 255, code not 0, short, bad checksum or option, a link-layer address that is not a unicast MAC; a group NS without one from a neighbour we do not know") \
 	X(ND_NOT_OURS, nd_not_ours, "Neighbour Solicitation for an address that is not ours: not answered") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
 	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
+	X(ICMP_BAD, icmp_bad, "ICMP or ICMPv6 to a local address shorter than its 8-byte header, or with a wrong checksum") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
-	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed whose quote is truncated or matches no tunnel of ours: nothing changed") \
-	X(UDP_TRUNCATED, udp_truncated, "IPv4 payload shorter than a UDP header") \
-	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IPv4 payload") \
-	X(UDP_CKSUM_BAD, udp_cksum_bad, "non-zero UDP checksum wrong") \
-	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port") \
+	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
+	X(UDP_TRUNCATED, udp_truncated, "IP payload shorter than a UDP header") \
+	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IP payload") \
+	X(UDP_CKSUM_BAD, udp_cksum_bad, "UDP checksum wrong: a non-zero one, or over IPv6 a zero one") \
+	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port, and no port unreachable may be sent about it") \
 	X(FOU_PROTO_UNHANDLED, fou_proto_unhandled, "FOU port maps to an IP protocol with no handler here") \
 	X(GRE_TRUNCATED, gre_truncated, "FOU payload shorter than its GRE header") \
 	X(GRE_VERSION, gre_version, "GRE version is not 0") \
@@ -87,7 +88,7 @@
 	X(INNER_LOCAL, inner_local, "inner packet to a local address that is not an echo request, and no error may be sent about it") \
 	X(TTL_EXCEEDED, ttl_exceeded, "TTL / hop limit would reach 0, and no ICMP error may be sent about it") \
 	X(MTU_EXCEEDED, mtu_exceeded, "larger than the egress or tunnel MTU: IPv4 without DF, or no ICMP error may be sent about it") \
-	X(ICMP_RATELIMITED, icmp_ratelimited, "TTL expired or too big, and the ICMP error was rate-limited") \
+	X(ICMP_RATELIMITED, icmp_ratelimited, "an ICMP error was due (time exceeded, too big, unreachable, parameter problem) and was rate-limited") \
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop, and none can be resolved (no address of the family on the port, queue ring full)") \
 	X(NEIGH_QUEUE_FULL, neigh_queue_full, "waiting for ARP/ND resolution, pushed out of the neighbour's full queue (oldest first, as Linux)") \
@@ -348,6 +349,13 @@ bool fou_iface_enabled(const struct fou_gw *gw, uint16_t port);
 int fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac,
 		  uint16_t *mtu);
 /*
+ * The port's IPv6 link-local address (fe80::/64), made from its MAC by
+ * modified EUI-64 as Linux does: not in the address list, but answered in
+ * Neighbour Discovery and the source of solicitations for link-local
+ * neighbours. It follows the MAC.
+ */
+int fou_iface_ll6(const struct fou_gw *gw, uint16_t port, struct fou_ip *ip);
+/*
  * Give a configured ethdev what the gateway holds for port: its MTU, and
  * its MAC address as the device's own or, where the device cannot take
  * it, promiscuous mode (*promisc true: the data path filters in software).
@@ -385,9 +393,21 @@ int fou_gro_get(const struct fou_gw *gw, uint16_t port, bool *on, uint32_t *time
 
 /* --- addresses, routes, next hops ------------------------------------------ */
 
+#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
+
 int fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
 /* An address with its routes (not while a tunnel has it as local). */
 int fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err);
+/*
+ * An address on the tunnel named tunnel, as `ip addr add IP/PLEN dev TUNNEL`:
+ * a local address, and the route to its network into the tunnel. Of a
+ * family the tunnel carries (IPv4: ipip, gre; IPv6: sit, gre). It goes with
+ * its tunnel (fou_tunnel_del()); it cannot be a tunnel's local.
+ */
+int fou_addr_add_tunnel(struct fou_gw *gw, const char *tunnel, const struct fou_ip *addr,
+			struct fou_err *err);
+int fou_addr_del_tunnel(struct fou_gw *gw, const char *tunnel, const struct fou_ip *addr,
+			struct fou_err *err);
 int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		  const struct fou_ip *via, struct fou_err *err);
 /* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
@@ -397,13 +417,12 @@ int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const c
 int fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err);
 
 struct fou_addr_info {
-	uint16_t port;
+	uint16_t port;		/* a port's address (tunnel "") */
+	char tunnel[FOU_TUNNEL_NAMESIZE];	/* a tunnel's address */
 	struct fou_ip ip;	/* with its prefix length */
 };
 /* Fills up to n addresses in the order they were added; returns the count. */
 unsigned int fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n);
-
-#define FOU_TUNNEL_NAMESIZE 16	/* IFNAMSIZ */
 
 struct fou_route_info {
 	struct fou_ip prefix;
@@ -515,14 +534,18 @@ struct fou_tunnel_conf {
 
 void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
 int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);
-/* A tunnel with the routes into it (as `ip link del`). */
+/* A tunnel with its addresses and the routes into it (as `ip link del`). */
 int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);
 
 struct fou_tunnel_info {
 	struct fou_tunnel_conf conf;
-	uint16_t mtu;		/* tunnel MTU now: egress MTU - overhead; 0 unresolved */
+	uint16_t mtu;		/* tunnel MTU now: egress (or path) MTU - overhead;
+				 * 0 unresolved */
 	const char *unresolved;	/* why the remote cannot be reached; NULL if it can */
 	uint16_t overhead;	/* outer IPv4 + UDP + GRE bytes */
+	uint16_t path_mtu;	/* outer packet size the path carries, learnt from
+				 * ICMP fragmentation needed; 0: none (the port's) */
+	uint32_t path_mtu_expires;	/* seconds until path_mtu expires */
 	uint64_t tx_packets;	/* encapsulated, summed over lcores */
 	uint64_t tx_bytes;	/* inner bytes encapsulated */
 	uint64_t rx_packets;	/* received from the remote and decapsulated */

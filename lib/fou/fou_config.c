@@ -206,12 +206,24 @@ fou_dump_list_addrs(const struct fou_gw *gw, void *out, unsigned int n)
 	return fou_addr_list(gw, out, n);
 }
 
+/* The ports' addresses: before what is built on them. */
 static void
 fou_dump_addr(struct fou_dump *d, const void *entry)
 {
 	const struct fou_addr_info *a = entry;
 
-	fou_dump_emit(d, "addr", "%u,%s/%u", a->port, FOU_IPSTR(&a->ip), a->ip.plen);
+	if (a->tunnel[0] == '\0')
+		fou_dump_emit(d, "addr", "%u,%s/%u", a->port, FOU_IPSTR(&a->ip), a->ip.plen);
+}
+
+/* The tunnels' addresses: after the tunnels. */
+static void
+fou_dump_tunnel_addr(struct fou_dump *d, const void *entry)
+{
+	const struct fou_addr_info *a = entry;
+
+	if (a->tunnel[0] != '\0')
+		fou_dump_emit(d, "addr", "%s,%s/%u", a->tunnel, FOU_IPSTR(&a->ip), a->ip.plen);
 }
 
 static unsigned int
@@ -327,6 +339,8 @@ fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_e
 	fou_dump_ports(gw, &d);
 	fou_dump_table(gw, &d, sizeof(struct fou_tunnel_info), fou_dump_list_tunnels,
 		       fou_dump_tunnel);
+	fou_dump_table(gw, &d, sizeof(struct fou_addr_info), fou_dump_list_addrs,
+		       fou_dump_tunnel_addr);
 	fou_dump_table(gw, &d, sizeof(struct fou_route_info), fou_dump_list_routes,
 		       fou_dump_route);
 	return d.ret;

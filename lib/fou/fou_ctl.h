@@ -2,7 +2,8 @@
 /*
  * What the control files share among themselves: the commit step
  * (fou_gw.c), the port check (fou_iface.c), routes and addresses
- * (fou_rib.c) that tunnels build on, and the tunnel counters (fou_stats.c).
+ * (fou_rib.c) that tunnels build on, the tunnel names (fou_tunnel.c) that
+ * addresses on tunnels refer to, and the tunnel counters (fou_stats.c).
  * Control side only: no data-path file includes it.
  */
 #ifndef FOU_CTL_H
@@ -37,6 +38,16 @@ void fou_route_uninstall(struct fou_gw *gw, uint32_t i);
 /* -EINVAL, named in err, for a prefix with host bits set. */
 int fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err);
 const struct fou_addr *fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip);
+/* Remove every address of tunnel idx with the routes it brought, in one
+ * change of the address list (fou_tunnel_del(), before its grace period). */
+void fou_addr_flush_tunnel(struct fou_gw *gw, uint32_t idx);
+
+/* fou_tunnel.c: the index of the tunnel named name, or -ENOENT. */
+int fou_tunnel_find(const struct fou_gw *gw, const char *name);
+/* -EINVAL, named in err, unless tunnel idx carries packets of family (its
+ * routes and addresses): ipip IPv4, sit IPv6, gre both. */
+int fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family,
+		       struct fou_err *err);
 
 /* fou_neigh.c: the control side's neighbour table, made and freed with
  * the gateway. */

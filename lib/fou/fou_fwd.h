@@ -44,20 +44,22 @@ struct fou_adj {
 	const void *dst;		/* the address the neighbour is looked up for */
 	uint16_t port;
 	uint16_t mtu;			/* largest packet that may enter here */
+	uint16_t mtu_nodf;		/* the same for one a tunnel sends without DF */
 };
 
 /*
  * Resolve a next hop that is not local: for a tunnel, route its remote to
- * find the port; the tunnel's MTU is the port's minus the outer headers.
+ * find the port; the tunnel's MTU is the port's (or its path MTU at now,
+ * TSC, where lower) minus the outer headers.
  */
 static inline unsigned int
 fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
-		struct fou_adj *a)
+		uint64_t now, struct fou_adj *a)
 {
 	if (nh->type == FOU_NH_TUNNEL) {
 		const struct fou_tunnel *t = &gw->tunnels[nh->tunnel];
 
-		switch (fou_tunnel_egress(gw, t, &a->nh, &a->mtu)) {
+		switch (fou_tunnel_egress(gw, t, now, &a->nh, &a->mtu, &a->mtu_nodf)) {
 		case FOU_EGRESS_NO_ROUTE:
 			return FOU_DROP_NO_ROUTE;
 		case FOU_EGRESS_LOOP:
@@ -75,6 +77,7 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const voi
 	a->dst = dst;
 	a->port = nh->port;
 	a->mtu = gw->iface[nh->port].mtu;
+	a->mtu_nodf = a->mtu;
 	return FOU_FWD;
 }
 
@@ -95,6 +98,19 @@ fou_adj_key(const struct fou_adj *a, union fou_adj_key *key)
 	fou_neigh_key_make(&key->k, nh->port, nh->family, nh->type != FOU_NH_GATEWAY ? a->dst :
 			   nh->family == AF_INET ? (const void *)&nh->gw.v4 :
 			   (const void *)nh->gw.v6);
+}
+
+/*
+ * The MTU a packet meets along a: inner_df, whether it is IPv4 with DF.
+ * A nopmtudisc tunnel sends the others without DF: the path MTU does not
+ * bound them (Linux' tnl_update_pmtu takes the route's MTU only with DF).
+ */
+static inline uint16_t
+fou_adj_mtu(const struct fou_adj *a, bool inner_df)
+{
+	if (a->tun != NULL && !inner_df && !(a->tun->flags & FOU_TUN_PMTUDISC))
+		return a->mtu_nodf;
+	return a->mtu;
 }
 
 /*

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
 #include <rte_malloc.h>
@@ -177,11 +178,14 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	gw->tun_stats = rte_zmalloc_socket("fou_tun_stats", sizeof(*gw->tun_stats) *
 					   (size_t)p->max_tunnels * FOU_STATS_ROWS,
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->tun_pmtu = rte_zmalloc_socket("fou_tun_pmtu", sizeof(*gw->tun_pmtu) *
+					  p->max_tunnels, RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (gw->routes == NULL || gw->stats_base == NULL || gw->tun_base == NULL ||
 	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
-	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL)))
+	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL ||
+				     gw->tun_pmtu == NULL)))
 		goto fail;
 	gw->gro_tag_off = rte_mbuf_dynfield_register(&(struct rte_mbuf_dynfield){
 		.name = "fou_gro_tag",
@@ -194,6 +198,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		goto fail;
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
+	gw->pmtu_expires_tsc = FOU_PMTU_EXPIRES_S * rte_get_tsc_hz();
 	return gw;
 
 fail:
@@ -219,6 +224,7 @@ fou_gw_free(struct fou_gw *gw)
 	rte_hash_free(gw->tun_rx);
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
+	rte_free(gw->tun_pmtu);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
 	rte_free(gw->workers);

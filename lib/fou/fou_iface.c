@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The DPDK ports as the gateway sees them: MAC address and MTU (and the
- * only code that programs them, and promiscuous mode, into an ethdev),
- * the transmit offloads a port was started with, GRO on receive, and the
- * worker lcores' queues. The app's port setup (app/port.c) calls
- * fou_iface_program().
+ * only code that programs them, promiscuous and all-multicast mode, into
+ * an ethdev), the IPv6 link-local address, the transmit offloads a port was
+ * started with, GRO on receive, and the worker lcores' queues. The app's
+ * port setup (app/port.c) calls fou_iface_program().
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include <rte_ethdev.h>
 
 #include "fou_ctl.h"
+#include "fou_nd.h"
 
 int
 fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
@@ -82,7 +83,19 @@ fou_iface_program(const struct fou_gw *gw, uint16_t port, bool *promisc, struct 
 
 	if (ret < 0)
 		return ret;
-	return fou_iface_ethdev(port, &gw->iface[port].mac, gw->iface[port].mtu, promisc, err);
+	ret = fou_iface_ethdev(port, &gw->iface[port].mac, gw->iface[port].mtu, promisc, err);
+	if (ret < 0 || !rte_eth_dev_is_valid_port(port))
+		return ret;
+	/* Neighbour Discovery comes to solicited-node groups: where Linux
+	 * programs the NIC's filter with the groups it joins, the port takes
+	 * every group and the data path keeps those of its addresses */
+	ret = rte_eth_allmulticast_enable(port);
+	if (ret < 0 && ret != -ENOTSUP) {
+		fou_err_set(err, "port %u: cannot receive multicast (for Neighbour Discovery): %s",
+			    port, rte_strerror(-ret));
+		return ret;
+	}
+	return 0;
 }
 
 int
@@ -130,6 +143,18 @@ fou_iface_get(const struct fou_gw *gw, uint16_t port, struct rte_ether_addr *mac
 		return -ENODEV;
 	*mac = gw->iface[port].mac;
 	*mtu = gw->iface[port].mtu;
+	return 0;
+}
+
+int
+fou_iface_ll6(const struct fou_gw *gw, uint16_t port, struct fou_ip *ip)
+{
+	if (!fou_iface_enabled(gw, port))
+		return -ENODEV;
+	memset(ip, 0, sizeof(*ip));
+	ip->family = AF_INET6;
+	ip->plen = 64;
+	fou_ll6(&gw->iface[port].mac, ip->v6);
 	return 0;
 }
 

@@ -150,6 +150,7 @@ fou_lcore_rx_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, 
 	uint16_t out_port[FOU_BURST], nf;
 	bool gro;
 
+	lc->now = now;
 	nf = fou_rx_burst(lc, port, pkts, n, out_port, &gro);
 	if (gro) {
 		fou_gro_burst(lc->gro, lc->st, port, pkts, nf, out_port, now, emit, ctx);

@@ -40,6 +40,7 @@ struct fou_lcore {
 	unsigned int lcore_id;
 
 	/* written by the owning lcore only */
+	uint64_t now;				/* TSC of the burst it works on */
 	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
 	bool gro_held;				/* the GRO table may hold packets */
 	bool started;				/* a qsbr reader */

@@ -12,7 +12,7 @@
 
 /*
  * Whether addr (4 or 16 bytes by family) is one of our addresses: on port
- * (port >= 0), or anywhere. A walk over the published address list: ARP
+ * (port >= 0; a tunnel's addresses are on no port), or anywhere. A walk over the published address list: ARP
  * and ND are rare next to forwarding, and the list is short (FOU_MAX_ADDRS).
  */
 static inline bool
@@ -27,13 +27,44 @@ fou_addr_mine(const struct fou_gw *gw, int port, uint8_t family, const void *add
 	for (i = 0; i < as->n; i++) {
 		const struct fou_addr *ad = &as->a[i];
 
-		if (ad->ip.family != family || (port >= 0 && ad->port != port))
+		if (ad->ip.family != family ||
+		    (port >= 0 && (ad->tunnel != 0 || ad->port != port)))
 			continue;
 		if (family == AF_INET ? ad->ip.v4 == v4 :
 		    memcmp(ad->ip.v6, addr, 16) == 0)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * The link-local address of a port (fe80::/64), made from its MAC by
+ * modified EUI-64 (RFC 4291 appendix A) as Linux' addrconf does by default
+ * (addr_gen_mode eui64): every port has it without configuration, for
+ * Neighbour Discovery; it follows the MAC.
+ */
+static inline void
+fou_ll6(const struct rte_ether_addr *mac, uint8_t *a)
+{
+	memset(a, 0, 16);
+	a[0] = 0xfe;
+	a[1] = 0x80;
+	a[8] = mac->addr_bytes[0] ^ 0x02;	/* the universal/local bit, inverted */
+	a[9] = mac->addr_bytes[1];
+	a[10] = mac->addr_bytes[2];
+	a[11] = 0xff;
+	a[12] = 0xfe;
+	memcpy(a + 13, mac->addr_bytes + 3, 3);
+}
+
+/* Whether the IPv6 addr is port's: one of its addresses or its link-local. */
+static inline bool
+fou_addr6_mine_on(const struct fou_gw *gw, uint16_t port, const uint8_t *addr)
+{
+	uint8_t ll[16];
+
+	fou_ll6(&gw->iface[port].mac, ll);
+	return memcmp(addr, ll, 16) == 0 || fou_addr_mine(gw, port, AF_INET6, addr);
 }
 
 /* Tell the control thread what a frame said about its sender; a full ring

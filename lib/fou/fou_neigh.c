@@ -31,6 +31,8 @@
 #include "fou_arp.h"
 #include "fou_ctl.h"
 #include "fou_fwd.h"
+#include "fou_icmp.h"
+#include "fou_nd.h"
 #include "fou_ndisc.h"
 
 #define FOU_NEIGH_QLEN 101		/* unres_qlen: packets queued per neighbour */
@@ -193,7 +195,8 @@ fou_neigh_can_send(const struct fou_gw *gw)
 /*
  * The source of a request for target on port, as inet_select_addr /
  * ipv6_dev_get_saddr: the port's address on target's network, else its
- * first of the family. false: the port has none.
+ * first of the family; for IPv6 the port's link-local address for a
+ * link-local target or when it has no other. false: the port has none.
  */
 bool
 fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void *target,
@@ -206,10 +209,14 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 
 	memcpy(family == AF_INET ? (void *)&tip.v4 : (void *)tip.v6, target,
 	       family == AF_INET ? 4 : 16);
+	if (family == AF_INET6 && tip.v6[0] == 0xfe && (tip.v6[1] & 0xc0) == 0x80) {
+		fou_ll6(&gw->iface[port].mac, src);
+		return true;
+	}
 	for (i = 0; i < as->n; i++) {
 		const struct fou_addr *a = &as->a[i];
 
-		if (a->port != port || a->ip.family != family)
+		if (a->tunnel != 0 || a->port != port || a->ip.family != family)
 			continue;
 		if (first == NULL)
 			first = a;
@@ -217,6 +224,10 @@ fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void
 			first = a;
 			break;
 		}
+	}
+	if (first == NULL && family == AF_INET6) {
+		fou_ll6(&gw->iface[port].mac, src);
+		return true;
 	}
 	if (first == NULL)
 		return false;
@@ -296,9 +307,32 @@ fou_neigh_q_drop(struct fou_gw *gw, struct fou_neigh_entry *e, unsigned int reas
 static unsigned int
 fou_neigh_unreachable(struct fou_lcore *ctl, struct rte_mbuf *m, uint16_t *port)
 {
-	RTE_SET_USED(ctl);
-	RTE_SET_USED(m);
-	RTE_SET_USED(port);
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const uint32_t off = sizeof(*eth);
+	const uint32_t len = rte_pktmbuf_pkt_len(m) - off;
+
+	/* the packet was finished for the wire: its IP header follows the
+	 * Ethernet header, and its length is checked */
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4)) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *,
+									 off);
+
+		/* an encapsulated packet is our own: Linux' error would be
+		 * for ourselves */
+		if (fou_addr_mine(ctl->gw, -1, AF_INET, &ip->src_addr))
+			return FOU_DROP_NEIGH_FAILED;
+		return fou_icmp4_error(ctl, m, off, RTE_MIN(len, rte_be_to_cpu_16(ip->total_length)),
+				       FOU_ICMP_HOST_UNREACH, 0, false, FOU_DROP_NEIGH_FAILED, port);
+	}
+	if (eth->ether_type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
+		const struct rte_ipv6_hdr *ip6 = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *,
+									  off);
+
+		if (fou_addr_mine(ctl->gw, -1, AF_INET6, ip6->src_addr))
+			return FOU_DROP_NEIGH_FAILED;
+		return fou_icmp6_error(ctl, m, off, len, FOU_ICMP_ADDR_UNREACH6, 0, false,
+				       FOU_DROP_NEIGH_FAILED, port);
+	}
 	return FOU_DROP_NEIGH_FAILED;
 }
 
@@ -522,6 +556,47 @@ fou_neigh_update(struct fou_lcore *ctl, struct fou_neigh_entry *e,
 		fou_neigh_set_state(gw, e, FOU_NUD_REACHABLE, now);
 }
 
+/*
+ * The same for IPv6, as neigh_update with the flags ndisc_recv_ns and
+ * ndisc_recv_na give it (RFC 4861 7.2.3, 7.2.5): mac NULL when an NA
+ * carried no target link-layer address, which only confirms a MAC the
+ * entry has. A different MAC replaces the known one only with override
+ * (an NS, an NA with O), without locktime; otherwise it is ignored, except
+ * that a REACHABLE entry turns STALE on its old MAC (the neighbour may
+ * have moved: it is probed before use). Returns whether the NA's router
+ * flag applies (not when a different MAC was refused).
+ */
+static bool
+fou_neigh_update6(struct fou_lcore *ctl, struct fou_neigh_entry *e,
+		  const struct rte_ether_addr *mac, bool confirm, bool override, uint64_t now)
+{
+	struct fou_gw *gw = ctl->gw;
+	const uint8_t state = confirm ? FOU_NUD_REACHABLE : FOU_NUD_STALE;
+
+	if (e->state == FOU_NUD_PERMANENT)
+		return false;
+	if (e->state == FOU_NUD_INCOMPLETE || e->state == FOU_NUD_FAILED) {
+		if (mac == NULL)
+			return false;
+		fou_neigh_update(ctl, e, mac, confirm, true, now);
+		return true;
+	}
+	if (mac != NULL && !rte_is_same_ether_addr(mac, &e->mac)) {
+		if (!override) {
+			if (e->state == FOU_NUD_REACHABLE)
+				fou_neigh_set_state(gw, e, FOU_NUD_STALE, now);
+			return false;
+		}
+		e->mac = *mac;
+		fou_neigh_set_state(gw, e, state, now);
+		fou_neigh_dp_set(gw, e);
+		return true;
+	}
+	if (confirm)
+		fou_neigh_set_state(gw, e, FOU_NUD_REACHABLE, now);
+	return true;
+}
+
 /* A worker heard from a neighbour (fou_arp.c, fou_ndisc.c). */
 static void
 fou_neigh_learn(struct fou_lcore *ctl, const struct fou_neigh_ev *ev, uint64_t now)
@@ -547,8 +622,17 @@ fou_neigh_learn(struct fou_lcore *ctl, const struct fou_neigh_ev *ev, uint64_t n
 		fou_neigh_dp_set(gw, e);
 		return;
 	}
-	if (ev->flags & FOU_NEV_F_ROUTER)
-		e->router = true;
+	if (ev->family == AF_INET6) {
+		/* ndisc_recv_na leaves a FAILED entry alone (an NS does not) */
+		if (ev->kind == FOU_NEV_ADVERT && e->state == FOU_NUD_FAILED)
+			return;
+		if (fou_neigh_update6(ctl, e, rte_is_zero_ether_addr(&ev->mac) ? NULL : &ev->mac,
+				      (ev->flags & FOU_NEV_F_CONFIRM) != 0,
+				      (ev->flags & FOU_NEV_F_OVERRIDE) != 0, now) &&
+		    ev->kind == FOU_NEV_ADVERT)
+			e->router = (ev->flags & FOU_NEV_F_ROUTER) != 0;
+		return;
+	}
 	fou_neigh_update(ctl, e, &ev->mac, (ev->flags & FOU_NEV_F_CONFIRM) != 0,
 			 (ev->flags & FOU_NEV_F_OVERRIDE) != 0, now);
 }
@@ -677,7 +761,8 @@ fou_neigh_announce(struct fou_lcore *ctl)
 		for (j = 0; j < t->announced.n && !known; j++)
 			known = t->announced.a[j].port == a->port &&
 				fou_ip_equal(&t->announced.a[j].ip, &a->ip);
-		if (known || !fou_iface_enabled(gw, a->port))
+		/* a tunnel's address has no link to announce it on */
+		if (known || a->tunnel != 0 || !fou_iface_enabled(gw, a->port))
 			continue;
 		m = rte_pktmbuf_alloc(ctl->pool);
 		if (m == NULL)
@@ -709,6 +794,7 @@ fou_neigh_service(struct fou_lcore *ctl, uint64_t now)
 	uint32_t s;
 
 	fou_gw_lock(gw);
+	ctl->now = now;		/* what the errors it builds read (path MTU expiry) */
 	n = rte_ring_sc_dequeue_burst_elem(gw->nev_ring, ev, sizeof(ev[0]), FOU_NEIGH_BATCH, NULL);
 	for (i = 0; i < n; i++)
 		fou_neigh_learn(ctl, &ev[i], now);

@@ -58,14 +58,14 @@ enum fou_nev_kind {
 	FOU_NEV_OTHER,		/* a request not for us, an announcement: update if it exists */
 };
 #define FOU_NEV_F_CONFIRM 0x01	/* a unicast reply / solicited NA: the neighbour is reachable */
-#define FOU_NEV_F_OVERRIDE 0x02	/* may replace a known MAC at once (gratuitous ARP, NA O flag) */
+#define FOU_NEV_F_OVERRIDE 0x02	/* may replace a known MAC at once (gratuitous ARP, NS, NA O) */
 #define FOU_NEV_F_ROUTER 0x04	/* NA R flag (shown only) */
 
 struct fou_neigh_ev {
 	uint8_t kind;		/* enum fou_nev_kind */
 	uint8_t flags;		/* FOU_NEV_F_* */
 	uint16_t port;
-	struct rte_ether_addr mac;
+	struct rte_ether_addr mac;	/* all zero: an NA without target link-layer address */
 	uint8_t family;
 	uint8_t zero;
 	uint8_t addr[16];	/* IPv4 in the first 4 bytes */
@@ -118,6 +118,7 @@ struct fou_gro_tag {
 #define FOU_TUN_GRE_CSUM 0x10
 #define FOU_TUN_GRE_SEQ 0x20
 #define FOU_TUN_FOU 0x40
+#define FOU_TUN_PMTUDISC 0x80	/* every packet leaves with DF */
 
 /* Outer IPv4 (20) + UDP (8) + GRE with checksum, key and sequence (16). */
 #define FOU_TUN_HDR_MAX 44
@@ -167,8 +168,10 @@ struct fou_udp_port {
 	uint8_t ipproto;	/* 0 = free slot */
 };
 
-/* A local address (on-link checks, ICMP error sources, display). */
+/* A local address (on-link checks, ICMP error sources, display): of a
+ * port, or of a tunnel (then port is 0 and means nothing). */
 struct fou_addr {
+	uint32_t tunnel;	/* index into gw->tunnels + 1; 0: a port's address */
 	uint16_t port;
 	struct fou_ip ip;
 };
@@ -208,6 +211,12 @@ struct fou_gw {
 	uint32_t tun_types[256];		/* IP proto -> tunnels of that type */
 	struct rte_hash *tun_rx;		/* fou_tun_key -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
+	/* Per tunnel, the path MTU learnt from ICMP fragmentation needed
+	 * (fou_pmtu.c), one word each (FOU_PMTU_WORD): workers only lower it
+	 * or replace an expired one; the control side zeroes a slot when its
+	 * tunnel comes and goes. */
+	uint64_t *tun_pmtu;			/* max_tunnels entries, 0 = none */
+	uint64_t pmtu_expires_tsc;		/* a learnt path MTU's life, TSC cycles */
 	/* Settings a worker must see whole: published as one word each
 	 * (fou_sport_range_load, fou_icmp_limit_load). */
 	uint32_t sport_range;			/* MIN << 16 | MAX */

@@ -4,13 +4,15 @@
  * port (connected or via a gateway), the next hops routes share, and the
  * rate of the ICMP errors the router sends. rte_lpm / rte_lpm6 hold the
  * routes for the data path; gw->routes is the control side's list of them.
- * Routes into a tunnel are added by fou_tunnel.c through fou_ctl.h.
+ * Routes into a tunnel are added by fou_tunnel.c through fou_ctl.h, and
+ * here for an address on a tunnel (its network's route).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "fou_ctl.h"
+#include "fou_nd.h"
 
 const char *
 fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
@@ -176,18 +178,45 @@ fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip)
 	return NULL;
 }
 
+/* Is a on port (tunnel 0), or on the tunnel of index tunnel - 1? */
+static bool
+fou_addr_on(const struct fou_addr *a, uint16_t port, uint32_t tunnel)
+{
+	return a->tunnel == tunnel && (tunnel != 0 || a->port == port);
+}
+
+/* "port N" or "tunnel NAME", for messages. */
+static const char *
+fou_addr_dev_str(const struct fou_gw *gw, uint16_t port, uint32_t tunnel, char *buf,
+		 size_t len)
+{
+	if (tunnel != 0)
+		snprintf(buf, len, "tunnel %s", gw->tunnels[tunnel - 1].conf.name);
+	else
+		snprintf(buf, len, "port %u", port);
+	return buf;
+}
+#define FOU_DEVSTR(gw, a) \
+	fou_addr_dev_str((gw), (a)->port, (a)->tunnel, (char[32]){ 0 }, 32)
+
 /* Is ip on a network of an address of port other than skip? A route's
- * gateway must be (as in Linux). */
+ * gateway must be (as in Linux); a tunnel's network has no gateways.
+ * fe80::/64 is on every port, as the route addrconf gives every interface
+ * with its link-local address. */
 static bool
 fou_addr_onlink(const struct fou_gw *gw, uint16_t port, const struct fou_ip *ip,
 		const struct fou_addr *skip)
 {
+	static const uint8_t ll_pfx[8] = { 0xfe, 0x80 };
 	unsigned int i;
+
+	if (ip->family == AF_INET6 && memcmp(ip->v6, ll_pfx, sizeof(ll_pfx)) == 0)
+		return true;
 
 	for (i = 0; i < gw->addrs->n; i++) {
 		const struct fou_addr *a = &gw->addrs->a[i];
 
-		if (a != skip && a->port == port && fou_prefix_contains(&a->ip, ip))
+		if (a != skip && fou_addr_on(a, port, 0) && fou_prefix_contains(&a->ip, ip))
 			return true;
 	}
 	return false;
@@ -211,6 +240,7 @@ int
 fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 	      const struct fou_ip *via, struct fou_err *err)
 {
+	uint8_t ll[16];
 	int ret;
 
 	ret = fou_iface_check(gw, port, err);
@@ -231,7 +261,10 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 		fou_err_set(err, "gateway %s is not a unicast address", FOU_IPSTR(via));
 		return -EINVAL;
 	}
-	if (fou_addr_find(gw, via) != NULL) {
+	if (via->family == AF_INET6)
+		fou_ll6(&gw->iface[port].mac, ll);
+	if (fou_addr_find(gw, via) != NULL ||
+	    (via->family == AF_INET6 && memcmp(via->v6, ll, 16) == 0)) {
 		fou_err_set(err, "gateway %s is a local address", FOU_IPSTR(via));
 		return -EINVAL;
 	}
@@ -273,10 +306,14 @@ static const char *const fou_nh_type_names[] = {
 	[FOU_NH_BCAST] = "broadcast",
 };
 
+static const struct fou_addr *fou_addr_of_bcast(const struct fou_gw *gw,
+						 const struct fou_ip *bcast);
+
 static void
 fou_route_info_fill(const struct fou_gw *gw, const struct fou_route *r, struct fou_route_info *ri)
 {
 	const struct fou_nexthop *nh = &gw->nh[r->nh];
+	const struct fou_addr *a;
 
 	memset(ri, 0, sizeof(*ri));
 	ri->prefix = r->prefix;
@@ -287,6 +324,10 @@ fou_route_info_fill(const struct fou_gw *gw, const struct fou_route *r, struct f
 		ri->via = nh->gw;
 	if (nh->type == FOU_NH_TUNNEL)
 		memcpy(ri->tunnel, gw->tunnels[nh->tunnel].conf.name, sizeof(ri->tunnel));
+	/* the next hop of a broadcast route names no tunnel: its address does */
+	if (nh->type == FOU_NH_BCAST && (a = fou_addr_of_bcast(gw, &r->prefix)) != NULL &&
+	    a->tunnel != 0)
+		memcpy(ri->tunnel, gw->tunnels[a->tunnel - 1].conf.name, sizeof(ri->tunnel));
 }
 
 int
@@ -332,7 +373,25 @@ fou_addr_prefixes(const struct fou_ip *addr, struct fou_ip *host, struct fou_ip 
 	return bcast->v4 != addr->v4;
 }
 
-/* Another address than skip on port in network net (same prefix length). */
+/* The address whose network has the broadcast address bcast, NULL if none. */
+static const struct fou_addr *
+fou_addr_of_bcast(const struct fou_gw *gw, const struct fou_ip *bcast)
+{
+	struct fou_ip host, net, b;
+	unsigned int i;
+
+	for (i = 0; i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		if (a->ip.family == bcast->family && fou_addr_prefixes(&a->ip, &host, &net, &b) &&
+		    fou_ip_equal(&b, bcast) && b.plen == bcast->plen)
+			return a;
+	}
+	return NULL;
+}
+
+/* Another address than skip in network net (same prefix length): a network
+ * is on one port or tunnel only. */
 static const struct fou_addr *
 fou_addr_in_net(const struct fou_gw *gw, const struct fou_ip *net, const struct fou_addr *skip)
 {
@@ -437,7 +496,7 @@ fou_addr_check_needed(const struct fou_gw *gw, const struct fou_addr *a, struct 
 		return -EBUSY;
 	}
 	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
-		if (nh->port == a->port && fou_prefix_contains(&a->ip, &nh->gw) &&
+		if (fou_addr_on(a, nh->port, 0) && fou_prefix_contains(&a->ip, &nh->gw) &&
 		    !fou_addr_onlink(gw, a->port, &nh->gw, a)) {
 			fou_err_set(err, "the route to %s/%u via %s needs address %s/%u "
 				    "(delete the route first)", FOU_IPSTR(&r->prefix), r->prefix.plen,
@@ -448,14 +507,10 @@ fou_addr_check_needed(const struct fou_gw *gw, const struct fou_addr *a, struct 
 	return 0;
 }
 
+/* What every new address must be, on whatever device. */
 static int
-fou_addr_check(const struct fou_gw *gw, uint16_t port, const struct fou_ip *addr,
-	       struct fou_err *err)
+fou_addr_check(const struct fou_gw *gw, const struct fou_ip *addr, struct fou_err *err)
 {
-	int ret = fou_iface_check(gw, port, err);
-
-	if (ret < 0)
-		return ret;
 	if (!fou_ip_is_unicast(addr)) {
 		fou_err_set(err, "%s is not a unicast address", FOU_IPSTR(addr));
 		return -EINVAL;
@@ -486,8 +541,15 @@ fou_addr_route_remove(struct fou_gw *gw, const struct fou_ip *prefix)
 		fou_route_uninstall(gw, (uint32_t)i);
 }
 
+/*
+ * Add addr on port (tunnel 0) or on the tunnel of index tunnel - 1 with its
+ * routes: itself, local; its network, connected to the port or into the
+ * tunnel (as Linux' connected route on a tunnel device); the network's
+ * broadcast address. The caller checked addr and the device.
+ */
 static int
-fou_addr_insert(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
+fou_addr_insert(struct fou_gw *gw, uint16_t port, uint32_t tunnel, const struct fou_ip *addr,
+		struct fou_err *err)
 {
 	struct fou_ip host, net, bcast;
 	const struct fou_addr *other;
@@ -496,12 +558,12 @@ fou_addr_insert(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, str
 	int ret;
 
 	add_bcast = fou_addr_prefixes(addr, &host, &net, &bcast);
-	/* A second address in a network of the same port shares its route,
+	/* A second address in a network of the same device shares its route,
 	 * as a Linux secondary address does. */
 	other = fou_addr_in_net(gw, &net, NULL);
-	if (other != NULL && other->port != port) {
-		fou_err_set(err, "network %s/%u is already on port %u", FOU_IPSTR(&net), net.plen,
-			    other->port);
+	if (other != NULL && !fou_addr_on(other, port, tunnel)) {
+		fou_err_set(err, "network %s/%u is already on %s", FOU_IPSTR(&net), net.plen,
+			    FOU_DEVSTR(gw, other));
 		return -EEXIST;
 	}
 	add_net = net.plen < host.plen && other == NULL;
@@ -517,7 +579,9 @@ fou_addr_insert(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, str
 	ret = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, true, err);
 	if (ret < 0)
 		return ret;
-	if (add_net)
+	if (add_net && tunnel != 0)
+		ret = fou_route_insert(gw, &net, FOU_NH_TUNNEL, 0, NULL, tunnel - 1, true, err);
+	else if (add_net)
 		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, true, err);
 	if (ret >= 0 && add_bcast) {
 		ret = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, true, err);
@@ -529,19 +593,76 @@ fou_addr_insert(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, str
 		return ret;
 	}
 	next = fou_addrs_next(gw);
-	next->a[next->n++] = (struct fou_addr){ .port = port, .ip = *addr };
+	next->a[next->n++] = (struct fou_addr){ .tunnel = tunnel, .port = port, .ip = *addr };
 	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Take out the routes addr brought: its own, and with net_too its
+ * network's (a broadcast route only if it had one: the same prefix may be
+ * another address's). */
+static void
+fou_addr_routes_remove(struct fou_gw *gw, const struct fou_ip *addr, bool net_too)
+{
+	struct fou_ip host, net, bcast;
+	bool has_bcast = fou_addr_prefixes(addr, &host, &net, &bcast);
+
+	fou_addr_route_remove(gw, &host);
+	if (!net_too || net.plen == host.plen)
+		return;
+	fou_addr_route_remove(gw, &net);
+	if (has_bcast)
+		fou_addr_route_remove(gw, &bcast);
+}
+
+/* Address a out of the list and out of the routes; the network's stay while
+ * another address of the network does. */
+static void
+fou_addr_remove(struct fou_gw *gw, const struct fou_addr *a)
+{
+	struct fou_ip net = a->ip;
+	struct fou_addr_set *next;
+	uint32_t i;
+
+	fou_ip_mask(&net, net.plen);
+	fou_addr_routes_remove(gw, &a->ip, fou_addr_in_net(gw, &net, a) == NULL);
+	next = fou_addrs_next(gw);
+	i = (uint32_t)(a - gw->addrs->a);
+	memmove(&next->a[i], &next->a[i + 1], (next->n - i - 1) * sizeof(next->a[0]));
+	next->n--;
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
 }
 
 int
 fou_addr_add(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
 {
-	int ret = fou_addr_check(gw, port, addr, err);
+	int ret = fou_iface_check(gw, port, err);
 
+	if (ret == 0)
+		ret = fou_addr_check(gw, addr, err);
 	if (ret < 0)
 		return ret;
-	ret = fou_addr_insert(gw, port, addr, err);
+	ret = fou_addr_insert(gw, port, 0, addr, err);
+	fou_gw_commit(gw);
+	return ret;
+}
+
+int
+fou_addr_add_tunnel(struct fou_gw *gw, const char *tunnel, const struct fou_ip *addr,
+		    struct fou_err *err)
+{
+	int idx = fou_tunnel_find(gw, tunnel), ret;
+
+	if (idx < 0) {
+		fou_err_set(err, "no tunnel '%s'", tunnel);
+		return -ENODEV;
+	}
+	ret = fou_tunnel_carries(gw, (uint32_t)idx, addr->family, err);
+	if (ret == 0)
+		ret = fou_addr_check(gw, addr, err);
+	if (ret < 0)
+		return ret;
+	ret = fou_addr_insert(gw, 0, (uint32_t)idx + 1, addr, err);
 	fou_gw_commit(gw);
 	return ret;
 }
@@ -550,31 +671,64 @@ int
 fou_addr_del(struct fou_gw *gw, uint16_t port, const struct fou_ip *addr, struct fou_err *err)
 {
 	const struct fou_addr *a = fou_addr_find(gw, addr);
-	struct fou_ip host, net, bcast;
-	struct fou_addr_set *next;
-	uint32_t i;
 	int ret;
 
-	if (a == NULL || a->port != port || a->ip.plen != addr->plen) {
+	if (a == NULL || !fou_addr_on(a, port, 0) || a->ip.plen != addr->plen) {
 		fou_err_set(err, "address %s/%u is not on port %u", FOU_IPSTR(addr), addr->plen, port);
 		return -EADDRNOTAVAIL;
 	}
 	ret = fou_addr_check_needed(gw, a, err);
 	if (ret < 0)
 		return ret;
-	fou_addr_prefixes(addr, &host, &net, &bcast);
-	fou_addr_route_remove(gw, &host);
-	if (fou_addr_in_net(gw, &net, a) == NULL && net.plen < host.plen) {
-		fou_addr_route_remove(gw, &net);
-		fou_addr_route_remove(gw, &bcast);
-	}
-	next = fou_addrs_next(gw);
-	i = (uint32_t)(a - gw->addrs->a);
-	memmove(&next->a[i], &next->a[i + 1], (next->n - i - 1) * sizeof(next->a[0]));
-	next->n--;
-	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	fou_addr_remove(gw, a);
 	fou_gw_commit(gw);
 	return 0;
+}
+
+int
+fou_addr_del_tunnel(struct fou_gw *gw, const char *tunnel, const struct fou_ip *addr,
+		    struct fou_err *err)
+{
+	int idx = fou_tunnel_find(gw, tunnel), ret;
+	const struct fou_addr *a = fou_addr_find(gw, addr);
+
+	if (idx < 0) {
+		fou_err_set(err, "no tunnel '%s'", tunnel);
+		return -ENODEV;
+	}
+	if (a == NULL || !fou_addr_on(a, 0, (uint32_t)idx + 1) || a->ip.plen != addr->plen) {
+		fou_err_set(err, "address %s/%u is not on tunnel %s", FOU_IPSTR(addr), addr->plen,
+			    tunnel);
+		return -EADDRNOTAVAIL;
+	}
+	ret = fou_addr_check_needed(gw, a, err);
+	if (ret < 0)
+		return ret;
+	fou_addr_remove(gw, a);
+	fou_gw_commit(gw);
+	return 0;
+}
+
+/* Every address of the tunnel goes, so its networks' routes go too: one
+ * new list, published once (the other list may still be read). */
+void
+fou_addr_flush_tunnel(struct fou_gw *gw, uint32_t idx)
+{
+	struct fou_addr_set *next = fou_addrs_next(gw);
+	unsigned int i, n = 0;
+
+	for (i = 0; i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		if (a->tunnel == idx + 1)
+			fou_addr_routes_remove(gw, &a->ip, true);
+		else
+			next->a[n++] = *a;
+	}
+	if (n == gw->addrs->n)
+		return;
+	next->n = n;
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
 }
 
 unsigned int
@@ -582,9 +736,14 @@ fou_addr_list(const struct fou_gw *gw, struct fou_addr_info *out, unsigned int n
 {
 	unsigned int i;
 
-	for (i = 0; i < n && i < gw->addrs->n; i++)
-		out[i] = (struct fou_addr_info){ .port = gw->addrs->a[i].port,
-						 .ip = gw->addrs->a[i].ip };
+	for (i = 0; i < n && i < gw->addrs->n; i++) {
+		const struct fou_addr *a = &gw->addrs->a[i];
+
+		out[i] = (struct fou_addr_info){ .port = a->port, .ip = a->ip };
+		if (a->tunnel != 0)
+			memcpy(out[i].tunnel, gw->tunnels[a->tunnel - 1].conf.name,
+			       sizeof(out[i].tunnel));
+	}
 	return gw->addrs->n;
 }
 

@@ -105,6 +105,39 @@ fou_route6(const struct fou_gw *gw, const uint8_t *dst)
 	return nh != 0 ? &gw->nh[nh - 1] : NULL;
 }
 
+/*
+ * A tunnel's path MTU word: the outer packet size the path carries in the
+ * high 16 bits, and when it expires in the low 48 (TSC >> FOU_PMTU_SHIFT:
+ * 65536 cycles, some 20 us, and 48 bits never wrap). 0: none learnt. One
+ * word, so a worker reads both halves of one update.
+ */
+#define FOU_PMTU_MIN 552		/* Linux' ip_rt_min_pmtu: 512 + 20 + 20 */
+#define FOU_PMTU_EXPIRES_S 600		/* Linux' ip_rt_mtu_expires */
+#define FOU_PMTU_SHIFT 16
+#define FOU_PMTU_EXP_MASK ((UINT64_C(1) << 48) - 1)
+
+static inline uint64_t
+fou_pmtu_word(uint16_t mtu, uint64_t expires)
+{
+	return (uint64_t)mtu << 48 | ((expires >> FOU_PMTU_SHIFT) & FOU_PMTU_EXP_MASK);
+}
+
+/* The MTU a word holds at now; 0 when none, or when it has expired. */
+static inline uint16_t
+fou_pmtu_word_mtu(uint64_t w, uint64_t now)
+{
+	if (w == 0 || (now >> FOU_PMTU_SHIFT) >= (w & FOU_PMTU_EXP_MASK))
+		return 0;
+	return (uint16_t)(w >> 48);
+}
+
+/* The path MTU of tunnel t at now (TSC); 0: none, the egress port's. */
+static inline uint16_t
+fou_tunnel_pmtu(const struct fou_gw *gw, const struct fou_tunnel *t, uint64_t now)
+{
+	return fou_pmtu_word_mtu(__atomic_load_n(&gw->tun_pmtu[t->idx], __ATOMIC_RELAXED), now);
+}
+
 /* Why a tunnel's remote cannot be reached (fou_tunnel_egress()). */
 enum fou_egress {
 	FOU_EGRESS_OK,
@@ -114,21 +147,30 @@ enum fou_egress {
 
 /*
  * The one rule for a tunnel's way out: its remote is routed, and must
- * leave through a port (connected or via a gateway); the tunnel's MTU is
- * that port's MTU minus the outer headers, as Linux' ip_tunnel_bind_dev.
+ * leave through a port (connected or via a gateway). The tunnel's MTU is
+ * that port's MTU, or the path MTU learnt for the tunnel where lower,
+ * minus the outer headers, as Linux' ip_tunnel_xmit with the route's MTU
+ * (ipv4_mtu: a learnt path MTU until it expires, else the device's).
+ * The path MTU bounds only packets that leave with DF (Linux'
+ * tnl_update_pmtu): *mtu_nodf is the port's MTU minus the headers, for a
+ * nopmtudisc tunnel's packets without DF, which the path may fragment.
  */
 static inline enum fou_egress
-fou_tunnel_egress(const struct fou_gw *gw, const struct fou_tunnel *t,
-		  const struct fou_nexthop **onh, uint16_t *mtu)
+fou_tunnel_egress(const struct fou_gw *gw, const struct fou_tunnel *t, uint64_t now,
+		  const struct fou_nexthop **onh, uint16_t *mtu, uint16_t *mtu_nodf)
 {
 	const struct fou_nexthop *nh = fou_route4(gw, t->remote);
+	uint16_t link, pmtu;
 
 	if (nh == NULL)
 		return FOU_EGRESS_NO_ROUTE;
 	if (nh->type != FOU_NH_CONNECTED && nh->type != FOU_NH_GATEWAY)
 		return FOU_EGRESS_LOOP;
 	*onh = nh;
-	*mtu = (uint16_t)(gw->iface[nh->port].mtu - t->hdr_len);
+	link = gw->iface[nh->port].mtu;
+	pmtu = fou_tunnel_pmtu(gw, t, now);
+	*mtu_nodf = (uint16_t)(link - t->hdr_len);
+	*mtu = (uint16_t)((pmtu != 0 && pmtu < link ? pmtu : link) - t->hdr_len);
 	return FOU_EGRESS_OK;
 }
 

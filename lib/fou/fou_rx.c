@@ -18,6 +18,9 @@
 #include "fou_fwd.h"
 #include "fou_icmp.h"
 #include "fou_arp.h"
+#include "fou_local.h"
+#include "fou_ndisc.h"
+#include "fou_pmtu.h"
 #include "fou_rx.h"
 
 /* fib_validate_source: one of our addresses, or a connected network's
@@ -54,24 +57,36 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	bool have_neigh;
 	unsigned int r;
 
+	/* ip_error: no route is net unreachable */
 	if (nh == NULL)
-		return FOU_DROP_NO_ROUTE;
+		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_NET_UNREACH, 0, false,
+				       FOU_DROP_NO_ROUTE, out_port);
+	/* only an inner packet comes here for us (the outer ones were
+	 * delivered before): it is delivered as an outer one would be */
 	if (nh->type == FOU_NH_LOCAL)
-		return FOU_DROP_INNER_LOCAL;
+		return fou_local4(lc, m, &(struct fou_local){ .off = off, .hl = hl, .tot = tot,
+							      .ecn = ecn, .inner = true },
+				  out_port);
 	if (nh->type == FOU_NH_BCAST)
 		return FOU_DROP_BCAST_MCAST;
 	if (ip->time_to_live <= 1)
-		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0,
+		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, &ip->dst_addr, &a);
+	r = fou_adj_resolve(gw, nh, &ip->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	if (tot > a.mtu) {
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
+	/* a.mtu is the lower of the two: the one compare per packet */
+	if (unlikely(tot > a.mtu)) {
+		const bool df = (ip->fragment_offset &
+				 rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0;
+		const uint16_t mtu = fou_adj_mtu(&a, df);
+
+		if (tot > mtu && df)
 			return fou_icmp4_error(lc, m, off, tot,
-					       FOU_ICMP_FRAG_NEEDED, a.mtu,
-					       FOU_DROP_MTU_EXCEEDED, out_port);
-		return FOU_DROP_MTU_EXCEEDED;
+					       FOU_ICMP_FRAG_NEEDED, mtu,
+					       false, FOU_DROP_MTU_EXCEEDED, out_port);
+		if (tot > mtu)
+			return FOU_DROP_MTU_EXCEEDED;
 	}
 	/* none yet: the packet is held for resolution once rewritten */
 	have_neigh = fou_adj_neigh(lc, &a, &neigh);
@@ -104,24 +119,31 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	bool have_neigh;
 	unsigned int r;
 
+	/* ip6_pkt_drop: no route is destination unreachable, no route */
 	if (nh == NULL)
-		return FOU_DROP_NO_ROUTE;
+		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_NOROUTE6, 0, false,
+				       FOU_DROP_NO_ROUTE, out_port);
 	if (nh->type == FOU_NH_LOCAL)
-		return FOU_DROP_INNER_LOCAL;
+		return fou_local6(lc, m, &(struct fou_local){ .off = off, .hl = sizeof(*ip6),
+							      .tot = tot, .ecn = ecn, .inner = true },
+				  out_port);
 	if (ip6->hop_limits <= 1)
-		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0,
+		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, ip6->dst_addr, &a);
+	r = fou_adj_resolve(gw, nh, ip6->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
-	if (tot > a.mtu) {
+	if (unlikely(tot > a.mtu)) {
+		const uint16_t mtu = fou_adj_mtu(&a, false);
+
 		/* ip6_forward never reports an MTU below the IPv6 minimum */
-		if (tot > RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU))
+		if (tot > RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU))
 			return fou_icmp6_error(lc, m, off, tot,
 					       FOU_ICMP_PKT_TOO_BIG,
-					       RTE_MAX(a.mtu, (uint16_t)RTE_IPV6_MIN_MTU),
-					       FOU_DROP_MTU_EXCEEDED, out_port);
-		return FOU_DROP_MTU_EXCEEDED;
+					       RTE_MAX(mtu, (uint16_t)RTE_IPV6_MIN_MTU),
+					       false, FOU_DROP_MTU_EXCEEDED, out_port);
+		if (tot > mtu)
+			return FOU_DROP_MTU_EXCEEDED;
 	}
 	/* none yet: the packet is held for resolution once rewritten */
 	have_neigh = fou_adj_neigh(lc, &a, &neigh);
@@ -282,11 +304,13 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 
 /*
  * An IPv4 packet to one of our addresses (header at off, hl and tot
- * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated.
+ * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated;
+ * ICMP fragmentation needed may lower a tunnel's path MTU; what else is
+ * for us, local delivery (fou_local.c) answers.
  */
 static inline unsigned int
 fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
-	      const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, bool gro,
+	      const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, bool l2_group, bool gro,
 	      uint16_t *out_port)
 {
 	const struct rte_udp_hdr *udp = NULL;
@@ -328,15 +352,22 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		in.slot = __atomic_load_n(&gw->udp_slot[rte_be_to_cpu_16(udp->dst_port)],
 					  __ATOMIC_ACQUIRE);
 		if (in.slot == 0)
-			return FOU_DROP_FOU_PORT_UNKNOWN;
+			return fou_local4_port_unreach(lc, m, &(struct fou_local){
+				.off = off, .hl = hl, .tot = tot, .l2_group = l2_group }, ulen,
+				out_port);
 		in.off = off + hl + sizeof(*udp);
 		in.len = ulen - sizeof(*udp);
 		proto = gw->udp[in.slot].ipproto;
 	} else {
-		/* a tunnel with encap none of this type exists: plain decap */
 		proto = ip->next_proto_id;
+		/* a tunnel's path MTU (fou_pmtu.c) */
+		if (proto == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot))
+			return fou_pmtu4_input(lc, m, off, ip, hl, tot);
+		/* a tunnel with encap none of this type exists: plain decap */
 		if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE))
-			return FOU_DROP_LOCAL_NOT_UDP;
+			return fou_local4(lc, m, &(struct fou_local){
+				.off = off, .hl = hl, .tot = tot,
+				.ecn = ip->type_of_service & 3, .l2_group = l2_group }, out_port);
 		in.slot = 0;
 		in.off = off + hl;
 		in.len = tot - hl;
@@ -429,17 +460,18 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_IP_OPTIONS_BAD;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
-		return fou_rx_local4(gw, lc, m, off, ip, hl, tot, gro, out_port);
+		return fou_rx_local4(gw, lc, m, off, ip, hl, tot, l2_group, gro, out_port);
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
 	return fou_fwd4(gw, lc, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
 }
 
-/* A received IPv6 packet at off: checked as ip6_rcv_core, then forwarded
- * (FOU is received over IPv4 only). */
+/* A received IPv6 packet at off: checked as ip6_rcv_core, then Neighbour
+ * Discovery for us answered or taken in (fou_ndisc.c), delivered locally
+ * (FOU is received over IPv4 only) or forwarded. */
 static inline unsigned int
-fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
-	   bool l2_group, uint16_t *out_port)
+fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	   uint32_t off, bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -456,13 +488,20 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	tot = sizeof(*ip6) + rte_be_to_cpu_16(ip6->payload_len);
 	if (tot > pkt_len - off)
 		return FOU_DROP_IP_LEN_BAD;
+	/* Neighbour Discovery for us: from link-local or unspecified
+	 * sources, to groups, so ahead of the checks that refuse those */
+	if (fou_ndisc_match(gw, m, off, ip6))
+		return fou_ndisc_input(lc, rx_port, m, off, out_port);
 	if (ip6->src_addr[0] == 0xff || fou_martian6_addr(ip6->src_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (ip6->dst_addr[0] == 0xff)
 		return FOU_DROP_BCAST_MCAST;
 	nh = fou_route6(gw, ip6->dst_addr);
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
-		return FOU_DROP_LOCAL_IPV6;
+		return fou_local6(lc, m, &(struct fou_local){
+			.off = off, .hl = sizeof(*ip6), .tot = tot,
+			.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group },
+			out_port);
 	if (fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (l2_group)
@@ -512,7 +551,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	case RTE_ETHER_TYPE_IPV4:
 		return fou_rx_ip4(gw, lc, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_IPV6:
-		return fou_rx_ip6(gw, lc, m, off, l2_group, out_port);
+		return fou_rx_ip6(gw, lc, rx_port, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
 		return fou_arp_input(lc, rx_port, m, off, out_port);
 	default:

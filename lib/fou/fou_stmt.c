@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The statement vocabulary: `port 5555:ipip`, `addr 0,10.0.0.1/24`,
+ * The statement vocabulary: `port 5555:ipip`, `addr 0,10.0.0.1/24`, `addr t1,192.168.4.1/30`,
  * `route 10.1.0.0/16,dev=1,via=10.0.1.254`, `neigh 10.0.1.254,dev=1,lladdr=MAC`,
  * `link 1,address=MAC,mtu=1500`, `tunnel t1,type=ipip,local=..,remote=..,
  * encap-dport=5555`, `route 10.2.0.0/16,dev=t1`, `sport-range`, `icmp-rate`.
@@ -210,18 +210,31 @@ fou_stmt_port_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return ret < 0 ? ret : fou_port_del(gw, udp, proto, err);
 }
 
+/* dev=: a DPDK port number, or a tunnel name (never all digits). */
+static bool
+fou_dev_is_port(const char *dev)
+{
+	return strspn(dev, "0123456789") == strlen(dev);
+}
+
+/* PORTID|TUNNEL,IP/PLEN */
 static int
 fou_stmt_addr_any(struct fou_gw *gw, struct fou_fields *f, bool add, struct fou_err *err)
 {
+	const char *dev = f->pos[0];
 	struct fou_ip ip;
-	uint16_t port;
-	int ret;
+	uint16_t port = 0;
+	int ret = 0;
 
-	ret = fou_field_dev(f->pos[0], &port, err);
+	if (fou_dev_is_port(dev))
+		ret = fou_field_dev(dev, &port, err);
 	if (ret == 0)
 		ret = fou_parse_ip(f->pos[1], true, &ip, err);
 	if (ret < 0)
 		return ret;
+	if (!fou_dev_is_port(dev))
+		return add ? fou_addr_add_tunnel(gw, dev, &ip, err) :
+		       fou_addr_del_tunnel(gw, dev, &ip, err);
 	return add ? fou_addr_add(gw, port, &ip, err) : fou_addr_del(gw, port, &ip, err);
 }
 
@@ -235,13 +248,6 @@ static int
 fou_stmt_addr_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
 	return fou_stmt_addr_any(gw, f, false, err);
-}
-
-/* dev=: a DPDK port number, or a tunnel name (never all digits). */
-static bool
-fou_dev_is_port(const char *dev)
-{
-	return strspn(dev, "0123456789") == strlen(dev);
 }
 
 /*
@@ -665,11 +671,12 @@ static const struct fou_stmt fou_stmts[] = {
 	    "GRO on TCP received on a port: PORTID[,timeout=US], as --gro" },
 	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del,
 	    "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)" } },
-	{ "addr", "local address on a DPDK port (IPv4 or IPv6)",
-	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,
-	    "Add a local address: PORTID,IP/PLEN, as --addr" },
-	  { "PORTID,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del,
-	    "Delete a local address and its routes: PORTID,IP/PLEN (not a tunnel's local)" } },
+	{ "addr",
+	  "local address (IPv4 or IPv6) on a DPDK port, or on a tunnel: then its network is routed into the tunnel",
+	  { "PORTID|TUNNEL,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,
+	    "Add a local address: PORTID|TUNNEL,IP/PLEN, as --addr" },
+	  { "PORTID|TUNNEL,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr_del,
+	    "Delete a local address and its routes: PORTID|TUNNEL,IP/PLEN (not a tunnel's local)" } },
 	{ "neigh", "static neighbour",
 	  { "IP,dev=PORTID,lladdr=MAC", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh,
 	    "Add a static neighbour: IP,dev=PORTID,lladdr=MAC, as --neigh" },
@@ -691,7 +698,7 @@ static const struct fou_stmt fou_stmts[] = {
 	    fou_stmt_tunnel,
 	    "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel" },
 	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,
-	    "Delete a tunnel and the routes into it: NAME" } },
+	    "Delete a tunnel with its addresses and the routes into it: NAME" } },
 	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",
 	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route,
 	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route" },
@@ -733,6 +740,21 @@ fou_stmt_rank(const char *name)
 	const struct fou_stmt *st = fou_stmt_find(name);
 
 	return st == NULL ? -1 : (int)(st - fou_stmts);
+}
+
+int
+fou_stmt_order(const char *name, const char *arg)
+{
+	int rank = fou_stmt_rank(name);
+	size_t dev = strcspn(arg, ",");
+
+	if (rank < 0)
+		return -1;
+	/* an address on a tunnel needs the tunnel; nothing needs it but
+	 * its own delete */
+	if (strcmp(name, "addr") == 0 && dev != 0 && strspn(arg, "0123456789") != dev)
+		return 2 * fou_stmt_rank("tunnel") + 1;
+	return 2 * rank;
 }
 
 const char *

@@ -24,6 +24,13 @@ const char *fou_stmt_del_usage(const char *name);	/* NULL: cannot be deleted */
 /* Order in which statements must be applied (links before addresses ...);
  * -1 for an unknown name. */
 int fou_stmt_rank(const char *name);
+/*
+ * Where the statement NAME = ARG goes when statements are applied in
+ * dependency order: compare the values (equal ones keep their order). By
+ * rank, except an address on a tunnel, which comes after the tunnels and
+ * before the routes. -1 for an unknown name.
+ */
+int fou_stmt_order(const char *name, const char *arg);
 /* The statement of that rank, NULL past the last: lists the vocabulary. */
 const char *fou_stmt_name(unsigned int rank);
 const char *fou_stmt_usage(const char *name);
@@ -51,9 +58,9 @@ typedef int (*fou_stmt_cb)(void *ctx, const char *name, const char *arg, struct 
 int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err);
 /*
  * The running configuration as statements that rebuild it (every link,
- * sport-range and icmp-rate, then addresses, neighbours, FOU ports,
- * tunnels and routes in the order they are held): cb for each, stops at
- * the first non-zero return.
+ * sport-range and icmp-rate, then the ports' addresses, neighbours, FOU
+ * ports, tunnels, the tunnels' addresses and routes in the order they are
+ * held): cb for each, stops at the first non-zero return.
  */
 int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_err *err);
 

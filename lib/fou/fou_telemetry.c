@@ -466,6 +466,8 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	if (c->encap_fou)
 		rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
 	rte_tel_data_add_dict_u64(e, "mtu", ti->mtu);
+	rte_tel_data_add_dict_u64(e, "path_mtu", ti->path_mtu);
+	rte_tel_data_add_dict_u64(e, "path_mtu_expires", ti->path_mtu_expires);
 	if (ti->unresolved != NULL)
 		rte_tel_data_add_dict_string(e, "unresolved", ti->unresolved);
 	rte_tel_data_add_dict_u64(e, "tx_packets", ti->tx_packets);
@@ -601,7 +603,10 @@ fou_tel_addr_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 {
 	const struct fou_addr_info *ai = (const struct fou_addr_info *)v + i;
 
-	rte_tel_data_add_dict_u64(e, "dev", ai->port);
+	if (ai->tunnel[0] != '\0')
+		fou_tel_add_str(e, "dev", ai->tunnel);
+	else
+		rte_tel_data_add_dict_u64(e, "dev", ai->port);
 	rte_tel_data_add_dict_string(e, "addr", TELPREFIX(&ai->ip));
 }
 
@@ -782,11 +787,11 @@ FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
 	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
 	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
-	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, counters") \
+	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, path MTU and its seconds left, counters") \
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
 	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \
-	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev, addr/plen") \
+	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev (port number or tunnel name), addr/plen") \
 	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
 	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file")
 

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_cycles.h>
+
 #include "fou_ctl.h"
 #include "fou_hdr.h"
 
@@ -147,7 +149,7 @@ fou_tunnel_name_check(const char *name, struct fou_err *err)
 	return 0;
 }
 
-static int
+int
 fou_tunnel_find(const struct fou_gw *gw, const char *name)
 {
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
@@ -166,6 +168,7 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		      struct fou_err *err)
 {
 	const char *type = fou_proto_name(c->type);
+	const struct fou_addr *a;
 	uint32_t i;
 	int ret;
 
@@ -188,10 +191,19 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		fou_err_set(err, "remote %s is not a unicast address", FOU_IPSTR(&c->remote));
 		return -EINVAL;
 	}
-	if (fou_addr_find(gw, &c->local) == NULL) {
+	a = fou_addr_find(gw, &c->local);
+	if (a == NULL) {
 		fou_err_set(err, "local %s is not an address of the gateway (add it first)",
 			    FOU_IPSTR(&c->local));
 		return -EADDRNOTAVAIL;
+	}
+	/* Linux takes any local address; here a config file adds tunnels
+	 * before the addresses on tunnels, so it could not be loaded again */
+	if (a->tunnel != 0) {
+		fou_err_set(err, "local %s is an address of tunnel %s: a tunnel's local must be "
+			    "a port's address", FOU_IPSTR(&c->local),
+			    gw->tunnels[a->tunnel - 1].conf.name);
+		return -EINVAL;
 	}
 	if (fou_addr_find(gw, &c->remote) != NULL) {
 		fou_err_set(err, "remote %s is an address of the gateway", FOU_IPSTR(&c->remote));
@@ -249,6 +261,8 @@ fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		.src_addr = c->local.v4,
 		.dst_addr = c->remote.v4,
 	};
+	if (c->pmtudisc)
+		t->flags |= FOU_TUN_PMTUDISC;
 	if (c->ttl == 0)
 		t->flags |= FOU_TUN_TTL_INHERIT;
 	if (c->tos_inherit)
@@ -320,6 +334,8 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	fou_tunnel_template(t, c);
 	t->idx = idx;
 	t->conf = *c;
+	/* a new tunnel starts from its egress port's MTU */
+	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	strcpy(key, c->name);
 	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
 	if (ret < 0) {
@@ -356,9 +372,10 @@ fou_tunnel_plain_other(const struct fou_gw *gw, uint8_t type, uint32_t idx)
 }
 
 /*
- * As `ip link del NAME`: the routes into the tunnel go with it. Once the
- * grace period is over no worker can hold the tunnel, and its slot and
- * counters start again from zero for the next one.
+ * As `ip link del NAME`: the tunnel's addresses with their routes, and the
+ * routes into the tunnel, go with it. Once the grace period is over no
+ * worker can hold the tunnel, and its slot and counters start again from
+ * zero for the next one.
  */
 int
 fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
@@ -377,6 +394,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	}
 	t = &gw->tunnels[idx];
 	c = &t->conf;
+	fou_addr_flush_tunnel(gw, (uint32_t)idx);
 	for (i = gw->nb_routes; i-- > 0;) {
 		const struct fou_nexthop *nh = &gw->nh[gw->routes[i].nh];
 
@@ -395,7 +413,23 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 		memset(&gw->tun_stats[(size_t)lc * gw->params.max_tunnels + idx], 0,
 		       sizeof(struct fou_tun_stats));
 	memset(&gw->tun_base[idx], 0, sizeof(gw->tun_base[idx]));
+	/* no worker holds the tunnel any more: none can lower its path MTU */
+	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	memset(t, 0, sizeof(*t));
+	return 0;
+}
+
+int
+fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family, struct fou_err *err)
+{
+	const struct fou_tunnel_conf *c = &gw->tunnels[idx].conf;
+
+	if ((c->type == IPPROTO_IPIP && family != AF_INET) ||
+	    (c->type == IPPROTO_IPV6 && family != AF_INET6)) {
+		fou_err_set(err, "tunnel %s is %s: it carries %s only", c->name,
+			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -403,7 +437,6 @@ int
 fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
 		     struct fou_err *err)
 {
-	const struct fou_tunnel_conf *c;
 	int idx, ret;
 
 	idx = fou_tunnel_find(gw, dev);
@@ -411,16 +444,11 @@ fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char 
 		fou_err_set(err, "no tunnel '%s'", dev);
 		return -ENODEV;
 	}
-	c = &gw->tunnels[idx].conf;
 	ret = fou_prefix_check(prefix, err);
+	if (ret == 0)
+		ret = fou_tunnel_carries(gw, (uint32_t)idx, prefix->family, err);
 	if (ret < 0)
 		return ret;
-	if ((c->type == IPPROTO_IPIP && prefix->family != AF_INET) ||
-	    (c->type == IPPROTO_IPV6 && prefix->family != AF_INET6)) {
-		fou_err_set(err, "tunnel %s is %s: it carries %s only", c->name,
-			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
-		return -EINVAL;
-	}
 	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, false, err);
 	fou_gw_commit(gw);
 	return ret < 0 ? ret : 0;
@@ -428,14 +456,24 @@ fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char 
 
 static void
 fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool since_reset,
-		     struct fou_tunnel_info *ti)
+		     uint64_t now, struct fou_tunnel_info *ti)
 {
+	const uint64_t w = __atomic_load_n(&gw->tun_pmtu[t->idx], __ATOMIC_RELAXED);
+	const uint64_t hz = rte_get_tsc_hz();
 	const struct fou_nexthop *onh;
+	uint16_t mtu_nodf;
 
 	memset(ti, 0, sizeof(*ti));
 	ti->conf = t->conf;
 	ti->overhead = t->hdr_len;
-	switch (fou_tunnel_egress(gw, t, &onh, &ti->mtu)) {
+	ti->path_mtu = fou_pmtu_word_mtu(w, now);
+	if (ti->path_mtu != 0) {
+		uint64_t left = ((w & FOU_PMTU_EXP_MASK) << FOU_PMTU_SHIFT) - now;
+
+		/* whole seconds, rounded up: 0 only once it has expired */
+		ti->path_mtu_expires = (uint32_t)((left + hz - 1) / hz);
+	}
+	switch (fou_tunnel_egress(gw, t, now, &onh, &ti->mtu, &mtu_nodf)) {
 	case FOU_EGRESS_NO_ROUTE:
 		ti->unresolved = "no route to remote";
 		break;
@@ -452,6 +490,7 @@ unsigned int
 fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out, unsigned int n,
 		     unsigned int offset, bool since_reset)
 {
+	const uint64_t now = rte_rdtsc();
 	unsigned int count = 0;
 	uint32_t i;
 
@@ -459,7 +498,8 @@ fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out, unsig
 		if (!gw->tunnels[i].used)
 			continue;
 		if (count >= offset && count - offset < n)
-			fou_tunnel_info_fill(gw, &gw->tunnels[i], since_reset, &out[count - offset]);
+			fou_tunnel_info_fill(gw, &gw->tunnels[i], since_reset, now,
+					     &out[count - offset]);
 		count++;
 	}
 	return count;

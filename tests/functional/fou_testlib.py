@@ -54,15 +54,26 @@ def _drop_reasons():
 
 DROP_REASONS = _drop_reasons()
 
+
+def _icmp_kinds():
+    """The counter names of FOU_ICMP_KINDS in lib/fou/fou.h: the ICMP
+    messages the gateway sends (summary 'sent NAME')."""
+    with open(FOU_H) as f:
+        text = f.read()
+    macro = re.search(r'#define FOU_ICMP_KINDS\(X\)(.*?)\n\n', text, re.S)
+    names = re.findall(r'X\(\w+, (\w+), "', macro.group(1) if macro else '')
+    if len(names) < 4:
+        raise RuntimeError('cannot read FOU_ICMP_KINDS from %s' % FOU_H)
+    return tuple(names)
+
 # Drops that happen after the inner packet was accepted by its tunnel: those
 # packets count as decapsulated (as Linux counts them on the tunnel device).
 POST_DECAP_DROPS = frozenset(('inner_martian', 'inner_options_bad', 'no_route', 'inner_local', 'ttl_exceeded',
                               'mtu_exceeded', 'no_neigh', 'tx_full', 'icmp_ratelimited',
                               'tunnel_loop', 'no_headroom'))
 
-# The ICMP errors the gateway sends (FOU_ICMP_KINDS in lib/fou/fou.h).
-ICMP_KINDS = ('icmp_frag_needed', 'icmp_time_exceeded', 'icmp6_pkt_too_big',
-              'icmp6_time_exceeded')
+# The ICMP messages the gateway sends (FOU_ICMP_KINDS in lib/fou/fou.h).
+ICMP_KINDS = _icmp_kinds()
 
 # The tshark Lua dissector for FOU and the ports it decodes (UDPPORT:IPPROTO).
 FOU_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tshark', 'fou.lua')
@@ -282,12 +293,16 @@ class Summary:
     _tunnel_conf = re.compile(r'^tunnel (\S+): (ipip|sit|gre) local (\S+) remote (\S+) '
                               r'encap (fou|none)(?: dport (\d+))?(?: mtu (\d+)| \((.+)\))$')
     _icmp = re.compile(r'^sent (\w+): (\d+) \(.*\)$')
+    _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
     _dropped = re.compile(r'^dropped: (\d+)$')
     _drop = re.compile(r'^drop (\w+): (\d+) \(.*\)$')
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$')
-    _accounting = re.compile(r'^accounting: rx (\d+) \+ gso added (\d+) = tx (\d+) '
-                             r'\+ dropped (\d+) \+ gro merged (\d+): (\S+)$')
+    # the local stack's terms (originated, held) where the gateway has them
+    _accounting = re.compile(r'^accounting: rx (?P<rx>\d+)(?: \+ originated (?P<orig>\d+))? '
+                             r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
+                             r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+)'
+                             r'(?: \+ held (?P<held>\d+))?: (?P<verdict>\S+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
     def __init__(self, text):
@@ -299,10 +314,12 @@ class Summary:
         self.tunnels_rx = {}        # name: (packets, bytes) decapsulated
         self.tunnel_conf = {}       # name: dict, from the startup lines
         self.icmp = {}              # ICMP kind: sent
+        self.local = {}             # the gateway's own stack: counter: events
         self.dropped = None
         self.drops = {}
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
+        self.originated = self.held = 0      # packets the gateway built, still waiting
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
         self.indirect_mbufs = None
@@ -340,6 +357,10 @@ class Summary:
             if m:
                 self.icmp[m[1]] = int(m[2])
                 continue
+            m = self._local.match(line)
+            if m:
+                self.local[m[1]] = int(m[2])
+                continue
             m = self._dropped.match(line)
             if m:
                 self.dropped = int(m[1])
@@ -355,8 +376,10 @@ class Summary:
                 continue
             m = self._accounting.match(line)
             if m:
-                self.accounting = (int(m[1]), int(m[3]), int(m[4]), m[6])
-                self.gso_added, self.gro_merged = int(m[2]), int(m[5])
+                self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
+                self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
+                self.originated = int(m['orig'] or 0)
+                self.held = int(m['held'] or 0)
                 continue
             m = self._mbufs.match(line)
             if m:
@@ -425,17 +448,19 @@ def tshark_fields(path, fields, checksums=True, fou_ports=None, prefs=()):
 PI_ERROR = 0x00800000      # expert info severity "error" (epan/proto.h)
 
 
-def tshark_problems(path, fou_ports=FOU_LUA_PORTS, tcp=True):
+def tshark_problems(path, fou_ports=FOU_LUA_PORTS, tcp=True, prefs=()):
     """Expert infos of severity error (bad checksums included: the IPv4,
     UDP, GRE, ICMP and, with tcp, TCP checksum checks are on) and malformed
     packets in a capture, as [(frame number, message)]; empty when tshark
     finds nothing wrong. (tshark 4.0 checks the TCP checksum of the cut
-    segment an ICMP error quotes: tcp=False for ICMP errors.)"""
+    segment an ICMP error quotes: tcp=False for ICMP errors.) prefs: more
+    tshark options."""
     if tshark_count(path) == 0:
         return []
     rows = tshark_fields(path, ['frame.number', '_ws.expert.severity', '_ws.expert.message',
                                 '_ws.malformed'], fou_ports=fou_ports,
-                         prefs=['-o', 'tcp.check_checksum:TRUE'] if tcp else [])
+                         prefs=(['-o', 'tcp.check_checksum:TRUE'] if tcp else []) +
+                         list(prefs))
     problems = []
     for r in rows:
         sev = r['_ws.expert.severity']
@@ -568,21 +593,29 @@ def ip4_header(src, dst, proto, payload_len, tos=0, ttl=64, ident=0, df=False):
 ICMP_QUOTE4 = 576 - 28          # RFC 1812 4.3.2.3, Linux icmp_send
 ICMP_QUOTE6 = 1280 - 48         # RFC 4443 2.4 (c), Linux icmp6_send
 
+# kind: (type, code) of the errors, as the gateway counts them
+ICMP4_ERRORS = {'icmp_frag_needed': (3, 4), 'icmp_time_exceeded': (11, 0),
+                'icmp_net_unreach': (3, 0), 'icmp_proto_unreach': (3, 2),
+                'icmp_port_unreach': (3, 3)}
+ICMP6_ERRORS = {'icmp6_pkt_too_big': (2, 0), 'icmp6_time_exceeded': (3, 0),
+                'icmp6_no_route': (1, 0), 'icmp6_port_unreach': (1, 4),
+                'icmp6_param_problem': (4, 1)}
 
-def icmp4_error(orig, src, kind, mtu=0, egress_mtu=1500):
+
+def icmp4_error(orig, src, kind, mtu=0, egress_mtu=1500, length=None):
     """The ICMP error Linux' icmp_send builds about the IPv4 packet orig
     (as received: TTL not decremented): from src to the source of orig,
     TTL 64, TOS = orig's TOS bits | 0xc0, no DF, as much of orig as fits
-    in min(egress MTU, 576). kind: 'icmp_frag_needed' (with mtu) or
-    'icmp_time_exceeded'. The IP ID is not predictable: compare with
+    in min(egress MTU, 576). kind: a key of ICMP4_ERRORS ('icmp_frag_needed'
+    with mtu). length: where orig ends for the quote (UDP trims a packet to
+    its datagram). The IP ID is not predictable: compare with
     ignore=ICMP4_IGNORE."""
     orig = bytes(orig)[:int.from_bytes(bytes(orig)[2:4], 'big')]
+    if length is not None:
+        orig = orig[:length]
     quote = orig[:min(egress_mtu, 576) - 28]
-    if kind == 'icmp_frag_needed':
-        hdr = bytes([3, 4, 0, 0, 0, 0]) + mtu.to_bytes(2, 'big')
-    else:
-        assert kind == 'icmp_time_exceeded'
-        hdr = bytes([11, 0, 0, 0, 0, 0, 0, 0])
+    hdr = bytes(ICMP4_ERRORS[kind]) + bytes(2) + \
+        (mtu if kind == 'icmp_frag_needed' else 0).to_bytes(4, 'big')
     msg = bytearray(hdr + quote)
     msg[2:4] = inet_cksum(msg).to_bytes(2, 'big')
     return ip4_header(src, socket.inet_ntoa(orig[12:16]), 1, len(msg),
@@ -592,24 +625,61 @@ def icmp4_error(orig, src, kind, mtu=0, egress_mtu=1500):
 ICMP4_IGNORE = ((4, 6),)        # the IPv4 ID of a packet the gateway builds
 
 
-def icmp6_error(orig, src, kind, mtu=0):
+def icmp6_error(orig, src, kind, mtu=0, length=None):
     """The ICMPv6 error Linux' icmp6_send builds about the IPv6 packet orig:
     from src to its source, hop limit 64, traffic class and flow label 0,
-    as much of orig as fits in 1280 bytes. kind: 'icmp6_pkt_too_big' (with
-    mtu) or 'icmp6_time_exceeded'."""
+    as much of orig as fits in 1280 bytes. kind: a key of ICMP6_ERRORS;
+    mtu: the second word ('icmp6_pkt_too_big': the MTU,
+    'icmp6_param_problem': the pointer). length: as for icmp4_error."""
     orig = bytes(orig)[:40 + int.from_bytes(bytes(orig)[4:6], 'big')]
+    if length is not None:
+        orig = orig[:length]
     quote = orig[:ICMP_QUOTE6]
-    if kind == 'icmp6_pkt_too_big':
-        hdr = bytes([2, 0, 0, 0]) + mtu.to_bytes(4, 'big')
-    else:
-        assert kind == 'icmp6_time_exceeded'
-        hdr = bytes([3, 0, 0, 0, 0, 0, 0, 0])
+    hdr = bytes(ICMP6_ERRORS[kind]) + bytes(2) + mtu.to_bytes(4, 'big')
     msg = bytearray(hdr + quote)
-    s, d = socket.inet_pton(socket.AF_INET6, src), orig[8:24]
-    phdr = s + d + len(msg).to_bytes(4, 'big') + b'\0\0\0\x3a'
+    return _ip6_icmp(src, orig[8:24], 0, msg)
+
+
+def _ip6_icmp(src, dst, tc, msg):
+    """IPv6 from src (text) to dst (16 bytes), hop limit 64, flow label 0,
+    carrying the ICMPv6 message msg, whose checksum is computed here."""
+    msg = bytearray(msg)
+    s = socket.inet_pton(socket.AF_INET6, src)
+    msg[2:4] = b'\0\0'
+    phdr = s + dst + len(msg).to_bytes(4, 'big') + b'\0\0\0\x3a'
     msg[2:4] = inet_cksum(phdr + bytes(msg)).to_bytes(2, 'big')
-    return (bytes([0x60, 0, 0, 0]) + len(msg).to_bytes(2, 'big') + bytes([58, 64]) + s + d +
-            bytes(msg))
+    return (bytes([0x60 | tc >> 4, (tc & 0xf) << 4, 0, 0]) + len(msg).to_bytes(2, 'big') +
+            bytes([58, 64]) + s + dst + bytes(msg))
+
+
+def echo_reply4(req, ecn=None):
+    """The echo reply Linux' icmp_reply sends for the IPv4 echo request
+    req: from the address pinged to its source, TTL 64, the request's
+    whole TOS byte (ECN as given, after decapsulation), no DF, no options;
+    type 0, the rest of the message as it came, the checksum computed
+    again. The IP ID is not predictable: compare with ignore=ICMP4_IGNORE."""
+    req = bytes(req)[:int.from_bytes(bytes(req)[2:4], 'big')]
+    hl = (req[0] & 0xf) * 4
+    msg = bytearray(req[hl:])
+    msg[0] = 0
+    msg[2:4] = b'\0\0'
+    msg[2:4] = inet_cksum(msg).to_bytes(2, 'big')
+    tos = req[1] if ecn is None else (req[1] & 0xfc) | ecn
+    return ip4_header(socket.inet_ntoa(req[16:20]), socket.inet_ntoa(req[12:16]), 1, len(msg),
+                      tos=tos) + bytes(msg)
+
+
+def echo_reply6(req, ecn=None):
+    """The echo reply Linux' icmpv6_echo_reply sends for the ICMPv6 echo
+    request req: from the address pinged, hop limit 64, the request's
+    traffic class, flow label 0; type 129, the rest as it came."""
+    req = bytes(req)[:40 + int.from_bytes(bytes(req)[4:6], 'big')]
+    tc = (req[0] & 0xf) << 4 | req[1] >> 4
+    if ecn is not None:
+        tc = (tc & 0xfc) | ecn
+    msg = bytearray(req[40:])
+    msg[0] = 129
+    return _ip6_icmp(socket.inet_ntop(socket.AF_INET6, req[24:40]), req[8:24], tc, msg)
 
 
 # --- scapy builders ------------------------------------------------------------
@@ -698,15 +768,18 @@ class Traffic:
         self.cases.append(Expected(name, frame, port=port, eth_dst=eth_dst,
                                    l3=forwarded_l3(l3_of(frame), ecn), rx=rx))
 
-    def icmp(self, name, frame, port, eth_dst, l3, kind, rx=0, plain=False):
-        """frame must come back as the ICMP error l3 (icmp4_error /
-        icmp6_error) of kind, leaving on port to eth_dst."""
+    def icmp(self, name, frame, port, eth_dst, l3, kind, rx=0, plain=False, ignore=None):
+        """frame must come back as the ICMP message l3 (icmp4_error,
+        icmp6_error, echo_reply4, echo_reply6) of kind, leaving on port to
+        eth_dst. ignore: the ranges of l3 not predictable (default: the
+        IPv4 ID)."""
         assert kind in ICMP_KINDS, kind
         frame = bytes(frame)
+        if ignore is None:
+            ignore = ICMP4_IGNORE if l3[0] >> 4 == 4 else ()
         self.cases.append(Expected(name, frame, port=port, eth_dst=eth_dst, l3=l3, rx=rx,
                                    decap=None if plain else decap_key(frame, self.gre_ports),
-                                   icmp=kind,
-                                   ignore=ICMP4_IGNORE if l3[0] >> 4 == 4 else ()))
+                                   icmp=kind, ignore=ignore))
 
     def write(self, path):
         """The capture of port 0 (all frames must be for port 0)."""
@@ -788,7 +861,8 @@ class GatewayTestCase(unittest.TestCase):
         self.assertIsNotNone(s.gro, 'no gro line' + ctx)
         self.assertEqual(s.gso_added, s.gro['gso_segments'] - s.gro['gso_packets'], ctx)
         self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
-        self.assertEqual(rx + s.gso_added, tx + dropped + s.gro_merged, ctx)
+        self.assertEqual(rx + s.originated + s.gso_added, tx + dropped + s.gro_merged + s.held,
+                         ctx)
         for what, v in (('mbufs', s.mbufs), ('indirect mbufs', s.indirect_mbufs)):
             self.assertIsNotNone(v, 'no %s line' % what + ctx)
             self.assertEqual(v[0], v[1], '%s missing from the pool' % what + ctx)
@@ -865,7 +939,9 @@ class GatewayTestCase(unittest.TestCase):
                 self.assertEqual(f['eth.type'], ['0x86dd'], what)
                 self.assertEqual(f['ipv6.hlim'], [str(l3[7])], what + ': hop limit')
                 self.assertEqual(f['ipv6.tclass.ecn'], [str((l3[1] >> 4) & 3)], what + ': ECN')
-            if exp.icmp:
+            # an ICMP message sent as it is (one that leaves through a
+            # tunnel is compared byte for byte below)
+            if exp.icmp and l3[9 if l3[0] >> 4 == 4 else 6] in (1, 58):
                 fam = 'icmp' if l3[0] >> 4 == 4 else 'icmpv6'
                 self.assertEqual(f[fam + '.type'], [str(l3[40 if fam == 'icmpv6' else 20])],
                                  what + ': ICMP type')

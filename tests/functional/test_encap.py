@@ -541,6 +541,7 @@ class Encap(EncapTestCase):
         for i, t in enumerate(tunnels):
             e = {'name': t.name, 'type': t.type, 'local': LOCAL, 'remote': t.remote,
                  'encap': 'fou' if t.fou else 'none', 'mtu': 1400 - t.overhead,
+                 'path_mtu': 0, 'path_mtu_expires': 0,
                  'tx_packets': counts[t.name], 'tx_bytes': nbytes[t.name],
                  'rx_packets': 0, 'rx_bytes': 0}
             if t.fou:

@@ -19,7 +19,10 @@ gateway, configured with tunnels as in the demo, runs it; then:
   and GRE headers and checksums and inner IPv4 header (options included)
   are valid, or a plain IPv4 / IPv6 packet for another host, forwarded
   (TTL - 1, cut to its IP length) to the next hop or into the tunnel the
-  route table says, or the ICMP error about it that Linux would build;
+  route table says, or the ICMP error about it that Linux would build (no
+  route included), or for a packet to one of our addresses what Linux'
+  local input answers (echo reply, port or protocol unreachable, parameter
+  problem); echo replies are never rate-limited, so none may be missing;
 - tshark finds no malformed packet and no expert error in the outputs
   except the ones the forwarded inner packet itself carried (a bit flipped
   in an ICMP, UDP or TCP payload makes a bad L4 checksum that a router,
@@ -86,6 +89,10 @@ TUNNEL_OUT = {'fou-ipip': (5555, None, False, False, 1472),
 
 # the FOU ports of ft.PROTO_OPTS with a handler: UDP port -> IP protocol
 FOU_PROTO = {5555: 4, 5556: 47, 5557: 41, 5558: 41, 5559: 4}
+# every FOU port (6000 has no handler): UDP to one of them is FOU's
+FOU_UDP_PORTS = set(FOU_PROTO) | {6000}
+# the address of each port on its connected network
+PORT_ADDR4 = {0: ft.IP_P0, 1: '192.168.1.1'}
 
 OPTS = list(ft.PROTO_OPTS) + ['--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER]
 for _t in TUNNELS:
@@ -97,8 +104,8 @@ for _p, _r in ROUTES.items():
 
 def named_traffic():
     """test_malformed's cases and the drops that need tunnels, each under
-    its reason."""
-    t = tm.malformed_traffic()
+    its reason, or answered where this gateway has a way back."""
+    t = tm.malformed_traffic(way_back=True)
     other = fou(5555, v4(seq=50))
     other[IP].src = '10.99.0.5'
     t.drop('ipip from 10.99.0.5, not a tunnel remote', other, 'no_tunnel')
@@ -120,7 +127,13 @@ def named_traffic():
            fou(5555, v4(dst='192.168.77.1', seq=57)), 'tunnel_loop')
     t.drop('to 192.168.1.77 (connected, no neighbour)', fou(5555, v4(dst='192.168.1.77', seq=58)),
            'no_neigh')
-    t.drop('to 198.51.100.1 (no route)', fou(5555, v4(dst='198.51.100.1', seq=59)), 'no_route')
+    f = fou(5555, v4(dst='198.51.100.1', seq=59))
+    err, ignore = tm._tunnel_back(ft.icmp4_error(ft.tunnel_payload(bytes(f)), ft.IP_P0,
+                                                 'icmp_net_unreach'), 5555)
+    t.icmp('to 198.51.100.1 (no route): net unreachable back into fou-ipip', f, 0, ft.MAC_PEER,
+           err, 'icmp_net_unreach', ignore=ignore)
+    t.drop('to 198.51.100.1 (no route) from a source with no route back',
+           fou(5555, v4(src='203.0.113.5', dst='198.51.100.1', seq=60)), 'no_route')
     return t
 
 
@@ -398,11 +411,19 @@ def _egress(dst):
 
 
 def expected_output(inner):
-    """What Linux sends for a decapsulated inner packet: ('fwd', egress,
-    l3) or ('icmp', egress, kind, l3 with a placeholder IPv4 ID), or None."""
+    """What Linux sends for a decapsulated inner packet, or an outer one
+    it does not decapsulate: ('fwd', egress, l3), ('echo', egress, kind,
+    l3) or ('icmp', egress, kind, l3), l3 with a placeholder IPv4 ID; or
+    None."""
     v4_ = inner[0] >> 4 == 4
     src, dst = _addrs(inner)
     ttl = inner[8] if v4_ else inner[7]
+    route = _lpm(dst)
+    if route == ('local',):
+        return _local(inner)
+    if route is None:
+        # ip_error, ip6_pkt_drop
+        return _icmp(inner, 'icmp_net_unreach' if v4_ else 'icmp6_no_route', 0)
     out = _egress(dst)
     if out is None:
         return None
@@ -417,6 +438,73 @@ def expected_output(inner):
     return ('fwd', out, ft.forwarded_l3(inner))
 
 
+def _udp_ok(pkt, off, v6):
+    """The UDP datagram at off of pkt as __udp4_lib_rcv / __udp6_lib_rcv
+    take it: (its length, destination port), or None."""
+    udp = pkt[off:]
+    if len(udp) < 8:
+        return None
+    ulen = int.from_bytes(udp[4:6], 'big')
+    if v6 and ulen == 0:
+        ulen = len(udp)
+    if ulen < 8 or ulen > len(udp):
+        return None
+    udp = udp[:ulen]
+    if udp[6:8] == b'\0\0':
+        return None if v6 else (ulen, int.from_bytes(udp[2:4], 'big'))
+    addrs = pkt[8:40] if v6 else pkt[12:20]
+    if not _sum_ok(addrs + b'\x00\x11' + ulen.to_bytes(2, 'big') + udp):
+        return None
+    return ulen, int.from_bytes(udp[2:4], 'big')
+
+
+def _local(pkt):
+    """What Linux' local input answers for pkt, to one of our addresses
+    (outer, or inner after decapsulation): an echo reply, a port or
+    protocol unreachable, a parameter problem, or nothing (TCP, what it
+    takes without answering, a fragment, malformed or FOU's)."""
+    if pkt[0] >> 4 == 4:
+        hl = (pkt[0] & 0xf) * 4
+        proto, msg = pkt[9], pkt[hl:]
+        if int.from_bytes(pkt[6:8], 'big') & 0x3fff:
+            return None     # not reassembled
+        if proto == 1:
+            if len(msg) < 8 or not _sum_ok(msg) or msg[0] != 8:
+                return None
+            return _echo(pkt, ft.echo_reply4(pkt), 'icmp_echo_reply')
+        if proto == 17:
+            u = _udp_ok(pkt, hl, False)
+            if u is None or u[1] in FOU_UDP_PORTS:
+                return None
+            return _icmp(pkt, 'icmp_port_unreach', 0, length=hl + u[0])
+        if proto in (2, 6, 136):
+            return None
+        return _icmp(pkt, 'icmp_proto_unreach', 0)
+    nh, msg = pkt[6], pkt[40:]
+    if nh == 58:
+        if len(msg) < 8 or 133 <= msg[0] <= 137:
+            return None     # short, or Neighbour Discovery (not answered yet)
+        if not _sum_ok(pkt[8:40] + len(msg).to_bytes(4, 'big') + b'\0\0\0\x3a' + msg) or \
+                msg[0] != 128:
+            return None
+        return _echo(pkt, ft.echo_reply6(pkt), 'icmp6_echo_reply')
+    if nh == 17:
+        u = _udp_ok(pkt, 40, True)
+        return None if u is None else _icmp(pkt, 'icmp6_port_unreach', 0, length=40 + u[0])
+    if nh in (0, 6, 43, 44, 59, 60, 136):
+        return None
+    return _icmp(pkt, 'icmp6_param_problem', 6)
+
+
+def _echo(req, reply, kind):
+    """The echo reply, routed back to the requester like any packet (it
+    does not fit: Linux would fragment it; the gateway drops it)."""
+    back = _egress(_addrs(req)[0])
+    if back is None or len(reply) > back[3]:
+        return None
+    return ('echo', back, kind, reply)
+
+
 def _is_icmp_error(inner):
     if inner[0] >> 4 == 4:
         hl = (inner[0] & 0xf) * 4
@@ -425,10 +513,12 @@ def _is_icmp_error(inner):
     return inner[6] == 58 and (len(inner) <= 40 or inner[40] < 128)
 
 
-def _icmp(inner, kind, mtu):
+def _icmp(inner, kind, mtu, length=None):
     """The ICMP error about inner, routed back to its source; its source
-    address is the egress tunnel's local, or the port's address."""
-    src, _ = _addrs(inner)
+    address is the one inner was sent to if that is ours, else the egress
+    tunnel's local, or the port's address (IPv6: the gateway's only one).
+    length: where inner ends for the quote."""
+    src, dst = _addrs(inner)
     if _is_icmp_error(inner):
         return None
     back = _egress(src)
@@ -437,9 +527,10 @@ def _icmp(inner, kind, mtu):
     if inner[0] >> 4 == 4:
         if int.from_bytes(inner[6:8], 'big') & 0x1fff:
             return None     # not about a non-first fragment
-        me = ft.IP_P0 if back[2] else '192.168.1.1'
-        return ('icmp', back, kind, ft.icmp4_error(inner, me, kind, mtu=mtu))
-    return ('icmp', back, kind, ft.icmp6_error(inner, 'fd00:1::1', kind, mtu=mtu))
+        me = dst if dst in LOCAL else ft.IP_P0 if back[2] else PORT_ADDR4[back[0]]
+        return ('icmp', back, kind, ft.icmp4_error(inner, me, kind, mtu=mtu, length=length))
+    me = dst if dst in LOCAL else 'fd00:1::1'
+    return ('icmp', back, kind, ft.icmp6_error(inner, me, kind, mtu=mtu, length=length))
 
 
 # --- the outputs -----------------------------------------------------------------
@@ -489,12 +580,18 @@ def expected_key(exp):
 class Hostile(ft.GatewayTestCase):
     def test_named_malformations(self):
         """Every named case alone, with this test's tunnels: each dropped
-        under its reason, nothing sent."""
+        under its reason, or answered as Linux answers it where there is a
+        way back (the answers byte for byte, tshark finding nothing wrong
+        in them, the inner packets of the tunnels decoded)."""
         t = named_traffic()
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=ft.PROTO_FOU_PORTS)
-        self.assertNoOutput(run)
+        # (the port unreachable about UDP to 4789 quotes no VXLAN packet)
+        for port in (0, 1):
+            self.assertEqual(ft.tshark_problems(run.outputs[port], tcp=False,
+                                                prefs=['--disable-protocol', 'vxlan']), [],
+                             'port %d' % port)
 
     def test_hostile_capture(self):
         named = named_traffic()

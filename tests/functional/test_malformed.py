@@ -1,10 +1,13 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Case 3: malformed and foreign traffic, all in one capture. Every frame
-must be dropped under its own reason, read no byte past its end, and nothing
-may be sent on any port (packets for other hosts are routed: here they have
-no route or no neighbour)."""
+must be dropped under its own reason and read no byte past its end; nothing
+may be sent but the ICMP errors Linux sends about two IPv6 packets from a
+neighbour (packets for other hosts are routed: here they have no route or
+no neighbour; the peer 10.99.0.2 and the inner sources have no way back,
+so the gateway's answers to them cannot leave either)."""
 import os
+import struct
 import sys
 
 sys.dont_write_bytecode = True
@@ -50,8 +53,47 @@ def outer_ip(**kw):
     return IP(src=ft.IP_PEER, dst=ft.IP_P0, id=99, **kw)
 
 
-def malformed_traffic():
+def _tunnel_back(inner_reply, dport):
+    """The frame's IP packet when inner_reply leaves through the hostile
+    test's tunnel back to the peer (fou-ipip or fou-sit: TTL 64, DF, TOS 0,
+    encap-sport auto, no UDP checksum), and the ranges of it that are not
+    predictable: the outer ID, the UDP source port and, for an IPv4 reply,
+    its ID and header checksum (tshark checks that one)."""
+    udp = struct.pack('!HHHH', 0, dport, 8 + len(inner_reply), 0)
+    l3 = ft.ip4_header(ft.IP_P0, ft.IP_PEER, 17, len(udp) + len(inner_reply), df=True) + udp + \
+        inner_reply
+    ignore = ((4, 6), (20, 22))
+    if inner_reply[0] >> 4 == 4:
+        ignore += ((28 + 4, 28 + 6), (28 + 10, 28 + 12))
+    return l3, ignore
+
+
+def malformed_traffic(way_back=False):
+    """way_back: the peer 10.99.0.2 has a neighbour entry and the inner
+    sources 192.168.3.0/24 and fd00:40::/64 are routed back into fou-ipip
+    and fou-sit (test_hostile's gateway): then what Linux answers leaves."""
     t = ft.Traffic()
+
+    def answered(name, frame, reason, kind, l3, port=0, eth_dst=ft.MAC_PEER, plain=True,
+                 ignore=None):
+        """Dropped as reason without a way back, else answered with l3."""
+        if way_back:
+            t.icmp(name, frame, port, eth_dst, l3, kind, plain=plain, ignore=ignore)
+        else:
+            t.drop(name, frame, reason, plain=plain)
+
+    def inner_echo(name, frame):
+        """An inner echo request to us from a source without a route
+        (no_route), or with one back into a tunnel."""
+        inner = ft.tunnel_payload(bytes(frame))
+        if inner[0] >> 4 == 4:
+            l3, ignore = _tunnel_back(ft.echo_reply4(inner), 5555)
+            kind = 'icmp_echo_reply'
+        else:
+            l3, ignore = _tunnel_back(ft.echo_reply6(inner), 5557)
+            kind = 'icmp6_echo_reply'
+        answered(name, frame, 'no_route', kind, l3, plain=False, ignore=ignore)
+
     ipip = bytes(fou(5555, v4(seq=1)))
     tagged = bytes(fou(5555, v4(seq=2), vlans=[Dot1Q(vlan=7)]))
     with_opts = bytes(fou(5555, v4(seq=3), options=[IPOption_Router_Alert()]))
@@ -141,14 +183,17 @@ def malformed_traffic():
     t.drop('unicast to the MAC of port 1', fou(5555, v4(seq=14), eth_dst=ft.MAC_P1),
            'eth_other_host')
     t.drop('ARP request', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
     t.drop('ARP reply', eth() / ARP(op=2, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, hwdst=ft.MAC_P0,
-                                    pdst=ft.IP_P0), 'arp')
+                                    pdst=ft.IP_P0), 'arp_bad')
     t.drop('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
     # IPv6 to one of our addresses: FOU is received over IPv4 only
-    t.drop('IPv6 outer FOU to fd00:1::1 (ours)', eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') /
-           UDP(sport=40000, dport=5557) / v6(seq=3), 'local_ipv6')
+    # (nobody listens on UDP over IPv6: port unreachable, to a neighbour)
+    f = eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') / UDP(sport=40000, dport=5557) / v6(seq=3)
+    t.icmp('IPv6 outer FOU to fd00:1::1 (ours)', f, 1, ft.MAC_NH_SIT,
+           ft.icmp6_error(ft.l3_of(f), 'fd00:1::1', 'icmp6_port_unreach'), 'icmp6_port_unreach',
+           plain=True)
     t.drop('LLDP', Ether(src=ft.MAC_PEER, dst='01:80:c2:00:00:0e', type=0x88cc) /
            Raw(b'\x02\x07\x04' + b'\0' * 40), 'not_ip')
     t.drop('MPLS', Ether(src=ft.MAC_PEER, dst=ft.MAC_P0, type=0x8847) / Raw(bytes(40)),
@@ -156,15 +201,18 @@ def malformed_traffic():
     # not for us: routed as any packet (ip_forward), and here not deliverable
     t.drop('FOU to 10.99.0.3 (connected, no neighbour)', fou(5555, v4(seq=15), dst='10.99.0.3'),
            'no_neigh', plain=True)
-    t.drop('FOU to 203.0.113.9 (no route)', fou(5555, v4(seq=16), dst='203.0.113.9'),
-           'no_route', plain=True)
+    f = fou(5555, v4(seq=16), dst='203.0.113.9')
+    answered('FOU to 203.0.113.9 (no route)', f, 'no_route', 'icmp_net_unreach',
+             ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_net_unreach'))
     t.drop('fragment to another address (forwarded, not reassembled)',
            fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'no_neigh', plain=True)
     t.drop('IPv6 to fd00:1::77 (connected, no neighbour)',
            eth() / IPv6(src='fd00:1::2', dst='fd00:1::77') / UDP(sport=1, dport=2), 'no_neigh',
            plain=True)
-    t.drop('IPv6 to 2001:db8::1 (no route)', eth() / IPv6(src='fd00:1::2', dst='2001:db8::1') /
-           UDP(sport=1, dport=2), 'no_route', plain=True)
+    f = eth() / IPv6(src='fd00:1::2', dst='2001:db8::1') / UDP(sport=1, dport=2)
+    t.icmp('IPv6 to 2001:db8::1 (no route)', f, 1, ft.MAC_NH_SIT,
+           ft.icmp6_error(ft.l3_of(f), 'fd00:1::1', 'icmp6_no_route'), 'icmp6_no_route',
+           plain=True)
     # never routed (ip_route_input_slow / ip6_rcv_core, ip6_forward)
     t.drop('to 255.255.255.255', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
            IP(src=ft.IP_PEER, dst='255.255.255.255') / UDP(sport=68, dport=67), 'bcast_mcast')
@@ -206,12 +254,20 @@ def malformed_traffic():
     t.drop('IPv6 version 4 under ethertype 0x86dd', patched(six, 14, b'\x40'), 'ip_hdr_bad')
     t.drop('IPv6 payload length beyond the frame', patched(six, 14 + 4, b'\x00\x13'),
            'ip_len_bad')
-    t.drop('ICMP echo to us', eth() / outer_ip() / ICMP(), 'local_not_udp')
+    # to us, not FOU: answered as Linux' local input answers, when the
+    # answer can go back to 10.99.0.2 (the echo reply is routed as any
+    # packet: no_neigh without a way back)
+    f = eth() / outer_ip() / ICMP()
+    answered('ICMP echo to us', f, 'no_neigh', 'icmp_echo_reply', ft.echo_reply4(ft.l3_of(f)))
     t.drop('TCP to us', eth() / outer_ip() / TCP(dport=5555), 'local_not_udp')
-    t.drop('plain IPIP (no FOU) to us', eth() / outer_ip(proto=4) / v4(seq=18), 'local_not_udp')
-    t.drop('unknown FOU port 5560', fou(5560, v4(seq=19)), 'fou_port_unknown')
-    t.drop('UDP to port 53', fou(53, Raw(b'\x12\x34' + bytes(10))), 'fou_port_unknown')
-    t.drop('unknown FOU port, checksum 0', fou(4789, v4(seq=20), chksum=0), 'fou_port_unknown')
+    f = eth() / outer_ip(proto=4) / v4(seq=18)
+    answered('plain IPIP (no FOU) to us', f, 'local_not_udp', 'icmp_proto_unreach',
+             ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_proto_unreach'))
+    for name, f in (('unknown FOU port 5560', fou(5560, v4(seq=19))),
+                    ('UDP to port 53', fou(53, Raw(b'\x12\x34' + bytes(10)))),
+                    ('unknown FOU port, checksum 0', fou(4789, v4(seq=20), chksum=0))):
+        answered(name, f, 'fou_port_unknown', 'icmp_port_unreach',
+                 ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_port_unreach'))
 
     # -- UDP and GRE checks
     t.drop('UDP checksum wrong', patched(fou(5556, gre(v4(dst='192.168.47.1', seq=21))),
@@ -261,11 +317,17 @@ def malformed_traffic():
                      ('fd00:40::2', '::')):
         t.drop('inner %s -> %s' % (src, dst), fou(5557, v6(src=src, dst=dst, seq=7)),
                'inner_martian')
-    t.drop('inner to 192.168.1.1 (ours)', fou(5555, v4(dst='192.168.1.1', seq=33)),
+    # echo requests to us inside the tunnels: the replies are routed back
+    inner_echo('inner to 192.168.1.1 (ours)', fou(5555, v4(dst='192.168.1.1', seq=33)))
+    inner_echo('inner to 10.99.0.1 (ours)', fou(5556, gre(v4(dst='10.99.0.1', seq=34))))
+    inner_echo('inner to fd00:1::1 (ours)', fou(5557, v6(dst='fd00:1::1', seq=8)))
+    # what else is for us gets no answer without a way back
+    t.drop('inner UDP to 192.168.1.1 (ours), no way back',
+           fou(5555, IP(src='192.168.5.2', dst='192.168.1.1') / UDP(sport=7, dport=9)),
            'inner_local')
-    t.drop('inner to 10.99.0.1 (ours)', fou(5556, gre(v4(dst='10.99.0.1', seq=34))),
+    t.drop('inner protocol 99 to fd00:1::1 (ours), no way back',
+           fou(5557, IPv6(src='fd00:5::2', dst='fd00:1::1', nh=99) / Raw(bytes(8))),
            'inner_local')
-    t.drop('inner to fd00:1::1 (ours)', fou(5557, v6(dst='fd00:1::1', seq=8)), 'inner_local')
     return t
 
 
@@ -275,8 +337,9 @@ class Malformed(ft.GatewayTestCase):
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, ft.PROTO_OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=ft.PROTO_FOU_PORTS)
-        self.assertEqual(run.summary.tx, {0: 0, 1: 0})
-        self.assertNoOutput(run)
+        self.assertEqual(run.summary.tx, {0: 0, 1: 2})
+        self.assertEqual(run.summary.icmp, {'icmp6_port_unreach': 1, 'icmp6_no_route': 1})
+        self.assertEqual(ft.tshark_problems(run.outputs[1], tcp=False), [])
 
     def test_outer_martian_source(self):
         """Linux drops an outer packet from a source that can never send

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Case 4: routing of decapsulated packets over three ports (port 0 receives
 and can send back, ports 1 and 2 send): IPv4 and IPv6 longest-prefix match,
-default routes, connected routes, no route, no neighbour, MTU."""
+default routes, connected routes, no route (net unreachable where the
+source has a way back), no neighbour, MTU, our own addresses."""
 import os
 import re
 import sys
@@ -113,9 +114,21 @@ def routing_traffic(default4):
     t.drop('fd00:2::51: on-link, no neighbour', sit('fd00:2::51'), 'no_neigh')
     t.drop('fd00:17::1: gateway without neighbour', sit('fd00:17::1'), 'no_neigh')
     t.drop('fd00:1::77: on-link on port 1, no neighbour', sit('fd00:1::77'), 'no_neigh')
-    # our own addresses
-    t.drop('192.168.2.1: ours', ipip('192.168.2.1'), 'inner_local')
-    t.drop('fd00:2::1: ours', sit('fd00:2::1'), 'inner_local')
+    # our own addresses: the echo requests are answered where the default
+    # route leads back to their sources (192.168.3.2, fd00:40::2), like any
+    # packet the gateway sends, and dropped as no_route where none does
+    f = ipip('192.168.2.1')
+    if default4:
+        t.icmp('192.168.2.1: ours, echo reply via 0.0.0.0/0', f, 2, NH['E'],
+               ft.echo_reply4(ft.tunnel_payload(bytes(f))), 'icmp_echo_reply')
+    else:
+        t.drop('192.168.2.1: ours, no way back', f, 'no_route')
+    f = sit('fd00:2::1')
+    if default4:
+        t.drop('fd00:2::1: ours, no way back', f, 'no_route')
+    else:
+        t.icmp('fd00:2::1: ours, echo reply via ::/0', f, 1, NH['I'],
+               ft.echo_reply6(ft.tunnel_payload(bytes(f))), 'icmp6_echo_reply')
     # MTU of port 1 is 1000, of port 2 1500
     t.fwd('1000 bytes to port 1', ipip('172.16.1.2', size=1000), 1, NH['A'])
     t.drop('1001 bytes to port 1', ipip('172.16.1.3', size=1001), 'mtu_exceeded')
@@ -140,13 +153,27 @@ def routing_traffic(default4):
         t.fwd('192.168.3.1: 0.0.0.0/0', fou(5556, gre(v4(dst='192.168.3.1', seq=next(seq)))),
               2, NH['E'])
         t.fwd('1001 bytes to 0.0.0.0/0 on port 2', ipip('8.8.4.4', size=1001), 2, NH['E'])
+        # no route, and none back to fd00:40::2 for the ICMPv6 error
         t.drop('2001:db8::1: no ::/0', sit('2001:db8::1'), 'no_route')
         t.drop('fd00:11::1: no ::/0', sit('fd00:11::1'), 'no_route')
+        # from a source with a route back: ICMPv6 no route, from the
+        # address of the port it leaves by (port 2: port 1's MTU of 1000
+        # is below the IPv6 minimum, no ICMPv6 error leaves there)
+        f = fou(5557, v6(src='fd00:10:5::9', dst='2001:db8::5', seq=next(seq)))
+        t.icmp('2001:db8::5 from fd00:10:5::9: no route', f, 2, NH['G'],
+               ft.icmp6_error(ft.tunnel_payload(bytes(f)), 'fd00:2::1', 'icmp6_no_route'),
+               'icmp6_no_route')
     else:
         t.drop('8.8.8.8: no 0.0.0.0/0', ipip('8.8.8.8'), 'no_route')
         t.drop('172.15.255.255: no 0.0.0.0/0', ipip('172.15.255.255'), 'no_route')
         t.drop('192.168.3.1: no 0.0.0.0/0', fou(5556, gre(v4(dst='192.168.3.1',
                                                                 seq=next(seq)))), 'no_route')
+        # from a source with a route back: net unreachable, from the
+        # address of the port it leaves by
+        f = fou(5555, v4(src='172.16.1.9', dst='8.8.4.9', seq=next(seq)))
+        t.icmp('8.8.4.9 from 172.16.1.9: net unreachable', f, 1, NH['A'],
+               ft.icmp4_error(ft.tunnel_payload(bytes(f)), '192.168.1.1', 'icmp_net_unreach'),
+               'icmp_net_unreach')
         t.fwd('2001:db8::1: ::/0', sit('2001:db8::1'), 1, NH['I'])
         t.fwd('fd00:11::1: ::/0', sit('fd00:11::1'), 1, NH['I'])
         t.drop('1001 bytes to ::/0 on port 1', sit('2001:db8::2', size=1001), 'mtu_exceeded')

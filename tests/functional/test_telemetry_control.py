@@ -389,10 +389,21 @@ class TelemetryControl(ft.GatewayTestCase):
         frames of cycle i's tunnel (outer destination its remote) and plain
         frames of the 192.168.101.0/24 route, which each cycle adds only
         after its tunnel's delete returned. After a plain frame, no frame
-        of a tunnel that existed before it may follow."""
-        rows = ft.tshark_fields(pcap, ['ip.dst', 'udp.dstport'], checksums=False)
+        of a tunnel that existed before it may follow. Between them, the
+        errors a Linux router sends the peer while a route or the FOU port
+        is away: net unreachable about 192.168.100.1 or .101.1, port
+        unreachable about UDP 6000 (rate-limited, so not every time)."""
+        rows = ft.tshark_fields(pcap, ['ip.src', 'ip.dst', 'udp.dstport', 'icmp.type',
+                                       'icmp.code'], checksums=False)
         barrier, last, tunnel_frames, plain_frames = -1, -1, 0, 0
         for n, r in enumerate(rows):
+            if r['icmp.type'][:1] == ['3']:
+                self.assertEqual(r['ip.src'][0], ft.IP_P0, 'frame %d' % (n + 1))
+                self.assertIn((r['icmp.code'][0], r['ip.dst']),
+                              (('0', [self.PEER, '192.168.100.1']),
+                               ('0', [self.PEER, '192.168.101.1']),
+                               ('3', [self.PEER, ft.IP_P0])), 'frame %d' % (n + 1))
+                continue
             if r['udp.dstport'] == ['5556']:
                 e = epoch_of[r['ip.dst'][0]]
                 self.assertGreater(e, barrier, 'frame %d: into tunnel of cycle %d after its '

@@ -233,15 +233,21 @@ fuzz_check_encap(uint8_t *p, size_t hl, size_t tot, const struct fou_tunnel_info
 		FUZZ_ASSERT(p[6] & 0x40, "tunnel %s has pmtudisc: DF must be set", t->name);
 }
 
+/* An ICMP message we built: an echo reply (the request's size), or an
+ * error (destination unreachable, time exceeded) quoting at least a header,
+ * within 576 bytes. */
 static void
 fuzz_check_icmp4(const uint8_t *p, size_t hl, size_t tot)
 {
 	const uint8_t *icmp = p + hl;
 
-	FUZZ_ASSERT(tot >= hl + 8 + 20, "ICMP error of %zu bytes", tot);
-	FUZZ_ASSERT((icmp[0] == 3 && icmp[1] == 4) || (icmp[0] == 11 && icmp[1] == 0),
-		    "ICMP type %u code %u", icmp[0], icmp[1]);
-	FUZZ_ASSERT(tot <= 576, "ICMP error of %zu bytes, above 576", tot);
+	FUZZ_ASSERT(tot >= hl + 8, "ICMP message of %zu bytes", tot);
+	if (icmp[0] != 0) {
+		FUZZ_ASSERT(tot >= hl + 8 + 20, "ICMP error of %zu bytes", tot);
+		FUZZ_ASSERT((icmp[0] == 3 && icmp[1] <= 4) || (icmp[0] == 11 && icmp[1] == 0),
+			    "ICMP type %u code %u", icmp[0], icmp[1]);
+		FUZZ_ASSERT(tot <= 576, "ICMP error of %zu bytes, above 576", tot);
+	}
 	FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(icmp, tot - hl, 0)) == 0xffff, "ICMP checksum wrong");
 }
 
@@ -280,9 +286,9 @@ fuzz_check_ip4(uint8_t *p, size_t len, struct fuzz_ctx *c)
 		    dst != 0xffffffff, "martian or group destination %08x sent", dst);
 	if (!fuzz_ours(AF_INET, p + 12))
 		return;
-	/* from one of our addresses: only ICMP errors and tunnels */
+	/* from one of our addresses: only ICMP messages and tunnels */
 	if (p[9] == IPPROTO_ICMP) {
-		FUZZ_ASSERT(c->icmp != 0, "ICMP from our address, and no ICMP error was counted");
+		FUZZ_ASSERT(c->icmp != 0, "ICMP from our address, and no ICMP message was counted");
 		fuzz_check_icmp4(p, hl, tot);
 		c->icmp_seen = true;
 		return;
@@ -319,7 +325,9 @@ fuzz_check_ip6(const uint8_t *p, size_t len, struct fuzz_ctx *c)
 	if (c->icmp != 1 || !fuzz_ours(AF_INET6, p + 8) || p[6] != IPPROTO_ICMPV6)
 		return;
 	c->icmp_seen = true;
-	FUZZ_ASSERT(len >= 48 && (p[40] == 2 || p[40] == 3) && len <= 1280,
+	/* an echo reply (the request's size), or an error within 1280 bytes:
+	 * destination unreachable, too big, time exceeded, parameter problem */
+	FUZZ_ASSERT(len >= 48 && (p[40] == 129 || (p[40] >= 1 && p[40] <= 4 && len <= 1280)),
 		    "ICMPv6 type %u, %zu bytes", len >= 48 ? p[40] : 0, len);
 	FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(p + 40, len - 40, rfc1071_sum(p + 8, 32, 0) +
 					     IPPROTO_ICMPV6 + (uint32_t)(len - 40))) == 0xffff,

@@ -3,8 +3,9 @@
 # Regenerate: /usr/bin/python3 tests/unit/gen_golden.py > tests/unit/golden.h
 # Generates tests/unit/golden.h from scapy (an encoder independent of the C code).
 from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
-                       ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
-                       ICMPv6DestUnreach)
+                       IPOption_RR, ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
+                       ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6ND_NS,
+                       ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, Padding)
 from scapy.utils import checksum
 
 RX_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
@@ -62,7 +63,7 @@ def describe(pkt, tunnel=True):
             c = "%s: ihl %d, tos 0x%02x, len %d, id 0x%04x, %s, ttl %d, proto %d, csum 0x%04x, %s -> %s" % (
                 who, bl.ihl, bl.tos, bl.len, bl.id, "DF" if bl.flags.DF else "no DF", bl.ttl, bl.proto, bl.chksum, bl.src, bl.dst)
             if bl.ihl > 5:
-                c += ", option: router alert"
+                c += ", option: " + {148: "router alert", 7: "record route"}[rest[20]]
         elif isinstance(layer, IPv6):
             bl = IPv6(rest)
             nip += 1
@@ -78,6 +79,13 @@ def describe(pkt, tunnel=True):
             if bl.chksum_present: c += ", csum 0x%04x" % bl.chksum
             if bl.key_present: c += ", key 0x%08x" % bl.key
             if bl.seqnum_present: c += ", seq 0x%08x" % bl.sequence_number
+        elif isinstance(layer, (ICMPv6ND_NS, ICMPv6ND_NA)):
+            c = "ICMPv6 %s: type %d, code %d, csum 0x%04x, flags 0x%08x, target %s" % (
+                "NS" if chunk[0] == 135 else "NA", chunk[0], chunk[1],
+                int.from_bytes(chunk[2:4], "big"), int.from_bytes(chunk[4:8], "big"), layer.tgt)
+        elif isinstance(layer, (ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr)):
+            c = "option: %s link-layer address %s, len %d" % (
+                "source" if chunk[0] == 1 else "target", layer.lladdr, chunk[1])
         elif isinstance(layer, ICMP) or layer.name.startswith("ICMPv6"):
             # the header, then the quote as one block
             chunk = b[off:off+8]
@@ -86,10 +94,14 @@ def describe(pkt, tunnel=True):
                 int.from_bytes(chunk[2:4], "big"), int.from_bytes(chunk[4:8], "big"))
             parts.append((c, chunk))
             off += 8
+            echo = chunk[0] in ((0, 8) if isinstance(layer, ICMP) else (128, 129))
             if off < len(b):
-                parts.append(("quoted: the packet as received (%d bytes)" % (len(b) - off), b[off:]))
+                parts.append(("%s (%d bytes)" % ("echo data" if echo else "quoted: the packet as received",
+                                                 len(b) - off), b[off:]))
                 off = len(b)
             break
+        elif isinstance(layer, Padding):
+            c = "Ethernet padding (%d bytes)" % len(layer.load)
         elif isinstance(layer, Raw):
             try:
                 t = layer.load.decode("ascii")
@@ -181,9 +193,9 @@ def tx_in4(tos=0, df=True, ttl=64, size=None, dst="10.50.0.7", proto_layer=None,
         ip = IP(src=src, dst=dst, tos=tos, ttl=ttl, id=ident, flags="DF" if df else 0, frag=frag) / l4 / Raw(bytes((7 * i) & 0xff for i in range(pad)))
     return IP(raw(ip))
 
-def tx_in6(tc=0, hlim=64, size=None, dst="fd00:50::7", l4=None):
+def tx_in6(tc=0, hlim=64, size=None, dst="fd00:50::7", l4=None, src=SENDER6):
     l4 = l4 if l4 is not None else UDP(sport=40000, dport=7) / Raw(PAYLOAD)
-    ip = IPv6(src=SENDER6, dst=dst, tc=tc, hlim=hlim, fl=0x12345) / l4
+    ip = IPv6(src=src, dst=dst, tc=tc, hlim=hlim, fl=0x12345) / l4
     if size is not None:
         ip = ip / Raw(bytes((7 * i) & 0xff for i in range(size - len(raw(ip)))))
     return IPv6(raw(ip))
@@ -271,13 +283,34 @@ def icmp4_error(orig, type, code, mtu=0, src=GW4, ident=0, quote_max=548):
         ic.nexthopmtu = mtu
     return IP(src=src, dst=orig.src, tos=tos, ttl=64, id=ident, flags=0) / ic / Raw(q)
 
-def icmp6_error(orig, kind, mtu=0, src=GW6):
-    q = raw(orig)[:1232]
+def icmp6_error(orig, kind, mtu=0, src=GW6, code=0, quote_max=1232):
+    q = raw(orig)[:quote_max]
     if kind == "ptb":
         ic = ICMPv6PacketTooBig(mtu=mtu)
+    elif kind == "unreach":
+        ic = ICMPv6DestUnreach(code=code)
+    elif kind == "param":
+        ic = ICMPv6ParamProblem(code=code, ptr=mtu)
     else:
         ic = ICMPv6TimeExceeded(code=0)
     return IPv6(src=src, dst=orig.src, tc=0, fl=0, hlim=64) / ic / Raw(q)
+
+def echo_reply4(req, ident=0):
+    """icmp_reply: from the address pinged, TTL 64, the request's whole TOS
+    byte, no DF, no options echoed; type 0, code, id, seq and data as they
+    came (scapy computes the checksum)."""
+    req = IP(raw(req))
+    ic = req[ICMP]
+    return IP(src=req.dst, dst=req.src, tos=req.tos, ttl=64, id=ident, flags=0) / \
+        ICMP(type=0, code=ic.code, id=ic.id, seq=ic.seq) / Raw(bytes(ic.payload))
+
+def echo_reply6(req):
+    """icmpv6_echo_reply: from the address pinged, hop limit 64, the
+    request's traffic class, flow label 0; type 129, the rest as it came."""
+    req = IPv6(raw(req))
+    ic = req[ICMPv6EchoRequest]
+    return IPv6(src=req.dst, dst=req.src, tc=req.tc, fl=0, hlim=64) / \
+        ICMPv6EchoReply(code=ic.code, id=ic.id, seq=ic.seq, data=ic.data)
 
 def to_sender(ip):
     return Ether(dst=PEER_MAC, src=RX_MAC) / ip
@@ -311,6 +344,74 @@ def zero_csum_case():
     assert raw(out)[14 + 26:14 + 28] == b"\xff\xff", raw(out)[14 + 26:14 + 28]
     tx("tx_ipip_csum_zero", "ipip/fou, encap-csum, inner payload chosen so that the UDP checksum computes to 0: sent as 0xffff",
        t.stmt(), rx(inner), out)
+
+def fou_in(inner, dport, src=SENDER4, dst=GW4):
+    """inner over FOU to the gateway (UDP checksum 0), as a Linux peer sends it."""
+    return Ether(dst=RX_MAC, src=PEER_MAC) / IP(src=src, dst=dst, ttl=64, id=0x4d2, flags="DF") / \
+        UDP(sport=51234, dport=dport, chksum=0) / inner
+
+def local_cases():
+    """What the gateway answers for its own addresses (Linux' local input)
+    and no route: echo replies, unreachables, parameter problem."""
+    echo = tx_in4(dst=GW4, proto_layer=ICMP(type=8, id=7, seq=1) / Raw(b"ping-fou"))
+    tx("local_echo4", "ICMP echo request to 10.0.0.1: echo reply from it", "", rx(echo),
+       to_sender(echo_reply4(echo)), 0)
+    echo = tx_in4(dst=LOCAL, proto_layer=ICMP(type=8, id=7, seq=2) / Raw(b"ping-fou"))
+    tx("local_echo4_other_port", "ICMP echo request on port 0 to port 1's 192.168.1.1: echo reply from it, out of port 0",
+       "", rx(echo), to_sender(echo_reply4(echo)), 0)
+    opts = IP(src=SENDER4, dst=GW4, tos=0xb9, ttl=9, id=0x1234, flags="DF",
+              options=[IPOption_RR(pointer=4, routers=["0.0.0.0"])]) / \
+        ICMP(type=8, code=3, id=7, seq=3) / Raw(bytes(range(40)))
+    opts = IP(raw(opts))
+    tx("local_echo4_tos_options", "ICMP echo request, tos 0xb9, TTL 9, record route option, code 3: the reply copies tos and code, has TTL 64 and no option",
+       "", rx(opts), to_sender(echo_reply4(opts)), 0)
+    echo6 = tx_in6(dst=GW6, tc=0xb9, l4=ICMPv6EchoRequest(id=7, seq=1, data=b"ping-fou"))
+    tx("local_echo6", "ICMPv6 echo request to fd00::1, tc 0xb9, flow label 0x12345: echo reply, tc 0xb9, flow label 0, hop limit 64",
+       "", rx(echo6), to_sender(echo_reply6(echo6)), 0)
+    # through a tunnel: t1's remote pings t1's local from 10.50.0.5, routed into t1
+    t = Tun("ipip")
+    inner = IP(src="10.50.0.5", dst=LOCAL, ttl=64, id=0x77, tos=0x28) / ICMP(type=8, id=9, seq=1) / Raw(b"via-tunnel")
+    inner = IP(raw(inner))
+    tx("local_echo4_via_tunnel", "ipip/fou from t1's remote: inner echo request 10.50.0.5 -> 192.168.1.1: the reply goes back into t1 (reply ID 0, outer ID 1)",
+       t.stmt(), fou_in(inner, 5555, src=REMOTE, dst=LOCAL), t.encap_frame(echo_reply4(inner), ident=1), 1, 1 | 2 | 4)
+    t6 = Tun("sit")
+    inner6 = IPv6(src="fd00:50::5", dst="fd00:1::1", hlim=64, fl=0x12345) / ICMPv6EchoRequest(id=9, seq=1, data=b"via-tunnel")
+    inner6 = IPv6(raw(inner6))
+    tx("local_echo6_via_tunnel", "sit/fou from t1's remote: inner ICMPv6 echo request fd00:50::5 -> fd00:1::1: the reply goes back into t1",
+       t6.stmt(), fou_in(inner6, 5557, src=REMOTE, dst=LOCAL), t6.encap_frame(echo_reply6(inner6)), 1, 1 | 2 | 4)
+    # no route: ip_error (net unreachable), ip6_pkt_drop (no route)
+    nr = tx_in4(dst="10.99.0.7")
+    tx("noroute4", "plain IPv4 to 10.99.0.7, no route: ICMP net unreachable from 10.0.0.1", "", rx(nr),
+       to_sender(icmp4_error(nr, 3, 0)), 0)
+    nr6 = tx_in6(dst="fd00:99::7")
+    tx("noroute6", "plain IPv6 to fd00:99::7, no route: ICMPv6 destination unreachable, no route, from fd00::1",
+       "", rx(nr6), to_sender(icmp6_error(nr6, "unreach", code=0)), 0)
+    tx("noroute4_decap", "ipip/fou, inner 10.0.0.2 -> 10.99.0.7, no route: net unreachable, not encapsulated (10.0.0.2 is on port 0)",
+       "", fou_in(nr, 5555), to_sender(icmp4_error(nr, 3, 0)), 0, 2 | 4)
+    # UDP to a port nobody listens on: port unreachable from the address it was sent to
+    pu = tx_in4(dst=GW4)
+    tx("local_port_unreach4", "UDP to 10.0.0.1 port 7: ICMP port unreachable from 10.0.0.1", "", rx(pu),
+       to_sender(icmp4_error(pu, 3, 3)), 0)
+    pu = tx_in4(dst=LOCAL)
+    tx("local_port_unreach4_other_port", "UDP to 192.168.1.1 port 7, received on port 0: port unreachable from 192.168.1.1",
+       "", rx(pu), to_sender(icmp4_error(pu, 3, 3, src=LOCAL)), 0)
+    tr = IP(raw(IP(src=SENDER4, dst=GW4, ttl=64, id=0x1234, flags="DF") / UDP(sport=40000, dport=7, len=16, chksum=0) /
+                Raw(PAYLOAD + b"trailer!")))
+    tx("local_port_unreach4_trimmed", "UDP length 16 in 24 bytes of IPv4 payload: the quote ends with the datagram (__udp4_lib_rcv trims)",
+       "", rx(tr), to_sender(icmp4_error(tr, 3, 3, quote_max=20 + 16)), 0)
+    pu6 = tx_in6(dst=GW6)
+    tx("local_port_unreach6", "UDP to fd00::1 port 7: ICMPv6 destination unreachable, port unreachable, from fd00::1",
+       "", rx(pu6), to_sender(icmp6_error(pu6, "unreach", code=4)), 0)
+    inner = tx_in4(dst=GW4)
+    tx("local_port_unreach4_decap", "ipip/fou, inner UDP 10.0.0.2 -> 10.0.0.1 port 7: port unreachable from 10.0.0.1",
+       "", fou_in(inner, 5555), to_sender(icmp4_error(inner, 3, 3)), 0, 2 | 4)
+    # a protocol without a handler
+    pr = IP(raw(IP(src=SENDER4, dst=GW4, ttl=64, id=0x1234, flags="DF", proto=99) / Raw(bytes(range(24)))))
+    tx("local_proto_unreach4", "IPv4 protocol 99 to 10.0.0.1: ICMP protocol unreachable", "", rx(pr),
+       to_sender(icmp4_error(pr, 3, 2)), 0)
+    pp = IPv6(raw(IPv6(src=SENDER6, dst=GW6, hlim=64, fl=0x12345, nh=99) / Raw(bytes(range(24)))))
+    tx("local_param_problem6", "IPv6 next header 99 to fd00::1: ICMPv6 parameter problem, unrecognised next header, pointer 6",
+       "", rx(pp), to_sender(icmp6_error(pp, "param", mtu=6, code=1)), 0)
 
 def gen_tx():
     v4, v6 = tx_in4(), tx_in6()
@@ -404,6 +505,24 @@ def gen_tx():
     tx("mtu_error_via_tunnel", "plain forwarding, port MTU 200, sender 10.60.0.5 routed into t1: the error goes through t1, cut to its MTU",
        link(200) + t.stmt() + "\nroute 10.60.0.0/16,dev=t1", rx(back),
        Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+    # a tunnel with addresses of its own: an error through it comes from
+    # one (inet_select_addr on the tunnel device): the first, or the one on
+    # the network of the sender (the connected route's preferred source)
+    err = icmp4_error(back, 3, 4, 200, src="192.168.44.1", quote_max=172 - 28)
+    tx("mtu_error_via_tunnel_addr", "as mtu_error_via_tunnel, t1 with the addresses 192.168.44.1/30 and 192.168.45.1/24: the error comes from the first",
+       link(200) + t.stmt() + "\naddr t1,192.168.44.1/30\naddr t1,192.168.45.1/24\nroute 10.60.0.0/16,dev=t1", rx(back),
+       Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+    ttl1 = tx_in4(ttl=1, dst="10.20.0.7", src="192.168.45.7")
+    err = icmp4_error(ttl1, 11, 0, src="192.168.45.1")
+    tx("ttl1_error_via_tunnel_net", "plain forwarding, TTL 1 from 192.168.45.7, on the network of t1's address 192.168.45.1/24 (its second): time exceeded from 192.168.45.1 through t1",
+       t.stmt() + "\naddr t1,192.168.44.1/30\naddr t1,192.168.45.1/24", rx(ttl1),
+       Tun("ipip").encap_frame(err, ident=1), 1, 1 | 2)
+    h1 = tx_in6(hlim=1, dst="fd00:20::7", src="fd00:44::7")
+    err = icmp6_error(h1, "te", src="fd00:44::1")
+    tx("hlim1_error_via_tunnel_net6", "plain IPv6 forwarding, hop limit 1 from fd00:44::7, on the network of sit t1's address fd00:44::1/64: time exceeded from fd00:44::1 through t1",
+       t6.stmt() + "\naddr t1,fd00:44::1/64", rx(h1), Tun("sit").encap_frame(err), 1, 1 | 2)
+
+    local_cases()
 
     # plain (encap none) tunnel protocols to a local address, decapsulated
     o = lambda proto: Ether(dst=RX_MAC, src=PEER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1", ttl=64, id=0x4d2, flags="DF", proto=proto)
@@ -420,7 +539,8 @@ def gen_tx():
         emit(name + "_out", out, doc + ": output on port %d" % port, tunnel=nip > 1)
     print("""/* Transmit cases: statements after the standard topology, input on port 0, output. */
 #define GOLDEN_SPORT_AUTO 0x01	/* encap-sport auto: the UDP source port is checked, not compared */
-#define GOLDEN_ICMP 0x02	/* the output is an ICMP error (counted in icmp_out) */
+#define GOLDEN_ICMP 0x02	/* the output is an ICMP message (counted in icmp_out) */
+#define GOLDEN_DECAP 0x04	/* the input is FOU to the gateway, decapsulated */
 struct golden_tx {
 	const char *name;
 	const char *doc;
@@ -439,7 +559,100 @@ struct golden_tx {
         print('\t{ "%s", "%s",\n\t  "%s",\n\t  %s_in, sizeof(%s_in), %s_out, sizeof(%s_out), %d, %d },' % (name, doc.replace('"', '\\"'), st, name, name, name, name, port, flags))
     print("};\n")
 
+# --- path MTU: ICMP fragmentation needed about a tunnel's outer packets ----------
+#
+# The transmit topology; the router 192.168.1.2 (02:00:00:00:01:02) on port 1,
+# on the way to the remote, sends "fragmentation needed" to the tunnel's local
+# address, quoting 548 bytes of the outer packet as Linux' icmp_send does. The
+# gateway then answers inner packets over the lowered tunnel MTU itself.
+# encap-sport is fixed, so that the outer packets are golden too.
+
+def frag_needed(outer_frame, mtu, quote=548):
+    q = raw(outer_frame[IP])[:quote]
+    return (Ether(dst=EG_MAC, src=NB4_MAC) / IP(src="192.168.1.2", dst=LOCAL, ttl=64, id=0x77) /
+            ICMP(type=3, code=4, nexthopmtu=mtu) / Raw(q))
+
+PMTU = []   # (name, stmts, doc)
+
+def gen_pmtu():
+    cases = (
+        ("ipip", Tun("ipip", sport=4242), "ipip/fou, encap-sport=4242"),
+        ("gre", Tun("gre", encap="none", key=42), "plain GRE, key 42"),
+        ("fgre", Tun("gre", key=42, gcsum=True, sport=4242), "gre/fou, key 42, csum, encap-sport=4242"),
+    )
+    for n, t, d in cases:
+        tmtu = 1500 - t.overhead()
+        big = tx_in4(size=tmtu)
+        out = t.encap_frame(routed(big))
+        emit("g_pmtu_%s_big_in" % n, rx(big), "%s: inner DF of the tunnel MTU %d from the sender" % (d, tmtu), tunnel=False)
+        emit("g_pmtu_%s_big_out" % n, out, "%s: its outer packet of 1500 bytes" % d)
+        emit("g_pmtu_%s_err" % n, frag_needed(out, 1400), "%s: fragmentation needed, MTU 1400, about that outer packet" % d, tunnel=False)
+        emit("g_pmtu_%s_big_frag" % n, to_sender(icmp4_error(big, 3, 4, 1400 - t.overhead())),
+             "%s: the same inner packet after it: fragmentation needed, MTU %d, to the sender" % (d, 1400 - t.overhead()), tunnel=False)
+        PMTU.append((n, t.stmt(), d))
+    t = cases[0][1]
+    fits = tx_in4(size=1372)
+    out = t.encap_frame(routed(fits))
+    emit("g_pmtu_ipip_fits_in", rx(fits), "ipip/fou: inner DF of 1372 bytes, the tunnel MTU under path MTU 1400", tunnel=False)
+    emit("g_pmtu_ipip_fits_out", out, "ipip/fou: its outer packet of 1400 bytes")
+    emit("g_pmtu_ipip_err_300", frag_needed(out, 300), "ipip/fou: fragmentation needed, MTU 300 (taken as 552), about the 1400-byte outer packet", tunnel=False)
+    emit("g_pmtu_ipip_fits_frag", to_sender(icmp4_error(fits, 3, 4, 552 - 28)),
+         "ipip/fou: the 1372-byte inner after path MTU 552: fragmentation needed, MTU 524", tunnel=False)
+    emit("g_pmtu_ipip_err_raise", frag_needed(out, 1450), "ipip/fou: fragmentation needed, MTU 1450, about the 1400-byte outer packet: would raise it", tunnel=False)
+    print("static const struct {\n\tconst char *name;\n\tconst char *doc;\n\tconst char *stmts;\n} golden_pmtu[] = {")
+    for n, stmts, d in PMTU:
+        print('\t{ "%s", "%s", "%s" },' % (n, d, stmts.replace("\n", "\\n")))
+    print("};\n")
+
+def gen_nd():
+    """Neighbour Discovery on port 1 (EG_MAC, fd00:1::1, link-local
+    fe80::ff:fe00:101 by modified EUI-64): solicitations from a neighbour
+    and the advertisements that answer them, as Linux 6.1's ndisc_recv_ns
+    sends them (R always; S unless a duplicate address probe; O and the
+    target link-layer option when the solicitation came to a group)."""
+    NB, NB_MAC, LL = "fd00:1::9", "02:00:00:00:01:09", "fe80::ff:fe00:101"
+    ip6 = lambda src, dst: IPv6(src=src, dst=dst, hlim=255, tc=0, fl=0)
+    na = lambda tgt, R, S, O: ICMPv6ND_NA(tgt=tgt, R=R, S=S, O=O)
+    emit("g_ns_mcast", Ether(dst="33:33:ff:00:00:01", src=NB_MAC) / ip6("fe80::9", "ff02::1:ff00:1") /
+         ICMPv6ND_NS(tgt="fd00:1::1") / ICMPv6NDOptSrcLLAddr(lladdr=NB_MAC),
+         "NS for fd00:1::1 to its solicited-node group, from fe80::9 with its link-layer address", tunnel=False)
+    emit("g_na_mcast", Ether(dst=NB_MAC, src=EG_MAC) / ip6("fd00:1::1", "fe80::9") /
+         na("fd00:1::1", 1, 1, 1) / ICMPv6NDOptDstLLAddr(lladdr=EG_MAC),
+         "its answer: NA R S O with our link-layer address", tunnel=False)
+    emit("g_ns_ll", Ether(dst=EG_MAC, src=NB_MAC) / Dot1Q(vlan=7) / ip6("fe80::9", LL) /
+         ICMPv6ND_NS(tgt=LL) / ICMPv6NDOptSrcLLAddr(lladdr=NB_MAC),
+         "802.1Q (VID 7) unicast NS for our link-local address, from fe80::9 with its link-layer address", tunnel=False)
+    emit("g_na_ll", Ether(dst=NB_MAC, src=EG_MAC) / Dot1Q(vlan=7) / ip6(LL, "fe80::9") /
+         na(LL, 1, 1, 0),
+         "its answer: NA R S, no option (the solicitor knows our MAC), the tag kept", tunnel=False)
+    p = ip6(NB, "fd00:1::1")
+    p.plen = 24
+    emit("g_ns_plain", Ether(dst=EG_MAC, src=NB_MAC) / p / ICMPv6ND_NS(tgt="fd00:1::1") /
+         Padding(bytes(10)),
+         "unicast NS for fd00:1::1 from fd00:1::9 without an option, 10 bytes of Ethernet padding", tunnel=False)
+    emit("g_na_plain", Ether(dst=NB_MAC, src=EG_MAC) / ip6("fd00:1::1", NB) / na("fd00:1::1", 1, 1, 0),
+         "its answer: NA R S to the frame's source MAC, the padding gone", tunnel=False)
+    emit("g_ns_dad", Ether(dst="33:33:ff:00:00:01", src=NB_MAC) / ip6("::", "ff02::1:ff00:1") /
+         ICMPv6ND_NS(tgt="fd00:1::1"),
+         "duplicate address probe for fd00:1::1 (source ::)", tunnel=False)
+    emit("g_na_dad", Ether(dst="33:33:00:00:00:01", src=EG_MAC) / ip6("fd00:1::1", "ff02::1") /
+         na("fd00:1::1", 1, 0, 1) / ICMPv6NDOptDstLLAddr(lladdr=EG_MAC),
+         "its answer: NA R O to all nodes with our link-layer address", tunnel=False)
+    emit("g_ns_out", Ether(dst="33:33:ff:00:00:09", src=EG_MAC) / ip6("fd00:1::1", "ff02::1:ff00:9") /
+         ICMPv6ND_NS(tgt=NB) / ICMPv6NDOptSrcLLAddr(lladdr=EG_MAC),
+         "the gateway resolving fd00:1::9: NS to its solicited-node group from fd00:1::1", tunnel=False)
+    emit("g_na_in", Ether(dst=EG_MAC, src=NB_MAC) / ip6(NB, "fd00:1::1") /
+         na(NB, 0, 1, 1) / ICMPv6NDOptDstLLAddr(lladdr=NB_MAC),
+         "fd00:1::9 answering it: NA S O with its link-layer address", tunnel=False)
+
+print("/* Neighbour Discovery: define GOLDEN_ND before including. */\n#ifdef GOLDEN_ND\n")
+gen_nd()
+print("#endif /* GOLDEN_ND */\n")
+
 print("/* Transmit path: define GOLDEN_TX before including. */\n#ifdef GOLDEN_TX\n")
 gen_tx()
 print("#endif /* GOLDEN_TX */\n")
+print("/* Path MTU: define GOLDEN_PMTU before including. */\n#ifdef GOLDEN_PMTU\n")
+gen_pmtu()
+print("#endif /* GOLDEN_PMTU */\n")
 print("#endif /* UNIT_GOLDEN_H */")

@@ -311,6 +311,78 @@ test_config_gateway(void **state)
 	fou_gw_free(c.gw);
 }
 
+/* fou_config_dump() callback: the statements as the lines of a config file. */
+static int
+dump_text(void *ctx, const char *name, const char *arg, struct fou_err *err)
+{
+	char *text = ctx;
+	size_t len = strlen(text);
+
+	(void)err;
+	snprintf(text + len, 4096 - len, "%s = %s\n", name, arg);
+	return strlen(text) < 4095 ? 0 : -E2BIG;
+}
+
+/*
+ * Addresses on tunnels in a file: applied as the application does (sorted
+ * by fou_stmt_order(), file order among equals) they come after their
+ * tunnels wherever they are written; the running configuration written
+ * back lists them after the tunnels, so that file loads again as it is.
+ */
+static void
+test_config_tunnel_addr(void **state)
+{
+	static const char text[] =
+		"addr = t1,192.168.4.1/30   # before its tunnel\n"
+		"route = 192.168.5.0/24,dev=t1\n"
+		"addr = g1,fd00:44::1/64\n"
+		"tunnel = t1,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555\n"
+		"tunnel = g1,type=gre,local=10.0.0.1,remote=10.0.0.3,encap=none\n"
+		"addr = 0,10.0.0.1/24\n";
+	static char dump1[4096], dump2[4096];
+	struct calls c = { 0 }, c2 = { 0 };
+	unsigned int idx[MAX_CALLS], i, j;
+	struct fou_err err;
+	struct fou_gw *gw;
+
+	(void)state;
+	assert_int_equal(load(text, &c, &err), 0);
+	assert_int_equal(c.n, 6);
+	for (i = 0; i < c.n; i++) {
+		for (j = i; j > 0 && fou_stmt_order(c.name[idx[j - 1]], c.arg[idx[j - 1]]) >
+				     fou_stmt_order(c.name[i], c.arg[i]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	gw = unit_gw_new(NULL);
+	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	for (i = 0; i < c.n; i++)
+		UNIT_APPLY(gw, c.name[idx[i]], c.arg[idx[i]]);
+	dump1[0] = '\0';
+	assert_int_equal(fou_config_dump(gw, dump_text, dump1, &err), 0);
+	assert_non_null(strstr(dump1, "tunnel = g1,type=gre,local=10.0.0.1,remote=10.0.0.3,"
+			       "encap=none\naddr = t1,192.168.4.1/30\naddr = g1,fd00:44::1/64\n"
+			       "route = 192.168.5.0/24,dev=t1\n"));
+	fou_gw_free(gw);
+
+	/* written back, it loads in file order */
+	c2.gw = unit_gw_new(NULL);
+	assert_int_equal(fou_iface_set(c2.gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	if (load(dump1, &c2, &err) != 0)
+		fail_msg("the written config does not load: %s\n%s", err.msg, dump1);
+	dump2[0] = '\0';
+	assert_int_equal(fou_config_dump(c2.gw, dump_text, dump2, &err), 0);
+	assert_string_equal(dump2, dump1);
+	fou_gw_free(c2.gw);
+
+	/* in file order, the first line has no tunnel yet */
+	c2.gw = unit_gw_new(NULL);
+	c2.n = 0;
+	assert_int_equal(load(text, &c2, &err), -ENODEV);
+	assert_non_null(strstr(err.msg, "no tunnel 't1'"));
+	fou_gw_free(c2.gw);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, teardown_file)
 
 int
@@ -328,6 +400,7 @@ main(int argc, char **argv)
 		T(test_config_missing_file),
 		T(test_config_directory),
 		T(test_config_gateway),
+		T(test_config_tunnel_addr),
 	};
 	int failures;
 

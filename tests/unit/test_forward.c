@@ -676,13 +676,47 @@ test_default_route(void **state)
 	unit_build(&s, &p);
 	unit_ctx("fd00:20::7");
 	EXPECT_FWD_TO(&p, &mac_nb6);
-	/* martians are not routed by it, local stays local */
+	/* martians are not routed by it */
 	spec_v4(&s, IP4(127, 0, 0, 1));
 	unit_build(&s, &p);
 	EXPECT_LATE_DROP(&p, FOU_DROP_INNER_MARTIAN);
+}
+
+/*
+ * Local stays local: an inner UDP datagram to 10.0.0.1 is delivered, finds
+ * no listener and, now that the default route leads back to 10.30.0.5, is
+ * answered with a port unreachable from 10.0.0.1 (without it, test_routes4
+ * sees it dropped as inner_local).
+ */
+static void
+test_default_route_local(void **state)
+{
+	struct unit_lcore u = { 0 };
+	struct rte_mbuf *m;
+	struct unit_spec s;
+	struct unit_pkt p;
+	const uint8_t *b;
+	uint16_t port;
+
+	(void)state;
 	spec_v4(&s, IP4(10, 0, 0, 1));
 	unit_build(&s, &p);
-	EXPECT_LATE_DROP(&p, FOU_DROP_INNER_LOCAL);
+	m = unit_mbuf(p.b, p.len);
+	unit_lcore_begin(&u, gw, 0);
+	assert_int_equal(unit_rx(&u, RX_PORT, &m, 1, &port), 1);
+	assert_int_equal(port, EG_PORT);
+	assert_int_equal(u.st.decap_inner[FOU_INNER_IPV4], 1);
+	assert_int_equal(u.st.icmp_out[FOU_ICMP_PORT_UNREACH], 1);
+	b = rte_pktmbuf_mtod(m, const uint8_t *);
+	assert_memory_equal(b, &mac_nb4_7, 6);
+	assert_int_equal(unit_get32(b + 14 + 12), IP4(10, 0, 0, 1));
+	assert_int_equal(unit_get32(b + 14 + 16), IP4(10, 30, 0, 5));
+	assert_int_equal(b[14 + 20], 3);
+	assert_int_equal(b[14 + 21], 3);
+	assert_memory_equal(b + 14 + 28, p.b + p.inner, p.inner_tot);
+	assert_true(unit_cksum_ok(b + 14 + 20, rte_pktmbuf_pkt_len(m) - 14 - 20));
+	rte_pktmbuf_free(m);
+	unit_lcore_end(&u);
 }
 
 /*
@@ -977,6 +1011,7 @@ main(int argc, char **argv)
 	};
 	const struct CMUnitTest tests_default[] = {
 		T(test_default_route),
+		T(test_default_route_local),
 		T(test_default_route_not_local),
 	};
 	const struct CMUnitTest tests_mtu[] = {

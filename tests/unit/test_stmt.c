@@ -292,6 +292,20 @@ test_stmt_rank_usage(void **state)
 	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
 	assert_non_null(strstr(fou_stmt_help("tunnel"), "ip link add"));
 	assert_null(fou_stmt_help("tunnels"));
+	assert_string_equal(fou_stmt_usage("addr"), "PORTID|TUNNEL,IP/PLEN");
+	/* the order statements are applied in: by rank, but an address on a
+	 * tunnel after the tunnels and before the routes */
+	for (i = 0; i < RTE_DIM(order); i++)
+		assert_int_equal(fou_stmt_order(order[i], "1,x"), 2 * (int)i);
+	assert_int_equal(fou_stmt_order("addr", "0,10.0.0.1/24"), 2 * fou_stmt_rank("addr"));
+	assert_int_equal(fou_stmt_order("addr", "t1,192.168.4.1/30"),
+			 2 * fou_stmt_rank("tunnel") + 1);
+	assert_int_equal(fou_stmt_order("addr", "1a,192.168.4.1/30"),
+			 2 * fou_stmt_rank("tunnel") + 1);
+	assert_true(fou_stmt_order("addr", "t1,192.168.4.1/30") <
+		    fou_stmt_order("route", "192.168.5.0/24,dev=t1"));
+	assert_int_equal(fou_stmt_order("addr", ""), 2 * fou_stmt_rank("addr"));
+	assert_int_equal(fou_stmt_order("tunnels", "t1"), -1);
 }
 
 /*
@@ -658,9 +672,9 @@ test_addr_invalid(void **state)
 		{ "0,10.0.0.256/24", -EINVAL, "'10.0.0.256' is not an IPv4 or IPv6 address", NULL },
 		{ "0,hello", -EINVAL, "'hello' is not an IPv4 or IPv6 address", NULL },
 		{ "9,10.0.0.1/24", -ENODEV, "no DPDK port 9", NULL },
-		{ "x,10.0.0.1/24", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "x,10.0.0.1/24", -ENODEV, "no tunnel 'x'", NULL },
 		{ "65536,10.0.0.1/24", -EINVAL, "'65536' is not a DPDK port number", NULL },
-		{ "0", -EINVAL, "missing fields", "PORTID,IP/PLEN" },
+		{ "0", -EINVAL, "missing fields", "PORTID|TUNNEL,IP/PLEN" },
 		{ "0,10.0.0.1/24,1", -EINVAL, "unexpected '1'", NULL },
 		{ "0,10.0.0.1/24,dev=1", -EINVAL, "unknown parameter 'dev'", NULL },
 	};
@@ -1628,9 +1642,10 @@ test_del_addr(void **state)
 		  NULL },
 		{ "0,192.168.1.1/24", -EADDRNOTAVAIL, "is not on port 0", NULL },
 		{ "1,192.168.9.9/24", -EADDRNOTAVAIL, "is not on port 1", NULL },
-		{ "1", -EINVAL, "missing fields (usage: PORTID,IP/PLEN)", NULL },
+		{ "1", -EINVAL, "missing fields (usage: PORTID|TUNNEL,IP/PLEN)", NULL },
 		{ "1,x/24", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
-		{ "x,192.168.1.1/24", -EINVAL, "'x' is not a DPDK port number", NULL },
+		{ "x,192.168.1.1/24", -ENODEV, "no tunnel 'x'", NULL },
+		{ "65536,192.168.1.1/24", -EINVAL, "'65536' is not a DPDK port number", NULL },
 	};
 	struct fou_gw *gw = *state;
 
@@ -1702,6 +1717,427 @@ test_del_tunnel(void **state)
 	UNIT_DEL(gw, "tunnel", "t1");
 	assert_false(has_route(gw, "10.30.0.0/16"));
 	UNIT_APPLY(gw, "tunnel", TUN_OK);
+}
+
+/* --- addresses on tunnels ------------------------------------------------------ */
+
+/*
+ * fou_addr_add_tunnel() / fou_addr_del_tunnel() (verb "add" or "del") on the
+ * statement's argument TUNNEL,IP/PLEN: the control functions without the
+ * text layer, as a stmt_fn for stmt_run_err().
+ */
+static int
+tunaddr_api(struct fou_gw *gw, const char *verb, const char *arg, struct fou_err *err)
+{
+	const char *comma = strchr(arg, ',');
+	char tun[64];
+	struct fou_ip ip;
+
+	assert_non_null(comma);
+	snprintf(tun, sizeof(tun), "%.*s", (int)(comma - arg), arg);
+	assert_int_equal(fou_parse_ip(comma + 1, true, &ip, err), 0);
+	if (strcmp(verb, "add") == 0)
+		return fou_addr_add_tunnel(gw, tun, &ip, err);
+	return fou_addr_del_tunnel(gw, tun, &ip, err);
+}
+
+static void
+tunaddr_ok(struct fou_gw *gw, const char *verb, const char *arg, const char *file, int line)
+{
+	struct fou_err err = { "" };
+	int r = tunaddr_api(gw, verb, arg, &err);
+
+	if (r != 0) {
+		print_error("%s %s: returned %d (%s)\n", verb, arg, r, err.msg);
+		_fail(file, line);
+	}
+}
+#define TUNADDR_ADD(gw, arg) tunaddr_ok((gw), "add", (arg), __FILE__, __LINE__)
+#define TUNADDR_DEL(gw, arg) tunaddr_ok((gw), "del", (arg), __FILE__, __LINE__)
+#define EXPECT_TUNADDR_ERR(gw, verb, arg, ret, ...) \
+	stmt_run_err((gw), tunaddr_api, (verb), (arg), (ret), \
+		     (const char *const[]){ __VA_ARGS__, NULL }, __FILE__, __LINE__)
+#define BAD_TUNADDR_ARGS(gw, verb, t) \
+	bad_args((gw), tunaddr_api, (verb), (t), RTE_DIM(t), __FILE__, __LINE__)
+
+/* The route to prefix is of type, on dev (a tunnel, a port number, "" for
+ * none) and came with an address. */
+static void
+expect_addr_route(const struct fou_gw *gw, const char *prefix, const char *type, const char *dev,
+		  const char *file, int line)
+{
+	struct fou_route_info ri;
+	struct fou_ip p;
+	char d[FOU_TUNNEL_NAMESIZE];
+
+	assert_int_equal(fou_parse_ip(prefix, true, &p, NULL), 0);
+	if (fou_route_get(gw, &p, &ri) < 0) {
+		print_error("no route to %s\n", prefix);
+		_fail(file, line);
+	}
+	if (ri.tunnel[0] != '\0')
+		snprintf(d, sizeof(d), "%s", ri.tunnel);
+	else if (strcmp(ri.type, "local") == 0)
+		d[0] = '\0';
+	else
+		snprintf(d, sizeof(d), "%u", ri.port);
+	if (strcmp(ri.type, type) != 0 || strcmp(d, dev) != 0 || !ri.from_addr) {
+		print_error("route to %s: %s dev '%s'%s, expected %s dev '%s' from an address\n",
+			    prefix, ri.type, d, ri.from_addr ? " from an address" : "", type, dev);
+		_fail(file, line);
+	}
+}
+#define EXPECT_ADDR_ROUTE(gw, prefix, type, dev) \
+	expect_addr_route((gw), (prefix), (type), (dev), __FILE__, __LINE__)
+
+/* The address at position i of fou_addr_list() is ip on tunnel ("" for a
+ * port's: then on port). */
+static void
+expect_addr_at(const struct fou_gw *gw, unsigned int i, const char *ip, const char *tunnel,
+	       uint16_t port)
+{
+	struct fou_addr_info ai[FOU_MAX_ADDRS];
+	struct fou_ip want;
+
+	assert_int_equal(fou_parse_ip(ip, true, &want, NULL), 0);
+	assert_true(i < fou_addr_list(gw, ai, RTE_DIM(ai)));
+	assert_memory_equal(&ai[i].ip, &want, sizeof(want));
+	assert_string_equal(ai[i].tunnel, tunnel);
+	if (tunnel[0] == '\0')
+		assert_int_equal(ai[i].port, port);
+}
+
+static void
+test_tunaddr_add(void **state)
+{
+	struct fou_gw *gw = *state;
+	unsigned int nr = fou_route_list(gw, NULL, 0, 0);
+
+	assert_false(is_local(gw, IP4(192, 168, 4, 1)));
+	TUNADDR_ADD(gw, "t1,192.168.4.1/30");
+	/* as Linux on a tunnel device: local, the network into the tunnel,
+	 * its broadcast address */
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.1/32", "local", "");
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.0/30", "tunnel", "t1");
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.3/32", "broadcast", "t1");
+	assert_int_equal(fou_route_list(gw, NULL, 0, 0), nr + 3);
+	assert_true(is_local(gw, IP4(192, 168, 4, 1)));
+	/* a second address of the network shares its routes */
+	TUNADDR_ADD(gw, "t1,192.168.4.2/30");
+	assert_int_equal(fou_route_list(gw, NULL, 0, 0), nr + 4);
+	assert_true(is_local(gw, IP4(192, 168, 4, 2)));
+	/* a host address brings only itself */
+	TUNADDR_ADD(gw, "t1,192.168.5.1/32");
+	assert_int_equal(fou_route_list(gw, NULL, 0, 0), nr + 5);
+	/* gre carries both families, sit IPv6 */
+	TUNADDR_ADD(gw, "g1,10.70.0.1/24");
+	TUNADDR_ADD(gw, "g1,fd00:44::1/64");
+	EXPECT_ADDR_ROUTE(gw, "10.70.0.0/24", "tunnel", "g1");
+	EXPECT_ADDR_ROUTE(gw, "10.70.0.255/32", "broadcast", "g1");
+	EXPECT_ADDR_ROUTE(gw, "fd00:44::1/128", "local", "");
+	EXPECT_ADDR_ROUTE(gw, "fd00:44::/64", "tunnel", "g1");
+	UNIT_APPLY(gw, "tunnel", "s1,type=sit,local=192.168.1.1,remote=10.20.0.9,encap=none");
+	TUNADDR_ADD(gw, "s1,fd00:45::1/64");
+	EXPECT_ADDR_ROUTE(gw, "fd00:45::/64", "tunnel", "s1");
+	/* a port's broadcast route names the port */
+	EXPECT_ADDR_ROUTE(gw, "192.168.1.255/32", "broadcast", "1");
+	/* listed after the ports' addresses, in the order added, with the tunnel */
+	expect_addr_at(gw, 1, "192.168.1.1/24", "", EG_PORT);
+	expect_addr_at(gw, 3, "192.168.4.1/30", "t1", 0);
+	expect_addr_at(gw, 5, "192.168.5.1/32", "t1", 0);
+	expect_addr_at(gw, 7, "fd00:44::1/64", "g1", 0);
+	expect_addr_at(gw, 8, "fd00:45::1/64", "s1", 0);
+	assert_int_equal(fou_addr_list(gw, NULL, 0), 9);
+}
+
+/* Every refused add names its reason and changes nothing (the snapshot:
+ * routes, next hops, the address lists). */
+static void
+test_tunaddr_add_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "nope,192.168.6.1/30", -ENODEV, "no tunnel 'nope'", NULL },
+		{ "T1,192.168.6.1/30", -ENODEV, "no tunnel 'T1'", NULL },
+		{ "x234567890123456,192.168.6.1/30", -ENODEV, "no tunnel", NULL },
+		{ "t1,fd00:46::1/64", -EINVAL, "tunnel t1 is ipip: it carries IPv4 only", NULL },
+		{ "s1,192.168.6.1/30", -EINVAL, "tunnel s1 is sit: it carries IPv6 only", NULL },
+		{ "t1,192.168.4.1/30", -EEXIST, "address 192.168.4.1 is already assigned", NULL },
+		{ "g1,192.168.4.1/24", -EEXIST, "192.168.4.1 is already assigned", NULL },
+		{ "t1,10.0.0.1/24", -EEXIST, "address 10.0.0.1 is already assigned", NULL },
+		{ "g1,192.168.4.2/30", -EEXIST, "network 192.168.4.0/30 is already on tunnel t1",
+		  NULL },
+		{ "t1,10.0.0.9/24", -EEXIST, "network 10.0.0.0/24 is already on port 0", NULL },
+		{ "t1,10.50.0.1/24", -EEXIST, "a route to 10.50.0.0/24 exists", NULL },
+		{ "g1,10.51.0.1/24", -EEXIST, "a route to 10.51.0.0/24 exists", NULL },
+		{ "g1,fd00:51::1/64", -EEXIST, "a route to fd00:51::/64 exists", NULL },
+		{ "t1,10.52.0.1/23", -EEXIST, "a route to 10.52.1.255/32 exists", NULL },
+		{ "t1,10.53.0.1/24", -EEXIST, "a route to 10.53.0.1/32 exists", NULL },
+		{ "t1,10.20.0.9/32", -EBUSY, "10.20.0.9 is the remote of tunnel t1", NULL },
+		{ "g1,192.168.1.2/32", -EBUSY, "192.168.1.2 is the gateway of the route to "
+		  "10.20.0.0/16", NULL },
+		{ "t1,224.0.0.1/4", -EINVAL, "224.0.0.1 is not a unicast address", NULL },
+		{ "g1,ff02::1/64", -EINVAL, "not a unicast address", NULL },
+		{ "t1,192.168.6.1/0", -EINVAL, "a prefix length of 1 or more", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "tunnel", "s1,type=sit,local=192.168.1.1,remote=10.20.0.9,encap=none");
+	TUNADDR_ADD(gw, "t1,192.168.4.1/30");
+	UNIT_APPLY(gw, "route", "10.50.0.0/24,dev=t1");
+	UNIT_APPLY(gw, "route", "10.51.0.0/24,dev=1");
+	UNIT_APPLY(gw, "route", "fd00:51::/64,dev=g1");
+	UNIT_APPLY(gw, "route", "10.52.1.255/32,dev=1");
+	UNIT_APPLY(gw, "route", "10.53.0.1/32,dev=1");
+	BAD_TUNADDR_ARGS(gw, "add", t);
+	/* nothing was left behind: the host routes of 10.52.0.1, 10.53.0.0/24 */
+	assert_false(is_local(gw, IP4(10, 52, 0, 1)));
+	assert_false(has_route(gw, "10.53.0.0/24"));
+	TUNADDR_ADD(gw, "t1,192.168.6.1/30");
+	/* what the statements that remain need of an address on a tunnel: not a
+	 * tunnel's local (a config file adds tunnels before such addresses),
+	 * and a route's gateway is on a port's network */
+	EXPECT_STMT_ERR(gw, "tunnel", "t9,type=ipip,local=192.168.4.1,remote=10.20.0.30,"
+			"encap=none", -EINVAL, "local 192.168.4.1 is an address of tunnel t1");
+	EXPECT_STMT_ERR(gw, "route", "10.80.0.0/16,dev=1,via=192.168.6.2", -ENETUNREACH,
+			"gateway 192.168.6.2 is not on a network of port 1");
+}
+
+/* A route or next hop that does not fit takes the routes added before it
+ * back. */
+static void
+test_tunaddr_add_rollback(void **state)
+{
+	static const struct {
+		uint32_t max_routes4, max_nexthops;
+		const char *msg;
+	} t[] = {
+		{ 3, 16, "cannot add route to 192.168.4.3/32: routing table full" },
+		{ 2, 16, "cannot add route to 192.168.4.0/30: routing table full" },
+		{ 64, 2, "too many next hops (at most 2)" },
+	};
+	struct fou_gw_params p;
+	struct fou_err err;
+	struct fou_gw *gw;
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(t); i++) {
+		fou_gw_params_default(&p);
+		p.max_routes4 = t[i].max_routes4;
+		p.max_nexthops = t[i].max_nexthops;
+		gw = unit_gw_new(&p);
+		*state = gw;
+		assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);
+		assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+		UNIT_APPLY(gw, "addr", "1,192.168.1.1/32");
+		UNIT_APPLY(gw, "tunnel", "t1,type=ipip,local=192.168.1.1,remote=10.20.0.9,"
+			   "encap=none");
+		unit_ctx("max_routes4 %u, max_nexthops %u", p.max_routes4, p.max_nexthops);
+		EXPECT_TUNADDR_ERR(gw, "add", "t1,192.168.4.1/30", -ENOSPC, t[i].msg);
+		assert_false(is_local(gw, IP4(192, 168, 4, 1)));
+		assert_int_equal(fou_route_list(gw, NULL, 0, 0), 1);
+		if (t[i].max_routes4 > 2) {
+			/* a /31 has no broadcast route */
+			TUNADDR_ADD(gw, "t1,192.168.4.1/31");
+			assert_int_equal(fou_route_list(gw, NULL, 0, 0), 3);
+		}
+		fou_gw_free(gw);
+		*state = NULL;
+	}
+}
+
+static void
+test_tunaddr_del(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "t1,192.168.4.1/24", -EADDRNOTAVAIL, "address 192.168.4.1/24 is not on tunnel t1",
+		  NULL },
+		{ "g1,192.168.4.1/30", -EADDRNOTAVAIL, "192.168.4.1/30 is not on tunnel g1", NULL },
+		{ "t1,192.168.4.3/30", -EADDRNOTAVAIL, "is not on tunnel t1", NULL },
+		{ "t1,10.0.0.1/24", -EADDRNOTAVAIL, "10.0.0.1/24 is not on tunnel t1", NULL },
+		{ "nope,192.168.4.1/30", -ENODEV, "no tunnel 'nope'", NULL },
+	};
+	struct fou_gw *gw = *state;
+	unsigned int nr = fou_route_list(gw, NULL, 0, 0);
+
+	TUNADDR_ADD(gw, "t1,192.168.4.1/30");
+	TUNADDR_ADD(gw, "t1,192.168.4.2/30");
+	TUNADDR_ADD(gw, "g1,fd00:44::1/64");
+	BAD_TUNADDR_ARGS(gw, "del", t);
+	/* not through the port's delete, nor the route's */
+	EXPECT_DEL_ERR(gw, "addr", "0,192.168.4.1/30", -EADDRNOTAVAIL,
+		       "address 192.168.4.1/30 is not on port 0");
+	EXPECT_DEL_ERR(gw, "route", "192.168.4.0/30", -EPERM, "comes with an address");
+	/* the network's routes stay with its last address */
+	TUNADDR_DEL(gw, "t1,192.168.4.1/30");
+	assert_false(has_route(gw, "192.168.4.1/32"));
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.0/30", "tunnel", "t1");
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.3/32", "broadcast", "t1");
+	TUNADDR_DEL(gw, "t1,192.168.4.2/30");
+	assert_false(has_route(gw, "192.168.4.0/30"));
+	assert_false(has_route(gw, "192.168.4.3/32"));
+	TUNADDR_DEL(gw, "g1,fd00:44::1/64");
+	assert_false(has_route(gw, "fd00:44::/64"));
+	assert_int_equal(fou_route_list(gw, NULL, 0, 0), nr);
+	assert_int_equal(fou_addr_list(gw, NULL, 0), 3);
+	/* the network is free for another device */
+	UNIT_APPLY(gw, "addr", "0,192.168.4.2/30");
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.0/30", "connected", "0");
+}
+
+/* As `ip link del`: the tunnel's addresses and their routes go with it,
+ * nothing of another tunnel's. */
+static void
+test_tunaddr_tunnel_del(void **state)
+{
+	struct fou_gw *gw = *state;
+	unsigned int nr, i, n;
+	struct fou_addr_info ai[FOU_MAX_ADDRS];
+
+	TUNADDR_ADD(gw, "t1,192.168.4.1/30");
+	nr = fou_route_list(gw, NULL, 0, 0);
+	TUNADDR_ADD(gw, "g1,10.70.0.1/24");
+	TUNADDR_ADD(gw, "g1,10.70.0.2/24");
+	TUNADDR_ADD(gw, "g1,fd00:44::1/64");
+	TUNADDR_ADD(gw, "g1,10.72.0.1/32");
+	UNIT_APPLY(gw, "route", "10.71.0.0/16,dev=g1");
+	UNIT_APPLY(gw, "addr", "0,10.0.1.1/24");
+	UNIT_DEL(gw, "tunnel", "g1");
+	n = fou_addr_list(gw, ai, RTE_DIM(ai));
+	assert_int_equal(n, 5);
+	for (i = 0; i < n; i++)
+		assert_string_not_equal(ai[i].tunnel, "g1");
+	expect_addr_at(gw, 3, "192.168.4.1/30", "t1", 0);
+	expect_addr_at(gw, 4, "10.0.1.1/24", "", RX_PORT);
+	assert_int_equal(fou_route_list(gw, NULL, 0, 0), nr + 3);
+	assert_false(is_local(gw, IP4(10, 70, 0, 1)));
+	assert_false(is_local(gw, IP4(10, 72, 0, 1)));
+	assert_false(has_route(gw, "10.70.0.0/24"));
+	assert_false(has_route(gw, "10.70.0.255/32"));
+	assert_false(has_route(gw, "fd00:44::1/128"));
+	assert_false(has_route(gw, "fd00:44::/64"));
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.0/30", "tunnel", "t1");
+	/* a new tunnel of that name starts without them */
+	UNIT_APPLY(gw, "tunnel",
+		   "g1,type=gre,local=192.168.1.1,remote=10.20.0.9,key=5,encap-dport=5556");
+	EXPECT_TUNADDR_ERR(gw, "del", "g1,10.70.0.1/24", -EADDRNOTAVAIL, "not on tunnel g1");
+	TUNADDR_ADD(gw, "g1,10.70.0.1/24");
+	EXPECT_ADDR_ROUTE(gw, "10.70.0.0/24", "tunnel", "g1");
+	/* and the other one's go with it in turn */
+	UNIT_DEL(gw, "tunnel", "t1");
+	assert_false(has_route(gw, "192.168.4.0/30"));
+	assert_int_equal(fou_addr_list(gw, NULL, 0), 5);
+}
+
+/* Plain IPv4 from port 0 to dst with TTL ttl: the standard inner packet
+ * without the tunnel around it. */
+static void
+plain4_to(struct unit_pkt *p, uint32_t src, uint32_t dst, uint8_t ttl)
+{
+	struct unit_spec s;
+	struct unit_pkt f;
+
+	unit_spec_ipip(&s);
+	s.in_src4 = src;
+	s.in_dst4 = dst;
+	s.in_ttl = ttl;
+	unit_build(&s, &f);
+	memcpy(p, &f, sizeof(*p));
+	memcpy(p->b + RTE_ETHER_HDR_LEN, f.b + f.inner, f.inner_tot);
+	p->len = RTE_ETHER_HDR_LEN + f.inner_tot;
+	p->l3 = RTE_ETHER_HDR_LEN;
+	p->inner = RTE_ETHER_HDR_LEN;
+}
+
+/*
+ * The network of an address on a tunnel is routed into the tunnel; the
+ * address is local (an inner packet to it is not forwarded) and the
+ * network's broadcast address is never forwarded.
+ */
+static void
+test_tunaddr_forward(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct unit_lcore u = { 0 };
+	static struct unit_frame got[1];
+	const uint8_t *ip;
+	struct rte_mbuf *m;
+	struct unit_spec s;
+	struct unit_pkt p;
+
+	TUNADDR_ADD(gw, "t1,192.168.4.1/30");
+	plain4_to(&p, IP4(10, 0, 0, 2), IP4(192, 168, 4, 2), 64);
+	m = unit_mbuf(p.b, p.len);
+	unit_lcore_begin(&u, gw, 0);
+	assert_int_equal(unit_burst(&u, &m, 1, got), 1);
+	unit_lcore_end(&u);
+	/* ipip in FOU to t1's remote, through 192.168.1.2 on port 1 */
+	ip = got[0].b + RTE_ETHER_HDR_LEN;
+	assert_int_equal(got[0].port, EG_PORT);
+	assert_memory_equal(got[0].b, &mac_nb4, RTE_ETHER_ADDR_LEN);
+	assert_int_equal(unit_get32(ip + 12), IP4(192, 168, 1, 1));
+	assert_int_equal(unit_get32(ip + 16), IP4(10, 20, 0, 9));
+	assert_int_equal(ip[9], IPPROTO_UDP);
+	assert_int_equal(unit_get16(ip + 22), PORT_IPIP);
+	assert_int_equal(unit_get32(ip + 28 + 16), IP4(192, 168, 4, 2));
+	assert_int_equal(ip[28 + 8], 63);
+	/* from the tunnel's remote to the tunnel's address: local */
+	unit_spec_ipip(&s);
+	s.src = IP4(10, 20, 0, 9);
+	s.dst = IP4(192, 168, 1, 1);
+	s.in_src4 = IP4(192, 168, 4, 2);
+	s.in_dst4 = IP4(192, 168, 4, 1);
+	unit_build(&s, &p);
+	PKT_DROP_DECAP(gw, &p, FOU_DROP_INNER_LOCAL, PORT_IPIP, FOU_INNER_IPV4);
+	plain4_to(&p, IP4(10, 0, 0, 2), IP4(192, 168, 4, 3), 64);
+	PKT_DROP(gw, &p, FOU_DROP_BCAST_MCAST);
+	/* gone with the address */
+	TUNADDR_DEL(gw, "t1,192.168.4.1/30");
+	plain4_to(&p, IP4(10, 0, 0, 2), IP4(192, 168, 4, 2), 64);
+	PKT_DROP(gw, &p, FOU_DROP_NO_ROUTE);
+	UNIT_POOL_FULL();
+}
+
+/* The addr statement takes a tunnel's name where it takes a port number:
+ * the same control functions, the text layer's errors. */
+static void
+test_tunaddr_stmt(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "t1", -EINVAL, "missing fields", "PORTID|TUNNEL,IP/PLEN" },
+		{ "t1,hello", -EINVAL, "'hello' is not an IPv4 or IPv6 address", NULL },
+		{ "t1,192.168.6.1/33", -EINVAL, "prefix length must be 0-32", NULL },
+		{ "t1,192.168.6.1/30,x", -EINVAL, "unexpected 'x'", NULL },
+		{ "t1,192.168.6.1/30,dev=1", -EINVAL, "unknown parameter 'dev'", NULL },
+		{ "nope,192.168.6.1/30", -ENODEV, "no tunnel 'nope'", NULL },
+		{ "t/1,192.168.6.1/30", -ENODEV, "no tunnel 't/1'", NULL },
+		{ "t1,fd00:46::1/64", -EINVAL, "tunnel t1 is ipip: it carries IPv4 only", NULL },
+		{ "g1,192.168.4.2/30", -EEXIST, "network 192.168.4.0/30 is already on tunnel t1",
+		  NULL },
+	};
+	static const struct bad_arg d[] = {
+		{ "g1,192.168.4.1/30", -EADDRNOTAVAIL, "192.168.4.1/30 is not on tunnel g1", NULL },
+		{ "t1,192.168.4.1/31", -EADDRNOTAVAIL, "is not on tunnel t1", NULL },
+		{ "0,192.168.4.1/30", -EADDRNOTAVAIL, "is not on port 0", NULL },
+		{ "nope,192.168.4.1/30", -ENODEV, "no tunnel 'nope'", NULL },
+		{ "t1", -EINVAL, "missing fields", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "addr", "t1,192.168.4.1/30");
+	UNIT_APPLY(gw, "addr", "g1,fd00:44::1/64");
+	UNIT_APPLY(gw, "addr", "g1,10.70.0.1");
+	EXPECT_ADDR_ROUTE(gw, "192.168.4.0/30", "tunnel", "t1");
+	EXPECT_ADDR_ROUTE(gw, "fd00:44::/64", "tunnel", "g1");
+	EXPECT_ADDR_ROUTE(gw, "10.70.0.1/32", "local", "");
+	expect_addr_at(gw, 3, "192.168.4.1/30", "t1", 0);
+	BAD_ARGS(gw, "addr", t);
+	BAD_DEL_ARGS(gw, "addr", d);
+	UNIT_DEL(gw, "addr", "t1,192.168.4.1/30");
+	UNIT_DEL(gw, "addr", "g1,fd00:44::1/64");
+	UNIT_DEL(gw, "addr", "g1,10.70.0.1/32");
+	assert_false(has_route(gw, "192.168.4.0/30"));
+	assert_false(has_route(gw, "fd00:44::/64"));
+	assert_int_equal(fou_addr_list(gw, NULL, 0), 3);
 }
 
 static void
@@ -1869,11 +2305,29 @@ test_config_dump(void **state)
 	UNIT_APPLY(gw, "sport-range", "40000-50000");
 	UNIT_APPLY(gw, "icmp-rate", "10,burst=3");
 	UNIT_APPLY(gw, "link", "1,mtu=1400");
+	/* addresses on tunnels, between ports' addresses */
+	UNIT_APPLY(gw, "addr", "every.opt,192.168.4.1/30");
+	UNIT_APPLY(gw, "addr", "0,10.1.0.1/24");
+	UNIT_APPLY(gw, "addr", "p6,fd00:44::1/64");
+	UNIT_APPLY(gw, "addr", "every.opt,fd00:45::1/64");
+	UNIT_APPLY(gw, "addr", "every.opt,192.168.4.2/30");
 	assert_int_equal(fou_config_dump(gw, dump_cb, a, &err), 0);
 	assert_string_equal(a->line[0], "sport-range 40000-50000");
 	assert_string_equal(a->line[1], "icmp-rate 10,burst=3");
 	assert_string_equal(a->line[2], "link 0,address=02:00:00:00:00:01,mtu=1500");
 	assert_string_equal(a->line[3], "link 1,address=02:00:00:00:01:01,mtu=1400");
+	/* the ports' addresses first, the tunnels' after the tunnels, the
+	 * routes after them (an address's network route is not listed) */
+	assert_string_equal(a->line[4], "addr 0,10.0.0.1/24");
+	assert_string_equal(a->line[7], "addr 0,10.1.0.1/24");
+	assert_string_equal(a->line[a->n - 12], "tunnel p6,type=sit,local=10.0.0.1,"
+			    "remote=10.0.0.2,tos=inherit,nopmtudisc,encap=none");
+	assert_string_equal(a->line[a->n - 11], "addr every.opt,192.168.4.1/30");
+	assert_string_equal(a->line[a->n - 10], "addr p6,fd00:44::1/64");
+	assert_string_equal(a->line[a->n - 9], "addr every.opt,fd00:45::1/64");
+	assert_string_equal(a->line[a->n - 8], "addr every.opt,192.168.4.2/30");
+	assert_string_equal(a->line[a->n - 7], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
+	assert_string_equal(a->line[a->n - 1], "route 10.41.0.0/16,dev=1");
 	free(a);
 	expect_dump_reloads(gw);
 }
@@ -2074,6 +2528,13 @@ main(int argc, char **argv)
 		T_TUN(test_addr_in_use),
 		T_TUN(test_del_addr),
 		T_TUN(test_del_tunnel),
+		T_TUN(test_tunaddr_add),
+		T_TUN(test_tunaddr_add_invalid),
+		cmocka_unit_test_teardown(test_tunaddr_add_rollback, teardown_gw),
+		T_TUN(test_tunaddr_del),
+		T_TUN(test_tunaddr_tunnel_del),
+		T_TUN(test_tunaddr_forward),
+		T_TUN(test_tunaddr_stmt),
 		T_STD(test_del_set_only),
 		T(test_del_recycles),
 		T(test_no_tunnels),

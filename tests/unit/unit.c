@@ -303,6 +303,13 @@ uint16_t
 unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t *out_port)
 {
+	return unit_rx_at(u, port, pkts, n, out_port, rte_rdtsc());
+}
+
+uint16_t
+unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	   uint16_t *out_port, uint64_t now)
+{
 	static struct unit_sent sent;
 	static struct fou_lcore_stats before;
 	const struct fou_lcore_stats *row;
@@ -320,7 +327,7 @@ unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 	before = *row;
 	sent.n = 0;
 	sent.over = false;
-	nf = fou_lcore_rx(u->lc, port, pkts, n, rte_rdtsc(), unit_emit_collect, &sent);
+	nf = fou_lcore_rx(u->lc, port, pkts, n, now, unit_emit_collect, &sent);
 	unit_stats_add(&u->st, row, &before);
 	for (i = 0; i < sent.n; i++) {
 		pkts[i] = sent.pkts[i];
@@ -339,10 +346,17 @@ unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 uint16_t
 unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n, struct unit_frame *got)
 {
+	return unit_burst_at(u, RX_PORT, pkts, n, got, rte_rdtsc());
+}
+
+uint16_t
+unit_burst_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	      struct unit_frame *got, uint64_t now)
+{
 	uint16_t out_port[FOU_BURST], nb, i;
 
 	assert_true(n <= FOU_BURST);
-	nb = unit_rx(u, RX_PORT, pkts, n, out_port);
+	nb = unit_rx_at(u, port, pkts, n, out_port, now);
 	for (i = 0; i < nb; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint32_t len = rte_pktmbuf_pkt_len(m);

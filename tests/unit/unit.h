@@ -250,6 +250,10 @@ void unit_emit_free(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, ui
  */
 uint16_t unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 		 uint16_t *out_port);
+/* The same at the TSC now (unit_rx() passes rte_rdtsc()): a test of what
+ * expires passes a later time instead of waiting for it. */
+uint16_t unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+		    uint16_t *out_port, uint64_t now);
 
 /* --- running frames ----------------------------------------------------- */
 
@@ -311,6 +315,9 @@ struct unit_frame {
  */
 uint16_t unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n,
 		    struct unit_frame *got);
+/* The same received on port, at the TSC now. */
+uint16_t unit_burst_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+		       struct unit_frame *got, uint64_t now);
 
 /* Apply "NAME ARG" lines (separated by '\n') that must succeed. */
 #define UNIT_APPLY_LINES(gw, lines) unit_apply_lines((gw), (lines), __FILE__, __LINE__)
