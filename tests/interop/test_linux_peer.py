@@ -772,6 +772,22 @@ def analyse_window(checks, label, rows, guest_csum, gw_csum, tunnels):
                             mine, 'no UDP packet from %s to port %d on the tap'
                             % (GW_OUTER_IP, t['port'])):
             continue
+        # what dpdk-fou itself sent into the tunnel: the echo replies to the
+        # guest's pings of the tunnel's address (see local_stack()); the
+        # rest is the client's traffic it forwarded
+        own = [r for r in mine if (inner_flow(r, t) or ('',))[0] == t['gw_addr']]
+        mine = [r for r in mine if r not in own]
+        want = ('icmp', '0') if t['family'] == 4 else ('icmpv6', '129')
+        bad = ['frame %s: %s' % (r['frame.number'][0], '; '.join(expert_errors(r)) or
+                                 'inner %s, TTL/hop limit %s' % (
+                                     inner_flow(r, t), r['ip.ttl'][1:2] or r['ipv6.hlim'][:1]))
+               for r in own
+               if expert_errors(r) or inner_flow(r, t)[1] != t['guest'] or
+               inner_flow(r, t)[2:4] != want or
+               (r['ip.ttl'][1:2] if t['family'] == 4 else r['ipv6.hlim'][:1]) != ['64']]
+        checks.check('%s: %s: %d echo replies from dpdk-fou\'s tunnel address %s to the guest, '
+                     'TTL/hop limit 64, no expert error' % (label, n, len(own), t['gw_addr']),
+                     own and not bad, '\n'.join(bad[:10]))
         bad = []
         for r in mine:
             errs = expert_errors(r)
