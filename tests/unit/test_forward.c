@@ -45,6 +45,28 @@ expect_fwd_to(const struct unit_pkt *p, const struct rte_ether_addr *mac, const 
 }
 #define EXPECT_FWD_TO(p, mac) expect_fwd_to((p), (mac), __FILE__, __LINE__)
 
+/*
+ * Held after decapsulation for the neighbour neigh on port: the frame as it
+ * would leave, with a zero destination MAC until the neighbour answers.
+ */
+static void
+expect_held_for(const struct unit_pkt *p, uint16_t port, const char *neigh, const char *file,
+		int line)
+{
+	uint32_t olen = unit_expect_out_same(p, &mac_zero, out);
+	bool v4 = p->kind == UNIT_IN_V4;
+
+	if (port != EG_PORT)
+		memcpy(out + 6, mac_rx.addr_bytes, 6);
+	unit_run(gw, unit_mbuf(p->b, p->len),
+		 &(struct unit_exp){ .verdict = UNIT_HELD, .decap_port = v4 ? PORT_IPIP : PORT_SIT,
+				     .decap_inner = v4 ? FOU_INNER_IPV4 : FOU_INNER_IPV6,
+				     .out = out, .out_len = olen, .out_port = port,
+				     .neigh = neigh },
+		 file, line);
+}
+#define EXPECT_HELD_FOR(p, port, neigh) expect_held_for((p), (port), (neigh), __FILE__, __LINE__)
+
 /* Dropped after decapsulation (counted as decapsulated). */
 #define EXPECT_LATE_DROP(p, reason) \
 	PKT_DROP_DECAP(gw, (p), (reason), (p)->kind == UNIT_IN_V4 ? PORT_IPIP : PORT_SIT, \
@@ -364,25 +386,27 @@ test_routes4(void **state)
 		uint32_t dst;
 		unsigned int verdict;
 		const struct rte_ether_addr *mac;
+		const char *neigh;	/* UNIT_HELD: the neighbour it waits for */
+		uint16_t port;
 	} cases[] = {
-		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4 },
-		{ IP4(10, 20, 255, 255), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(10, 20, 255, 255), UNIT_FWD, &mac_nb4, NULL, 0 },
 		/* the longer prefix 10.20.5.0/24 goes via .7 */
-		{ IP4(10, 20, 5, 9), UNIT_FWD, &mac_nb4_7 },
-		{ IP4(10, 20, 4, 255), UNIT_FWD, &mac_nb4 },
-		{ IP4(10, 20, 6, 0), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 5, 9), UNIT_FWD, &mac_nb4_7, NULL, 0 },
+		{ IP4(10, 20, 4, 255), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(10, 20, 6, 0), UNIT_FWD, &mac_nb4, NULL, 0 },
 		/* on link: the destination is the neighbour */
-		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7 },
-		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4 },
-		{ IP4(192, 168, 1, 8), FOU_DROP_NO_NEIGH, NULL },
-		/* via 192.168.1.3, which has no neighbour entry */
-		{ IP4(10, 21, 0, 5), FOU_DROP_NO_NEIGH, NULL },
-		{ IP4(10, 19, 255, 255), FOU_DROP_NO_ROUTE, NULL },
-		{ IP4(10, 22, 0, 0), FOU_DROP_NO_ROUTE, NULL },
-		{ IP4(10, 0, 0, 1), FOU_DROP_INNER_LOCAL, NULL },
-		{ IP4(192, 168, 1, 1), FOU_DROP_INNER_LOCAL, NULL },
-		/* back out of the receiving port: no neighbour there */
-		{ IP4(10, 0, 0, 2), FOU_DROP_NO_NEIGH, NULL },
+		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7, NULL, 0 },
+		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(192, 168, 1, 8), UNIT_HELD, NULL, "192.168.1.8", EG_PORT },
+		/* via 192.168.1.3, which has no neighbour entry: waits for .3 */
+		{ IP4(10, 21, 0, 5), UNIT_HELD, NULL, "192.168.1.3", EG_PORT },
+		{ IP4(10, 19, 255, 255), FOU_DROP_NO_ROUTE, NULL, NULL, 0 },
+		{ IP4(10, 22, 0, 0), FOU_DROP_NO_ROUTE, NULL, NULL, 0 },
+		{ IP4(10, 0, 0, 1), FOU_DROP_INNER_LOCAL, NULL, NULL, 0 },
+		{ IP4(192, 168, 1, 1), FOU_DROP_INNER_LOCAL, NULL, NULL, 0 },
+		/* back out of the receiving port: no neighbour there yet */
+		{ IP4(10, 0, 0, 2), UNIT_HELD, NULL, "10.0.0.2", RX_PORT },
 	};
 	unsigned int i;
 
@@ -396,6 +420,8 @@ test_routes4(void **state)
 		unit_ctx("inner destination 0x%08x", cases[i].dst);
 		if (cases[i].verdict == UNIT_FWD)
 			EXPECT_FWD_TO(&p, cases[i].mac);
+		else if (cases[i].verdict == UNIT_HELD)
+			EXPECT_HELD_FOR(&p, cases[i].port, cases[i].neigh);
 		else
 			EXPECT_LATE_DROP(&p, cases[i].verdict);
 	}
@@ -408,17 +434,18 @@ test_routes6(void **state)
 		const char *dst;
 		unsigned int verdict;
 		const struct rte_ether_addr *mac;
+		const char *neigh;	/* UNIT_HELD: the neighbour it waits for */
 	} cases[] = {
-		{ "fd00:20::7", UNIT_FWD, &mac_nb6 },
-		{ "fd00:20:ffff:ffff:ffff:ffff:ffff:ffff", UNIT_FWD, &mac_nb6 },
-		{ "fd00:20:5::9", UNIT_FWD, &mac_nb6_7 },
-		{ "fd00:20:4:ffff::1", UNIT_FWD, &mac_nb6 },
-		{ "fd00:1::7", UNIT_FWD, &mac_nb6_7 },
-		{ "fd00:1::8", FOU_DROP_NO_NEIGH, NULL },
-		{ "fd00:21::5", FOU_DROP_NO_NEIGH, NULL },
-		{ "fd00:1f:ffff::1", FOU_DROP_NO_ROUTE, NULL },
-		{ "fd00:22::", FOU_DROP_NO_ROUTE, NULL },
-		{ "fd00:1::1", FOU_DROP_INNER_LOCAL, NULL },
+		{ "fd00:20::7", UNIT_FWD, &mac_nb6, NULL },
+		{ "fd00:20:ffff:ffff:ffff:ffff:ffff:ffff", UNIT_FWD, &mac_nb6, NULL },
+		{ "fd00:20:5::9", UNIT_FWD, &mac_nb6_7, NULL },
+		{ "fd00:20:4:ffff::1", UNIT_FWD, &mac_nb6, NULL },
+		{ "fd00:1::7", UNIT_FWD, &mac_nb6_7, NULL },
+		{ "fd00:1::8", UNIT_HELD, NULL, "fd00:1::8" },
+		{ "fd00:21::5", UNIT_HELD, NULL, "fd00:1::3" },
+		{ "fd00:1f:ffff::1", FOU_DROP_NO_ROUTE, NULL, NULL },
+		{ "fd00:22::", FOU_DROP_NO_ROUTE, NULL, NULL },
+		{ "fd00:1::1", FOU_DROP_INNER_LOCAL, NULL, NULL },
 	};
 	unsigned int i;
 
@@ -432,6 +459,8 @@ test_routes6(void **state)
 		unit_ctx("inner destination %s", cases[i].dst);
 		if (cases[i].verdict == UNIT_FWD)
 			EXPECT_FWD_TO(&p, cases[i].mac);
+		else if (cases[i].verdict == UNIT_HELD)
+			EXPECT_HELD_FOR(&p, EG_PORT, cases[i].neigh);
 		else
 			EXPECT_LATE_DROP(&p, cases[i].verdict);
 	}
