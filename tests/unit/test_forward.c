@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
+#include <rte_arp.h>
+
 #include "unit.h"
 #include "fou_hdr.h"
 
@@ -982,6 +984,234 @@ test_icmp_source_network(void **state)
 	unit_lcore_end(&u);
 }
 
+/* --- ARP (fou_arp.c): answered on the worker, heard by the control thread --- */
+
+static const struct rte_ether_addr mac_bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+
+/*
+ * An ARP frame as a host sends it: Ethernet to dst from sha, op from
+ * sha/sip to tha/tip, padded to len (>= 42) with non-zero bytes so that a
+ * reply that kept the padding shows. Returns the frame's length.
+ */
+static uint32_t
+arp_frame(uint8_t *b, const struct rte_ether_addr *dst, uint16_t op,
+	  const struct rte_ether_addr *sha, uint32_t sip, const struct rte_ether_addr *tha,
+	  uint32_t tip, uint32_t len)
+{
+	memset(b, 0xa5, len);
+	memcpy(b, dst->addr_bytes, 6);
+	memcpy(b + 6, sha->addr_bytes, 6);
+	unit_put16(b + 12, RTE_ETHER_TYPE_ARP);
+	unit_put16(b + 14, 1);				/* Ethernet */
+	unit_put16(b + 16, RTE_ETHER_TYPE_IPV4);
+	b[18] = 6;
+	b[19] = 4;
+	unit_put16(b + 20, op);
+	memcpy(b + 22, sha->addr_bytes, 6);
+	unit_put32(b + 28, sip);
+	memcpy(b + 32, tha->addr_bytes, 6);
+	unit_put32(b + 38, tip);
+	return len;
+}
+
+/* The event of the last unit_run(): kind, flags, port 0, sender mac/ip. */
+static void
+expect_event(unsigned int kind, unsigned int flags, const struct rte_ether_addr *mac,
+	     uint32_t ip)
+{
+	const struct unit_ev *ev = &unit_events[0];
+
+	assert_int_equal(unit_nb_events, 1);
+	assert_int_equal(ev->kind, kind);
+	assert_int_equal(ev->flags, flags);
+	assert_int_equal(ev->port, RX_PORT);
+	assert_memory_equal(ev->mac.addr_bytes, mac->addr_bytes, 6);
+	assert_int_equal(ev->ip.family, AF_INET);
+	assert_int_equal(rte_be_to_cpu_32(ev->ip.v4), ip);
+}
+
+/*
+ * A request for the receiving port's address is turned around into the
+ * reply arp_process sends: from the port's MAC, sender and target swapped,
+ * the frame's padding gone (42 bytes, the port pads), 802.1Q tags kept.
+ * What it says about its sender goes to the control thread (a request for
+ * us: the table creates its entry).
+ */
+static void
+test_arp_answered(void **state)
+{
+	static const struct rte_ether_addr odd_tha = { { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66 } };
+	uint8_t b[64], exp[64];
+	uint32_t len, elen;
+
+	(void)state;
+	elen = arp_frame(exp, &mac_peer, RTE_ARP_OP_REPLY, &mac_rx, IP4(10, 0, 0, 1), &mac_peer,
+			 IP4(10, 0, 0, 2), 42);
+
+	unit_ctx("broadcast request for 10.0.0.1");
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &mac_zero,
+			IP4(10, 0, 0, 1), 60);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen, .out_port = RX_PORT, .events = 1,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+	expect_event(UNIT_EV_SOLICIT, 0, &mac_peer, IP4(10, 0, 0, 2));
+
+	/* unicast (a host checking its cache), whatever its target MAC says */
+	unit_ctx("unicast request for 10.0.0.1");
+	len = arp_frame(b, &mac_rx, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &odd_tha,
+			IP4(10, 0, 0, 1), 42);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen, .out_port = RX_PORT, .events = 1,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+
+	/* a duplicate address probe (RFC 5227, sender 0.0.0.0): answered to
+	 * the prober's MAC with target 0.0.0.0, as Linux; nothing learnt */
+	unit_ctx("address probe for 10.0.0.1");
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, 0, &mac_zero,
+			IP4(10, 0, 0, 1), 60);
+	unit_put32(exp + 38, 0);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen, .out_port = RX_PORT, .events = 0,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+	unit_put32(exp + 38, IP4(10, 0, 0, 2));
+
+	/* behind an 802.1Q tag: the reply keeps it */
+	unit_ctx("802.1Q request for 10.0.0.1");
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &mac_zero,
+			IP4(10, 0, 0, 1), 60);
+	memmove(b + 16, b + 12, 46);
+	unit_put16(b + 12, RTE_ETHER_TYPE_VLAN);
+	unit_put16(b + 14, 5);
+	memmove(exp + 16, exp + 12, elen - 12);
+	unit_put16(exp + 12, RTE_ETHER_TYPE_VLAN);
+	unit_put16(exp + 14, 5);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen + 4, .out_port = RX_PORT, .events = 1,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+}
+
+/*
+ * Frames that get no answer: requests for another address (also the other
+ * port's: only the receiving port answers, arp_ignore=1), announcements
+ * and replies (heard: the table refreshes entries it has), and requests
+ * for us from a sender the table must not learn (our own address, a
+ * group MAC, a martian): neither answered nor learnt.
+ */
+static void
+test_arp_not_answered(void **state)
+{
+	static const struct rte_ether_addr mcast = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } };
+	static const struct {
+		const char *what;
+		const struct rte_ether_addr *dst;
+		uint16_t op;
+		const struct rte_ether_addr *sha;
+		uint32_t sip, tip;
+		unsigned int verdict, counter;
+		int ev_kind;		/* -1: no event */
+		unsigned int ev_flags;
+	} cases[] = {
+		{ "request for 10.0.0.9", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer,
+		  IP4(10, 0, 0, 2), IP4(10, 0, 0, 9), FOU_DROP_ARP_NOT_OURS, FOU_LOCAL_MAX,
+		  UNIT_EV_OTHER, 0 },
+		{ "request for the other port's 192.168.1.1", &mac_bcast, RTE_ARP_OP_REQUEST,
+		  &mac_peer, IP4(10, 0, 0, 2), IP4(192, 168, 1, 1), FOU_DROP_ARP_NOT_OURS,
+		  FOU_LOCAL_MAX, UNIT_EV_OTHER, 0 },
+		{ "gratuitous request", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer,
+		  IP4(10, 0, 0, 2), IP4(10, 0, 0, 2), FOU_DROP_ARP_NOT_OURS, FOU_LOCAL_MAX,
+		  UNIT_EV_OTHER, UNIT_EV_F_OVERRIDE },
+		{ "reply to us", &mac_rx, RTE_ARP_OP_REPLY, &mac_peer, IP4(10, 0, 0, 2),
+		  IP4(10, 0, 0, 1), FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REP_IN, UNIT_EV_ADVERT,
+		  UNIT_EV_F_CONFIRM },
+		{ "gratuitous reply", &mac_bcast, RTE_ARP_OP_REPLY, &mac_peer, IP4(10, 0, 0, 2),
+		  IP4(10, 0, 0, 2), FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REP_IN, UNIT_EV_ADVERT,
+		  UNIT_EV_F_OVERRIDE },
+		{ "reply from our own address", &mac_rx, RTE_ARP_OP_REPLY, &mac_peer,
+		  IP4(10, 0, 0, 1), IP4(10, 0, 0, 1), FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REP_IN,
+		  -1, 0 },
+		{ "request for us from our own address", &mac_bcast, RTE_ARP_OP_REQUEST,
+		  &mac_peer, IP4(10, 0, 0, 1), IP4(10, 0, 0, 1), FOU_DROP_ARP_IN,
+		  FOU_LOCAL_ARP_REQ_IN, -1, 0 },
+		{ "request for us from the other port's address", &mac_bcast,
+		  RTE_ARP_OP_REQUEST, &mac_peer, IP4(192, 168, 1, 1), IP4(10, 0, 0, 1),
+		  FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REQ_IN, -1, 0 },
+		{ "request for us from a group MAC", &mac_bcast, RTE_ARP_OP_REQUEST, &mcast,
+		  IP4(10, 0, 0, 2), IP4(10, 0, 0, 1), FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REQ_IN,
+		  -1, 0 },
+		{ "request for us from 127.0.0.1", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer,
+		  IP4(127, 0, 0, 1), IP4(10, 0, 0, 1), FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REQ_IN,
+		  -1, 0 },
+		{ "address probe from a zero MAC", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_zero, 0,
+		  IP4(10, 0, 0, 1), FOU_DROP_ARP_IN, FOU_LOCAL_ARP_REQ_IN, -1, 0 },
+	};
+	uint8_t b[64];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_exp e = { .verdict = cases[i].verdict, .decap_inner = -1,
+				      .events = cases[i].ev_kind >= 0 };
+		uint32_t len;
+
+		if (cases[i].counter != FOU_LOCAL_MAX)
+			e.local[cases[i].counter] = 1;
+		len = arp_frame(b, cases[i].dst, cases[i].op, cases[i].sha, cases[i].sip,
+				&mac_zero, cases[i].tip, 60);
+		unit_ctx("%s", cases[i].what);
+		unit_run(gw, unit_mbuf(b, len), &e, __FILE__, __LINE__);
+		if (cases[i].ev_kind >= 0)
+			expect_event((unsigned int)cases[i].ev_kind, cases[i].ev_flags,
+				     cases[i].sha, cases[i].sip);
+	}
+}
+
+/* Malformed ARP, or about an address no ARP is about: arp_bad, unheard. */
+static void
+test_arp_bad(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned int off, size;		/* the field changed, 1 or 2 bytes */
+		uint16_t value;
+	} fields[] = {
+		{ "hardware type IEEE 802", 14, 2, 6 },
+		{ "protocol IPv6", 16, 2, RTE_ETHER_TYPE_IPV6 },
+		{ "hardware length 8", 18, 1, 8 },
+		{ "protocol length 16", 19, 1, 16 },
+		{ "opcode 3 (RARP)", 20, 2, 3 },
+		{ "opcode 0", 20, 2, 0 },
+	};
+	static const uint32_t targets[] = {
+		IP4(255, 255, 255, 255), IP4(224, 0, 0, 1), IP4(127, 0, 0, 1),
+	};
+	uint8_t b[64];
+	uint32_t len;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(fields); i++) {
+		len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2),
+				&mac_zero, IP4(10, 0, 0, 1), 60);
+		if (fields[i].size == 1)
+			b[fields[i].off] = (uint8_t)fields[i].value;
+		else
+			unit_put16(b + fields[i].off, fields[i].value);
+		unit_ctx("%s", fields[i].what);
+		EXPECT_DROP(gw, b, len, FOU_DROP_ARP_BAD);
+	}
+	for (i = 0; i < RTE_DIM(targets); i++) {
+		len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2),
+				&mac_zero, targets[i], 60);
+		unit_ctx("target 0x%08x", targets[i]);
+		EXPECT_DROP(gw, b, len, FOU_DROP_ARP_BAD);
+	}
+	/* one byte short of the 28-byte ARP header */
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &mac_zero,
+			IP4(10, 0, 0, 1), 42);
+	unit_ctx("41 bytes");
+	EXPECT_DROP(gw, b, len - 1, FOU_DROP_ARP_BAD);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
 
 int
@@ -1003,6 +1233,9 @@ main(int argc, char **argv)
 		T(test_eth_group_addresses),
 		T(test_eth_types),
 		T(test_eth_tags),
+		T(test_arp_answered),
+		T(test_arp_not_answered),
+		T(test_arp_bad),
 	};
 	const struct CMUnitTest tests_default[] = {
 		T(test_default_route),

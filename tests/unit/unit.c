@@ -341,8 +341,7 @@ unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 	return sent.n;
 }
 
-/* The frame m as it would leave port (len 0: too long to copy). */
-static void
+void
 unit_frame_copy(const struct rte_mbuf *m, uint16_t port, struct unit_frame *f)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);

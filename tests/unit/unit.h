@@ -336,6 +336,8 @@ struct unit_frame {
  */
 uint16_t unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n,
 		    struct unit_frame *got);
+/* A copy of the frame m as it would leave port (f->len 0: too long). */
+void unit_frame_copy(const struct rte_mbuf *m, uint16_t port, struct unit_frame *f);
 
 /* --- the gateway's own stack: what the workers hand the control thread ----- */
 
