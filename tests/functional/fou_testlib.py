@@ -40,19 +40,19 @@ FOU_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'li
                      'fou.h')
 
 
-def _drop_reasons():
-    """The counter names of FOU_DROP_REASONS in lib/fou/fou.h, in order: they
+def _counter_names(macro_name, at_least):
+    """The counter names of an X-macro list in lib/fou/fou.h, in order: they
     are part of the gateway's interface (summary and telemetry)."""
     with open(FOU_H) as f:
         text = f.read()
-    macro = re.search(r'#define FOU_DROP_REASONS\(X\)(.*?)\n\n', text, re.S)
+    macro = re.search(r'#define %s\(X\)(.*?)\n\n' % macro_name, text, re.S)
     names = re.findall(r'X\(\w+, (\w+), "', macro.group(1) if macro else '')
-    if len(names) < 10:
-        raise RuntimeError('cannot read FOU_DROP_REASONS from %s' % FOU_H)
+    if len(names) < at_least:
+        raise RuntimeError('cannot read %s from %s' % (macro_name, FOU_H))
     return tuple(names)
 
 
-DROP_REASONS = _drop_reasons()
+DROP_REASONS = _counter_names('FOU_DROP_REASONS', 10)
 
 # Drops that happen after the inner packet was accepted by its tunnel: those
 # packets count as decapsulated (as Linux counts them on the tunnel device).
@@ -61,9 +61,8 @@ POST_DECAP_DROPS = frozenset(('inner_martian', 'inner_options_bad', 'no_route', 
                               'tunnel_loop', 'no_headroom', 'neigh_stopped', 'neigh_failed',
                               'neigh_queue_full'))
 
-# The ICMP errors the gateway sends (FOU_ICMP_KINDS in lib/fou/fou.h).
-ICMP_KINDS = ('icmp_frag_needed', 'icmp_time_exceeded', 'icmp6_pkt_too_big',
-              'icmp6_time_exceeded')
+# The ICMP messages the gateway sends (FOU_ICMP_KINDS in lib/fou/fou.h).
+ICMP_KINDS = _counter_names('FOU_ICMP_KINDS', 4)
 
 # The tshark Lua dissector for FOU and the ports it decodes (UDPPORT:IPPROTO).
 FOU_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tshark', 'fou.lua')
@@ -774,6 +773,23 @@ class Traffic:
         self.cases.append(Expected(name, frame, port=port, eth_dst=eth_dst,
                                    l3=forwarded_l3(l3_of(frame), ecn), rx=rx))
 
+    def answer(self, name, frame, ours, rx=0):
+        """frame is an ARP request for our address ours: the gateway answers
+        it on the receiving port (a frame of run.own, not of out()); the
+        reply goes to the asker's MAC and address."""
+        frame = bytes(frame)
+        e = Expected(name, frame, rx=rx)
+        off = 12
+        while frame[off:off + 2] in (b'\x81\x00', b'\x88\xa8'):
+            off += 4
+        a = frame[off + 2:]
+        e.reply = (ours, ':'.join('%02x' % x for x in a[8:14]), socket.inet_ntoa(a[14:18]))
+        self.cases.append(e)
+
+    def arp_replies(self, port):
+        """The replies of answer() for frames received on port, in order."""
+        return [c.reply for c in self.cases if getattr(c, 'reply', None) and c.rx == port]
+
     def icmp(self, name, frame, port, eth_dst, l3, kind, rx=0, plain=False):
         """frame must come back as the ICMP error l3 (icmp4_error /
         icmp6_error) of kind, leaving on port to eth_dst."""
@@ -1002,9 +1018,13 @@ class GatewayTestCase(unittest.TestCase):
                      f['tip'] == a]
             self.assertEqual(len(n), 1, 'one announcement of %s' % a + ctx)
         for target, src in (resolve or {}).items():
-            n = [f for f in frames if f['kind'] == 'arp-request' and f['tip'] == target]
+            if ':' in target:
+                n = [f for f in frames if f['kind'] == 'ns' and f['target'] == target]
+                self.assertTrue(all(f['ip_src'] == src for f in n), 'NS from %s' % src + ctx)
+            else:
+                n = [f for f in frames if f['kind'] == 'arp-request' and f['tip'] == target]
+                self.assertTrue(all(f['sip'] == src for f in n), 'requests from %s' % src + ctx)
             self.assertTrue(1 <= len(n) <= 3, '1 to 3 requests for %s' % target + ctx)
-            self.assertTrue(all(f['sip'] == src for f in n), 'requests from %s' % src + ctx)
         got = [(f['sip'], f['eth_dst'], f['tip']) for f in frames if f['kind'] == 'arp-reply']
         for f in frames:
             if f['kind'] == 'arp-reply':
@@ -1013,6 +1033,7 @@ class GatewayTestCase(unittest.TestCase):
         rest = [f for f in frames
                 if not (f['kind'] == 'arp-reply' or
                         (f['kind'] == 'na' and f['target'] in announce) or
+                        (f['kind'] == 'ns' and f['target'] in (resolve or {})) or
                         (f['kind'] == 'arp-request' and
                          ((f['sip'] == f['tip'] and f['sip'] in announce) or
                           f['tip'] in (resolve or {}))))]

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Case 3: malformed and foreign traffic, all in one capture. Every frame
 must be dropped under its own reason, read no byte past its end, and nothing
-may be sent on any port (packets for other hosts are routed: here they have
-no route or no neighbour)."""
+may be forwarded on any port (packets for other hosts are routed: here they
+have no route, or a neighbour that never answers the gateway's ARP or NS:
+they wait until the gateway stops, neigh_stopped). What the gateway sends of
+its own: its announcements, those requests, and the answers to ARP requests
+for its address."""
 import os
 import sys
 
@@ -140,12 +143,24 @@ def malformed_traffic():
            'eth_other_host')
     t.drop('unicast to the MAC of port 1', fou(5555, v4(seq=14), eth_dst=ft.MAC_P1),
            'eth_other_host')
-    t.drop('ARP request', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
+    # ARP for our address is answered (the tagged one behind its tag); a
+    # reply is taken in, one for another host ignored; malformed ARP dropped
+    t.answer('ARP request', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+             ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), ft.IP_P0)
     t.drop('ARP reply', eth() / ARP(op=2, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, hwdst=ft.MAC_P0,
-                                    pdst=ft.IP_P0), 'arp')
-    t.drop('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp')
+                                    pdst=ft.IP_P0), 'arp_in')
+    t.answer('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
+             ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), ft.IP_P0)
+    t.drop('ARP request for 10.99.0.3', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst='10.99.0.3'), 'arp_not_ours')
+    t.drop('ARP request for the address of port 1', Ether(src=ft.MAC_PEER,
+                                                           dst='ff:ff:ff:ff:ff:ff') /
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst='192.168.1.1'), 'arp_not_ours')
+    t.drop('RARP-style ARP opcode 3', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+           ARP(op=3, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
+    t.drop('ARP cut short', cut(Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+                                ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0),
+                                14 + 27), 'arp_bad')
     # IPv6 to one of our addresses: FOU is received over IPv4 only
     t.drop('IPv6 outer FOU to fd00:1::1 (ours)', eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') /
            UDP(sport=40000, dport=5557) / v6(seq=3), 'local_ipv6')
@@ -155,14 +170,14 @@ def malformed_traffic():
            'not_ip')
     # not for us: routed as any packet (ip_forward), and here not deliverable
     t.drop('FOU to 10.99.0.3 (connected, no neighbour)', fou(5555, v4(seq=15), dst='10.99.0.3'),
-           'no_neigh', plain=True)
+           'neigh_stopped', plain=True)
     t.drop('FOU to 203.0.113.9 (no route)', fou(5555, v4(seq=16), dst='203.0.113.9'),
            'no_route', plain=True)
     t.drop('fragment to another address (forwarded, not reassembled)',
-           fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'no_neigh', plain=True)
+           fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'neigh_stopped', plain=True)
     t.drop('IPv6 to fd00:1::77 (connected, no neighbour)',
-           eth() / IPv6(src='fd00:1::2', dst='fd00:1::77') / UDP(sport=1, dport=2), 'no_neigh',
-           plain=True)
+           eth() / IPv6(src='fd00:1::2', dst='fd00:1::77') / UDP(sport=1, dport=2),
+           'neigh_stopped', plain=True)
     t.drop('IPv6 to 2001:db8::1 (no route)', eth() / IPv6(src='fd00:1::2', dst='2001:db8::1') /
            UDP(sport=1, dport=2), 'no_route', plain=True)
     # never routed (ip_route_input_slow / ip6_rcv_core, ip6_forward)
@@ -275,8 +290,15 @@ class Malformed(ft.GatewayTestCase):
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, ft.PROTO_OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=ft.PROTO_FOU_PORTS)
-        self.assertEqual(run.summary.tx, {0: 0, 1: 0})
         self.assertNoOutput(run)
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
+                            resolve={'10.99.0.3': ft.IP_P0}, replies=t.arp_replies(0))
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1],
+                            resolve={'fd00:1::77': 'fd00:1::1'})
+        self.assertEqual(run.summary.tx, {p: len(run.own[p]) for p in (0, 1)})
+        s = run.summary.local
+        self.assertEqual((s['arp_requests_in'], s['arp_replies_in'], s['arp_replies_out']),
+                         (2, 1, 2), run.describe())
 
     def test_outer_martian_source(self):
         """Linux drops an outer packet from a source that can never send
@@ -294,8 +316,10 @@ class Malformed(ft.GatewayTestCase):
         self.assertHealthy(run)
         ctx = '\n' + run.describe()
         self.assertEqual(run.summary.rx, {0: len(frames), 1: 0}, ctx)
-        self.assertEqual(run.summary.tx, {0: 0, 1: 0},
+        self.assertEqual(run.summary.tx, {p: len(run.own[p]) for p in (0, 1)},
                          'FOU from a martian or local source was forwarded' + ctx)
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0])
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1])
         self.assertEqual(run.summary.decap, 0, ctx)
         self.assertEqual(run.summary.drops, {'outer_martian': len(frames)}, ctx)
         self.assertNoOutput(run)
