@@ -75,9 +75,9 @@ fou_icmp_allow(struct fou_lcore *lc, uint32_t rate, uint32_t burst)
 }
 
 /*
- * Route a message back to dst: where it leaves, or why it cannot. *neigh
- * is the neighbour's MAC, or NULL when it is not known yet: the message
- * then waits for resolution like any packet (fou_adj_output).
+ * Route a message back to dst: where it leaves, or why it cannot. A way
+ * back whose neighbour is not known yet is none: the message is not held
+ * for resolution (Linux would queue it).
  */
 static unsigned int
 fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *dst,
@@ -90,7 +90,9 @@ fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *d
 	r = fou_adj_resolve(lc->gw, nh, dst, lc->now, a);
 	if (r != FOU_FWD)
 		return r;
-	*neigh = fou_adj_neigh(lc, a, mac) ? mac : NULL;
+	if (!fou_adj_neigh(lc, a, mac))
+		return FOU_DROP_NO_NEIGH;
+	*neigh = mac;
 	return FOU_FWD;
 }
 

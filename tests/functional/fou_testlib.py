@@ -40,40 +40,30 @@ FOU_H = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'li
                      'fou.h')
 
 
-def _drop_reasons():
-    """The counter names of FOU_DROP_REASONS in lib/fou/fou.h, in order: they
+def _counter_names(macro_name, at_least):
+    """The counter names of an X-macro list in lib/fou/fou.h, in order: they
     are part of the gateway's interface (summary and telemetry)."""
     with open(FOU_H) as f:
         text = f.read()
-    macro = re.search(r'#define FOU_DROP_REASONS\(X\)(.*?)\n\n', text, re.S)
+    macro = re.search(r'#define %s\(X\)(.*?)\n\n' % macro_name, text, re.S)
     names = re.findall(r'X\(\w+, (\w+), "', macro.group(1) if macro else '')
-    if len(names) < 10:
-        raise RuntimeError('cannot read FOU_DROP_REASONS from %s' % FOU_H)
+    if len(names) < at_least:
+        raise RuntimeError('cannot read %s from %s' % (macro_name, FOU_H))
     return tuple(names)
 
 
-DROP_REASONS = _drop_reasons()
+DROP_REASONS = _counter_names('FOU_DROP_REASONS', 10)
 
-
-def _icmp_kinds():
-    """The counter names of FOU_ICMP_KINDS in lib/fou/fou.h: the ICMP
-    messages the gateway sends (summary 'sent NAME')."""
-    with open(FOU_H) as f:
-        text = f.read()
-    macro = re.search(r'#define FOU_ICMP_KINDS\(X\)(.*?)\n\n', text, re.S)
-    names = re.findall(r'X\(\w+, (\w+), "', macro.group(1) if macro else '')
-    if len(names) < 4:
-        raise RuntimeError('cannot read FOU_ICMP_KINDS from %s' % FOU_H)
-    return tuple(names)
 
 # Drops that happen after the inner packet was accepted by its tunnel: those
 # packets count as decapsulated (as Linux counts them on the tunnel device).
 POST_DECAP_DROPS = frozenset(('inner_martian', 'inner_options_bad', 'no_route', 'inner_local', 'ttl_exceeded',
                               'mtu_exceeded', 'no_neigh', 'tx_full', 'icmp_ratelimited',
-                              'tunnel_loop', 'no_headroom'))
+                              'tunnel_loop', 'no_headroom', 'neigh_stopped', 'neigh_failed',
+                              'neigh_queue_full'))
 
 # The ICMP messages the gateway sends (FOU_ICMP_KINDS in lib/fou/fou.h).
-ICMP_KINDS = _icmp_kinds()
+ICMP_KINDS = _counter_names('FOU_ICMP_KINDS', 4)
 
 # The tshark Lua dissector for FOU and the ports it decodes (UDPPORT:IPPROTO).
 FOU_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'tshark', 'fou.lua')
@@ -112,6 +102,10 @@ BASE_OPTS = [
     '--neigh', '192.168.1.3,dev=1,lladdr=' + MAC_NH_GRE,
     '--neigh', 'fd00:1::2,dev=1,lladdr=' + MAC_NH_SIT,
 ]
+
+# What the gateway announces with BASE_OPTS (a gratuitous ARP or an
+# unsolicited NA for each address, on its port), for assertNeighOut().
+BASE_ANNOUNCE = {0: ('10.99.0.1',), 1: ('192.168.1.1', 'fd00:1::1')}
 
 # BASE_OPTS and FOU ports for the other protocols: an alias, a number that
 # names a handled protocol, and one that has no handler.
@@ -185,15 +179,77 @@ def gateway_cmd(tmpdir, rx, nb_ports, opts, prefix, idle_exit=IDLE_EXIT_MS):
     return cmd, outputs
 
 
+def pcap_records(path):
+    """The global header and the (record header, frame) pairs of a pcap
+    file: [] and b'' when there is none."""
+    if not os.path.exists(path):
+        return b'', []
+    with open(path, 'rb') as f:
+        data = f.read()
+    if len(data) < PCAP_GLOBAL_HEADER_LEN:
+        return b'', []
+    endian = '<' if struct.unpack('<I', data[:4])[0] in (0xA1B2C3D4, 0xA1B23C4D) else '>'
+    off, recs = PCAP_GLOBAL_HEADER_LEN, []
+    while off + 16 <= len(data):
+        incl = struct.unpack(endian + 'I', data[off + 8:off + 12])[0]
+        recs.append((data[off:off + 16], data[off + 16:off + 16 + incl]))
+        off += 16 + incl
+    return data[:PCAP_GLOBAL_HEADER_LEN], recs
+
+
+def neigh_kind(frame):
+    """'arp' or 'nd' if frame is the link's own traffic, ARP or ICMPv6
+    Neighbour Discovery (router and neighbour solicitations and
+    advertisements, redirects), behind up to two VLAN tags; else None. The
+    gateway sends these itself (answers, resolution, announcements); they
+    are never forwarded."""
+    off = 12
+    for _ in range(2):
+        if frame[off:off + 2] in (b'\x81\x00', b'\x88\xa8'):
+            off += 4
+    et, ip = frame[off:off + 2], frame[off + 2:]
+    if et == b'\x08\x06':
+        return 'arp'
+    if et == b'\x86\xdd' and len(ip) > 40 and ip[6] == 58 and 133 <= ip[40] <= 137:
+        return 'nd'
+    return None
+
+
+def neigh_frame(frame):
+    return neigh_kind(frame) is not None
+
+
+def split_neigh(path, ip_path):
+    """Write the frames of the capture path that are not neigh_frame()s to
+    ip_path (same headers); return the neighbour frames, in order."""
+    head, recs = pcap_records(path)
+    own = [f for _, f in recs if neigh_frame(f)]
+    if head:
+        with open(ip_path, 'wb') as f:
+            f.write(head)
+            for rh, fr in recs:
+                if not neigh_frame(fr):
+                    f.write(rh + fr)
+    return own
+
+
 class Run:
-    """A finished gateway process."""
+    """A finished gateway process. Its captures come in two views: raw_outputs
+    (every frame a port sent) and outputs (the same without the gateway's
+    own ARP and Neighbour Discovery frames, which are in own[port]): tests of
+    forwarding read outputs, tests of the neighbour protocols own."""
 
     def __init__(self, cmd, rc, stdout, stderr, outputs, elapsed):
         self.cmd = cmd
         self.rc = rc
         self.stdout = stdout
         self.stderr = stderr
-        self.outputs = outputs
+        self.raw_outputs = outputs
+        self.outputs, self.own = {}, {}
+        for port, path in outputs.items():
+            ip_path = re.sub(r'(\.pcap)?$', '.ip.pcap', path, count=1)
+            self.own[port] = split_neigh(path, ip_path)
+            self.outputs[port] = ip_path if os.path.exists(ip_path) else path
         self.elapsed = elapsed
         self.summary = Summary(stdout)
 
@@ -298,11 +354,11 @@ class Summary:
     _drop = re.compile(r'^drop (\w+): (\d+) \(.*\)$')
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$')
-    # the local stack's terms (originated, held) where the gateway has them
-    _accounting = re.compile(r'^accounting: rx (?P<rx>\d+)(?: \+ originated (?P<orig>\d+))? '
+    _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
+    _accounting = re.compile(r'^accounting: rx (?P<rx>\d+) \+ originated (?P<orig>\d+) '
                              r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
-                             r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+)'
-                             r'(?: \+ held (?P<held>\d+))?: (?P<verdict>\S+)$')
+                             r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+) '
+                             r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+): (?P<verdict>\S+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
     def __init__(self, text):
@@ -319,7 +375,8 @@ class Summary:
         self.drops = {}
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
-        self.originated = self.held = 0      # packets the gateway built, still waiting
+        self.originated = self.held = self.consumed = None
+        self.local = {}             # the gateway's own stack: counter: n
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
         self.indirect_mbufs = None
@@ -374,12 +431,16 @@ class Summary:
                 self.gro = dict(zip(('merged', 'flushed', 'tso', 'gso_packets', 'gso_segments'),
                                     map(int, m.groups())))
                 continue
+            m = self._local.match(line)
+            if m:
+                self.local[m[1]] = int(m[2])
+                continue
             m = self._accounting.match(line)
             if m:
                 self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
                 self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
-                self.originated = int(m['orig'] or 0)
-                self.held = int(m['held'] or 0)
+                self.originated, self.held = int(m['orig']), int(m['held'])
+                self.consumed = int(m['cons'])
                 continue
             m = self._mbufs.match(line)
             if m:
@@ -768,6 +829,33 @@ class Traffic:
         self.cases.append(Expected(name, frame, port=port, eth_dst=eth_dst,
                                    l3=forwarded_l3(l3_of(frame), ecn), rx=rx))
 
+    def consume(self, name, frame, rx=0):
+        """frame is taken in by the gateway's own stack (an ARP reply, an
+        NA): neither sent nor dropped, counted as consumed."""
+        e = Expected(name, frame, rx=rx)
+        e.consumed = True
+        self.cases.append(e)
+
+    def consumed(self):
+        return sum(1 for c in self.cases if getattr(c, 'consumed', False))
+
+    def answer(self, name, frame, ours, rx=0):
+        """frame is an ARP request for our address ours: the gateway answers
+        it on the receiving port (a frame of run.own, not of out()); the
+        reply goes to the asker's MAC and address."""
+        frame = bytes(frame)
+        e = Expected(name, frame, rx=rx)
+        off = 12
+        while frame[off:off + 2] in (b'\x81\x00', b'\x88\xa8'):
+            off += 4
+        a = frame[off + 2:]
+        e.reply = (ours, ':'.join('%02x' % x for x in a[8:14]), socket.inet_ntoa(a[14:18]))
+        self.cases.append(e)
+
+    def arp_replies(self, port):
+        """The replies of answer() for frames received on port, in order."""
+        return [c.reply for c in self.cases if getattr(c, 'reply', None) and c.rx == port]
+
     def icmp(self, name, frame, port, eth_dst, l3, kind, rx=0, plain=False, ignore=None):
         """frame must come back as the ICMP message l3 (icmp4_error,
         icmp6_error, echo_reply4, echo_reply6) of kind, leaving on port to
@@ -861,8 +949,19 @@ class GatewayTestCase(unittest.TestCase):
         self.assertIsNotNone(s.gro, 'no gro line' + ctx)
         self.assertEqual(s.gso_added, s.gro['gso_segments'] - s.gro['gso_packets'], ctx)
         self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
-        self.assertEqual(rx + s.originated + s.gso_added, tx + dropped + s.gro_merged + s.held,
-                         ctx)
+        # at exit nothing waits for a neighbour any more: it was dropped
+        self.assertEqual(s.held, 0, 'packets still held' + ctx)
+        self.assertEqual(rx + s.originated + s.gso_added,
+                         tx + dropped + s.gro_merged + s.held + s.consumed, ctx)
+        self.assertEqual(s.consumed, s.local.get('consumed', 0), ctx)
+        # what the gateway's own stack says it sent is what the ports sent
+        own = [f for port in sorted(run.own) for f in run.own[port]]
+        arp = sum(1 for f in own if neigh_kind(f) == 'arp')
+        if run.raw_outputs and all(p.endswith('.pcap') for p in run.raw_outputs.values()):
+            self.assertEqual(arp, s.local.get('arp_requests_out', 0) +
+                             s.local.get('arp_replies_out', 0), 'ARP frames sent' + ctx)
+            self.assertEqual(len(own) - arp, s.local.get('ns_out', 0) + s.local.get('na_out', 0),
+                             'ND frames sent' + ctx)
         for what, v in (('mbufs', s.mbufs), ('indirect mbufs', s.indirect_mbufs)):
             self.assertIsNotNone(v, 'no %s line' % what + ctx)
             self.assertEqual(v[0], v[1], '%s missing from the pool' % what + ctx)
@@ -873,14 +972,17 @@ class GatewayTestCase(unittest.TestCase):
             self.assertIn(name, DROP_REASONS, 'unknown drop reason' + ctx)
 
     def assertCounters(self, run, rx, tx, drops, decap=None, fou_ports=FOU_PORTS, icmp=None):
-        """rx, tx: {port: n} for every port; drops: {reason: n}, exactly;
-        decap: list of (udp port, 'ipv4'|'ipv6'), one per decapsulated packet
-        (udp port 0: a plain tunnel); icmp: {kind: n} ICMP errors sent."""
+        """rx, tx: {port: n} for every port, tx without the gateway's own ARP
+        and ND frames (run.own, counted on top); drops: {reason: n},
+        exactly; decap: list of (udp port, 'ipv4'|'ipv6'), one per
+        decapsulated packet (udp port 0: a plain tunnel); icmp: {kind: n}
+        ICMP errors sent."""
         self.assertHealthy(run)
         s = run.summary
         ctx = '\n' + run.describe()
         self.assertEqual(s.rx, rx, 'rx per port' + ctx)
-        self.assertEqual(s.tx, tx, 'tx per port' + ctx)
+        self.assertEqual({p: n - len(run.own.get(p, ())) for p, n in s.tx.items()}, tx,
+                         'tx per port (the own ARP/ND frames aside)' + ctx)
         self.assertEqual(s.drops, {k: v for k, v in drops.items() if v}, 'drops' + ctx)
         if decap is not None:
             by_fam = collections.Counter(f for _, f in decap)
@@ -958,10 +1060,96 @@ class GatewayTestCase(unittest.TestCase):
             self.assertTrue(body == l3, what + ': inner packet not bit-exact\n' +
                             hexdiff(body, l3))
 
+    def assertNeighOut(self, run, port, mac, announce=(), resolve=None, replies=()):
+        """The ARP and ND frames port sent (run.own[port]), decoded by
+        tshark, are exactly: one announcement per address of announce (a
+        gratuitous ARP request, sender = target; an unsolicited NA to all
+        nodes for IPv6), for each target of resolve ({target: our source
+        address}) one to three broadcast requests (the first at once, one a
+        second after while unanswered: how many fit before the gateway
+        exits is timing), and the ARP replies of replies ([(our address,
+        asker MAC, asker address)]), in order among themselves. Returns the
+        decoded frames."""
+        frames = neigh_decode(run.own[port], self.path('own%d-%d.pcap' % (port, id(run))))
+        ctx = '\nport %d sent %s\n%s' % (port, frames, run.describe())
+        mac = mac.lower()
+        rest = []
+        for f in frames:
+            self.assertEqual(f['eth_src'], mac, 'source MAC' + ctx)
+            if f['kind'] == 'arp-request':
+                self.assertEqual((f['eth_dst'], f['sha'], f['tha']), (BCAST, mac, '00:00:00:00:00:00'),
+                                 'ARP request fields' + ctx)
+            if f['kind'] == 'na':
+                self.assertEqual((f['eth_dst'], f['ip_dst'], f['ip_src']),
+                                 (ALL_NODES, 'ff02::1', f['target']), 'NA fields' + ctx)
+        for a in announce:
+            if ':' in a:
+                n = [f for f in frames if f['kind'] == 'na' and f['target'] == a]
+            else:
+                n = [f for f in frames if f['kind'] == 'arp-request' and f['sip'] == a and
+                     f['tip'] == a]
+            self.assertEqual(len(n), 1, 'one announcement of %s' % a + ctx)
+        for target, src in (resolve or {}).items():
+            if ':' in target:
+                n = [f for f in frames if f['kind'] == 'ns' and f['target'] == target]
+                self.assertTrue(all(f['ip_src'] == src for f in n), 'NS from %s' % src + ctx)
+            else:
+                n = [f for f in frames if f['kind'] == 'arp-request' and f['tip'] == target]
+                self.assertTrue(all(f['sip'] == src for f in n), 'requests from %s' % src + ctx)
+            self.assertTrue(1 <= len(n) <= 3, '1 to 3 requests for %s' % target + ctx)
+        got = [(f['sip'], f['eth_dst'], f['tip']) for f in frames if f['kind'] == 'arp-reply']
+        for f in frames:
+            if f['kind'] == 'arp-reply':
+                self.assertEqual((f['sha'], f['tha']), (mac, f['eth_dst']), 'ARP reply' + ctx)
+        self.assertEqual(got, [(a, m.lower(), t) for a, m, t in replies], 'ARP replies' + ctx)
+        rest = [f for f in frames
+                if not (f['kind'] == 'arp-reply' or
+                        (f['kind'] == 'na' and f['target'] in announce) or
+                        (f['kind'] == 'ns' and f['target'] in (resolve or {})) or
+                        (f['kind'] == 'arp-request' and
+                         ((f['sip'] == f['tip'] and f['sip'] in announce) or
+                          f['tip'] in (resolve or {}))))]
+        self.assertEqual(rest, [], 'frames nobody expected' + ctx)
+        return frames
+
     def assertNoOutput(self, run, nb_ports=2):
         for port in range(nb_ports):
             self.assertEqual(tshark_count(run.outputs[port]), 0,
                              'port %d sent something' % port)
+
+
+BCAST = 'ff:ff:ff:ff:ff:ff'
+ALL_NODES = '33:33:00:00:00:01'
+
+
+def neigh_decode(frames, path):
+    """The ARP and ND frames (bytes) as tshark decodes them, written to
+    path: one dict each with kind ('arp-request', 'arp-reply', 'ns', 'na',
+    or the ICMPv6 type), eth_dst, eth_src, and for ARP sha, sip, tha, tip,
+    for ND target, ip_src, ip_dst."""
+    write_pcap(path, frames)
+    if not frames:
+        return []
+    rows = tshark_fields(path, ['eth.dst', 'eth.src', 'arp.opcode', 'arp.src.hw_mac',
+                                'arp.src.proto_ipv4', 'arp.dst.hw_mac', 'arp.dst.proto_ipv4',
+                                'icmpv6.type', 'icmpv6.nd.ns.target_address',
+                                'icmpv6.nd.na.target_address', 'ipv6.src', 'ipv6.dst'])
+    out = []
+    for r in rows:
+        one = {k: (v[0] if v else None) for k, v in r.items()}
+        d = {'eth_dst': one['eth.dst'], 'eth_src': one['eth.src']}
+        if one['arp.opcode'] is not None:
+            d.update(kind={'1': 'arp-request', '2': 'arp-reply'}.get(one['arp.opcode'],
+                                                                      'arp-' + one['arp.opcode']),
+                     sha=one['arp.src.hw_mac'], sip=one['arp.src.proto_ipv4'],
+                     tha=one['arp.dst.hw_mac'], tip=one['arp.dst.proto_ipv4'])
+        else:
+            d.update(kind={'135': 'ns', '136': 'na'}.get(one['icmpv6.type'], one['icmpv6.type']),
+                     target=one['icmpv6.nd.ns.target_address'] or
+                     one['icmpv6.nd.na.target_address'],
+                     ip_src=one['ipv6.src'], ip_dst=one['ipv6.dst'])
+        out.append(d)
+    return out
 
 
 def wait_for(predicate, timeout, interval=0.05):

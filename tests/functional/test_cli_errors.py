@@ -177,7 +177,8 @@ class CommandLineErrors(ft.GatewayTestCase):
         """The setup the error cases start from is valid and forwards."""
         run = self.run_gw({0: ft.linux_capture('ipip-nocsum')}, IDLE + ft.BASE_OPTS,
                           idle_exit=None)
-        self.assertCounters(run, rx={0: 11, 1: 0}, tx={0: 0, 1: 9}, drops={'no_neigh': 2})
+        self.assertCounters(run, rx={0: 11, 1: 0}, tx={0: 0, 1: 9},
+                            drops={'neigh_stopped': 2})
 
     def test_help(self):
         run = self.run_gw({}, ['--help'], idle_exit=None)

@@ -518,11 +518,16 @@ class Encap(EncapTestCase):
         gw = self.start({1: ft.write_pcap(self.path('in1.pcap'), [c.frame for c in cases])},
                         opts)
 
+        def own(st):
+            """What the gateway sent of its own: its announcements."""
+            return sum(st['local'][k] for k in ('arp_requests_out', 'arp_replies_out',
+                                                'ns_out', 'na_out'))
+
         def done():
             r = gw.telemetry('/fou/stats') if gw.running() else ['exited']
             st = r[0].get('/fou/stats') if r and isinstance(r[0], dict) else r
             return st if st == ['exited'] or (st and st['rx'] == len(cases) and
-                                              st['tx'] == len(cases)) else None
+                                              st['tx'] == len(cases) + own(st)) else None
         stats = ft.wait_for(done, 60, interval=0.1)
         self.assertTrue(stats and stats != ['exited'], 'telemetry: /fou/stats never counted '
                         'all packets')
@@ -552,9 +557,13 @@ class Encap(EncapTestCase):
         self.assertEqual(page, {'/fou/tunnels': {'count': len(tunnels), 'offset': 3,
                                                  '3': exp['3'], '4': exp['4']}})
         self.assertEqual(stats['drops'], {r: 0 for r in ft.DROP_REASONS})
-        self.assertEqual(stats['tx_by_port'], {'0': len(cases), '1': 0})
         gw.signal(signal.SIGTERM)
         run = gw.wait(timeout=30)
+        # the announcements went out at the start, nothing else of its own
+        self.assertEqual(stats['tx_by_port'], {'0': len(cases) + len(run.own[0]),
+                                               '1': len(run.own[1])})
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0])
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1])
         self.assertCounters(run, rx={0: 0, 1: len(cases)}, tx={0: len(cases), 1: 0}, drops={},
                             decap=[], icmp={}, fou_ports={})
         self.assertTunnelCounts(run, cases, tunnels)
@@ -565,7 +574,9 @@ class Encap(EncapTestCase):
     def test_tunnel_without_a_way_to_its_remote(self):
         """A remote with no route: no_route, '(no route to remote)' at start
         and MTU 0 in telemetry; a remote routed into a tunnel: tunnel_loop;
-        a remote on-link without neighbour: no_neigh."""
+        a remote on-link without neighbour: the encapsulated packets wait
+        while the gateway asks for the remote with ARP, until it stops
+        (neigh_stopped)."""
         tunnels = [
             Tunnel('noroute', 'ipip', '203.0.113.5', 'encap-dport=5555', v4=['172.16.30.0/24']),
             Tunnel('loop', 'ipip', '172.16.1.99', 'encap-dport=5555', v4=['172.16.31.0/24']),
@@ -574,26 +585,37 @@ class Encap(EncapTestCase):
             BY_NAME['fipip'],
         ]
         frames, drops = [], collections.Counter()
+        waited = []
         for i in range(3):
-            for t, reason in zip(tunnels[:3], ('no_route', 'tunnel_loop', 'no_neigh')):
+            for t, reason in zip(tunnels[:3], ('no_route', 'tunnel_loop', 'neigh_stopped')):
                 frames.append(from_host(inner4(t.dst4(1), 'udpN', i)))
                 drops[reason] += 1
+            waited.append(frames[-1])
         frames.append(from_host(inner6(tunnels[2].dst6(1), 'icmp', 1)))
-        drops['no_neigh'] += 1
+        waited.append(frames[-1])
+        drops['neigh_stopped'] += 1
         ok = EncapCase('fipip', BY_NAME['fipip'], from_host(inner4('172.16.1.5', 'icmp', 1)))
         frames.append(ok.frame)
         run = self.run_gw({1: ft.write_pcap(self.path('in1.pcap'), frames)}, tunnel_opts(tunnels))
         self.assertCounters(run, rx={0: 0, 1: len(frames)}, tx={0: 1, 1: 0}, drops=drops,
                             decap=[], icmp={}, fou_ports={})
         self.assertEncap(run.outputs[0], [ok])
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
+                            resolve={'10.99.0.9': LOCAL})
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1])
+        self.assertEqual(run.summary.local['neigh_queued'], 4, run.stdout)
         self.assertEqual(run.summary.tunnel_conf['noroute']['mtu'], None, run.stdout)
         self.assertIn('tunnel noroute: ipip local 10.99.0.1 remote 203.0.113.5 encap fou dport '
                       '5555 (no route to remote)', run.stdout)
         self.assertEqual(run.summary.tunnel_conf['loop']['unresolved'],
                          'remote routed into a tunnel or to the gateway', run.stdout)
         self.assertEqual(run.summary.tunnel_conf['noneigh']['mtu'], 1500 - 32)
-        self.assertEqual(run.summary.tunnels, {'noroute': (0, 0), 'loop': (0, 0),
-                                               'noneigh': (0, 0), 'fipip': (1, len(ok.l3))})
+        # what waited went into its tunnel: counted there, as Linux counts a
+        # tunnel's packet that its underlay's neighbour queue took
+        self.assertEqual(run.summary.tunnels, {
+            'noroute': (0, 0), 'loop': (0, 0),
+            'noneigh': (len(waited), sum(len(ft.l3_of(bytes(f))) for f in waited)),
+            'fipip': (1, len(ok.l3))})
 
 
 # The decapsulation of what we encapsulate: gateway A (10.99.0.10) sends
@@ -650,6 +672,7 @@ class DecapOfEncap(ft.GatewayTestCase):
             expected.append(ft.Expected(c.name, frame, port=1, eth_dst=B_NH, l3=twice))
         self.assertTrue(0 < drops['ttl_exceeded'] < len(cases))
         os.mkdir(self.path('b'))
+        # B reads what A forwarded (A's announcements are not B's business)
         b = ft.run_gateway(self.path('b'), {0: a.outputs[0]}, B_OPTS)
         fwd = [e for e in expected if e.reason is None]
         self.assertCounters(b, rx={0: len(cases), 1: 0}, tx={0: 0, 1: len(fwd)}, drops=drops,

@@ -11,8 +11,8 @@ and checksum, ICMP, UDP and TCP inside, some at the tunnel MTU or with a TTL
 about to expire), and of plain IPv4 and IPv6 packets routed through. The
 gateway, configured with tunnels as in the demo, runs it; then:
 
-- it exits 0 with rx = tx + the sum of the named drops, every mbuf back in
-  its pool, and each named malformation counted at least once per case
+- it exits 0 with rx + what it originated = tx + the sum of the named
+  drops, every mbuf back in its pool, and each named malformation counted at least once per case
   (the named cases alone, in a first run, exactly under their reason);
 - every frame it sent is one Linux would have sent for one of the inputs,
   each input used once: the inner packet of an input whose outer IPv4, UDP
@@ -23,6 +23,15 @@ gateway, configured with tunnels as in the demo, runs it; then:
   route included), or for a packet to one of our addresses what Linux'
   local input answers (echo reply, port or protocol unreachable, parameter
   problem); echo replies are never rate-limited, so none may be missing;
+- a packet Linux would forward to an on-link host it has no neighbour for
+  waits while the gateway asks (Linux queues it the same way): the gateway
+  sends ARP requests or Neighbour Solicitations for exactly those hosts,
+  from the port that leads there, and drops what waited when nobody
+  answered (neigh_failed after 3 s) or when it stops (neigh_stopped); its
+  own ICMP errors are not queued (an error whose way back has no
+  neighbour keeps the drop reason of the packet it is about);
+- it sends no other frame of its own than its announcements, those
+  requests and the answers to ARP requests for its address;
 - tshark finds no malformed packet and no expert error in the outputs
   except the ones the forwarded inner packet itself carried (a bit flipped
   in an ICMP, UDP or TCP payload makes a bad L4 checksum that a router,
@@ -126,7 +135,7 @@ def named_traffic():
     t.drop('into tunnel loop, whose remote is routed into fou-gre',
            fou(5555, v4(dst='192.168.77.1', seq=57)), 'tunnel_loop')
     t.drop('to 192.168.1.77 (connected, no neighbour)', fou(5555, v4(dst='192.168.1.77', seq=58)),
-           'no_neigh')
+           'neigh_stopped')
     f = fou(5555, v4(dst='198.51.100.1', seq=59))
     err, ignore = tm._tunnel_back(ft.icmp4_error(ft.tunnel_payload(bytes(f)), ft.IP_P0,
                                                  'icmp_net_unreach'), 5555)
@@ -397,14 +406,18 @@ def _addrs(pkt):
             socket.inet_ntop(socket.AF_INET6, pkt[24:40]))
 
 
-def _egress(dst):
+def _egress(dst, hold=False):
     """(port, next hop MAC, tunnel or None, MTU) for a destination, or None
-    when Linux cannot send there (no route, local, no neighbour, a loop)."""
+    when Linux cannot send there (no route, local, a loop). An on-link host
+    without a neighbour entry: with hold, ('held', port, host), for the
+    packet waits while the gateway resolves it; else None."""
     r = _lpm(dst)
     if r is None or r[0] in ('local', 'bcast'):
         return None
     if r[0] == 'port':
-        return (r[1], r[2], None, 1500) if r[2] else None
+        if r[2]:
+            return (r[1], r[2], None, 1500)
+        return ('held', r[1], dst) if hold else None
     if r[1] not in TUNNEL_OUT:
         return None         # loop: its remote is routed into a tunnel
     return (0, ft.MAC_PEER, r[1], TUNNEL_OUT[r[1]][4])
@@ -413,8 +426,8 @@ def _egress(dst):
 def expected_output(inner):
     """What Linux sends for a decapsulated inner packet, or an outer one
     it does not decapsulate: ('fwd', egress, l3), ('echo', egress, kind,
-    l3) or ('icmp', egress, kind, l3), l3 with a placeholder IPv4 ID; or
-    None."""
+    l3) or ('icmp', egress, kind, l3), l3 with a placeholder IPv4 ID;
+    ('held', port, host) when it waits for host's MAC; or None."""
     v4_ = inner[0] >> 4 == 4
     src, dst = _addrs(inner)
     ttl = inner[8] if v4_ else inner[7]
@@ -424,11 +437,18 @@ def expected_output(inner):
     if route is None:
         # ip_error, ip6_pkt_drop
         return _icmp(inner, 'icmp_net_unreach' if v4_ else 'icmp6_no_route', 0)
-    out = _egress(dst)
+    out = _egress(dst, hold=True)
     if out is None:
         return None
     if ttl <= 1:
         return _icmp(inner, 'icmp_time_exceeded' if v4_ else 'icmp6_time_exceeded', 0)
+    if out[0] == 'held':
+        # the egress MTU comes before the neighbour: 1500 on every port
+        if len(inner) > 1500:
+            if not v4_:
+                return _icmp(inner, 'icmp6_pkt_too_big', 1500)
+            return _icmp(inner, 'icmp_frag_needed', 1500) if inner[6] & 0x40 else None
+        return out
     if len(inner) > out[3]:
         if not v4_:
             return _icmp(inner, 'icmp6_pkt_too_big', out[3])
@@ -587,6 +607,11 @@ class Hostile(ft.GatewayTestCase):
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=ft.PROTO_FOU_PORTS)
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
+                            resolve={'10.99.0.3': ft.IP_P0}, replies=t.arp_replies(0))
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1],
+                            resolve={'192.168.1.77': '192.168.1.1',
+                                     'fd00:1::77': 'fd00:1::1'})
         # (the port unreachable about UDP to 4789 quotes no VXLAN packet)
         for port in (0, 1):
             self.assertEqual(ft.tshark_problems(run.outputs[port], tcp=False,
@@ -608,10 +633,14 @@ class Hostile(ft.GatewayTestCase):
         ctx = '\n' + run.describe()
         s = run.summary
         self.assertEqual(s.rx, {0: len(frames), 1: 0}, ctx)
+        # what waited for a neighbour ends under one of three reasons, by
+        # timing (and how many waited for one host): checked together below
+        waited = ('neigh_stopped', 'neigh_failed', 'neigh_queue_full')
         for reason, n in named.drops().items():
-            self.assertGreaterEqual(s.drops.get(reason, 0), n, 'drop %s%s' % (reason, ctx))
+            if reason not in waited:
+                self.assertGreaterEqual(s.drops.get(reason, 0), n, 'drop %s%s' % (reason, ctx))
 
-        fwd, icmp = collections.Counter(), collections.Counter()
+        fwd, icmp, held = collections.Counter(), collections.Counter(), collections.Counter()
         reference = {}
         for f in frames:
             inner = decap(f)
@@ -619,6 +648,9 @@ class Hostile(ft.GatewayTestCase):
                 inner = plain(f)
             exp = expected_output(inner) if inner is not None else None
             if exp is None:
+                continue
+            if exp[0] == 'held':
+                held[exp[1:]] += 1
                 continue
             k = expected_key(exp)
             (icmp if exp[0] == 'icmp' else fwd)[k[:3] + (_norm(k[3]),)] += 1
@@ -628,7 +660,7 @@ class Hostile(ft.GatewayTestCase):
         problems_out, problems_ref, ref_frames = [], [], []
         for port, mac in ((0, ft.MAC_P0), (1, ft.MAC_P1)):
             out = ft.tshark_raw(run.outputs[port])
-            self.assertEqual(len(out), s.tx[port], ctx)
+            self.assertEqual(len(out) + len(run.own[port]), s.tx[port], ctx)
             probs = dict(collections.defaultdict(list))
             for num, msg in ft.tshark_problems(run.outputs[port], tcp=True):
                 # fou.lua passes on the exception of the inner packet's
@@ -653,6 +685,30 @@ class Hostile(ft.GatewayTestCase):
             probs.setdefault(int(num), []).append(msg)
         problems_ref = [sorted(probs.get(i + 1, [])) for i in range(len(ref_frames))]
 
+        # every packet that waited, and requests for exactly its hosts
+        self.assertEqual(s.local.get('neigh_queued', 0), sum(held.values()), ctx)
+        self.assertEqual(sum(s.drops.get(r, 0) for r in waited), sum(held.values()), ctx)
+        self.assertLessEqual(s.drops.get('neigh_queue_full', 0),
+                             sum(max(0, n - 101) for n in held.values()), ctx)
+        for port, mac in ((0, ft.MAC_P0), (1, ft.MAC_P1)):
+            own = ft.neigh_decode(run.own[port], self.path('own%d.pcap' % port))
+            asked = {f['tip'] if f['kind'] == 'arp-request' else f['target'] for f in own
+                     if f['kind'] in ('arp-request', 'ns') and
+                     not (f['kind'] == 'arp-request' and f['sip'] == f['tip'])}
+            self.assertEqual(asked, {h for p, h in held if p == port},
+                             'port %d asked for other hosts than packets waited for%s' %
+                             (port, ctx))
+            replies = [f for f in own if f['kind'] == 'arp-reply']
+            self.assertEqual(len(replies), len(named.arp_replies(0)) if port == 0 else 0, ctx)
+            announced = [f for f in own if f['kind'] == 'na' or
+                         (f['kind'] == 'arp-request' and f['sip'] == f['tip'])]
+            self.assertEqual(sorted(f['target'] if f['kind'] == 'na' else f['sip']
+                                    for f in announced), sorted(ft.BASE_ANNOUNCE[port]), ctx)
+            self.assertEqual(len(own), len(announced) + len(replies) +
+                             sum(1 for f in own if f['kind'] in ('arp-request', 'ns') and
+                                 f not in announced), 'other frames of its own' + ctx)
+            self.assertTrue(all(f['eth_src'] == mac.lower() for f in own), ctx)
+
         unexpected = got - fwd - icmp
         self.assertFalse(unexpected, 'sent, and Linux would not have: %s%s' % (
             [(k[:3], k[3].hex()) for k in unexpected], ctx))
@@ -666,10 +722,11 @@ class Hostile(ft.GatewayTestCase):
             self.assertEqual(o, r, 'output frame %d: tshark finds problems the forwarded '
                              'packet did not carry' % i)
         sys.stderr.write('hostile capture: sent %d (%d forwarded or encapsulated, %d ICMP '
-                         'errors), dropped %d, %d output frames with an L4 problem of their '
-                         'own\n' % (sum(got.values()), sum(fwd.values()),
-                                    sum((got & icmp).values()), s.dropped,
-                                    sum(1 for r in problems_ref if r)))
+                         'errors), %d waited for %d hosts, dropped %d, %d output frames with '
+                         'an L4 problem of their own\n' % (
+                             sum(got.values()), sum(fwd.values()),
+                             sum((got & icmp).values()), sum(held.values()), len(held),
+                             s.dropped, sum(1 for r in problems_ref if r)))
 
 
 if __name__ == '__main__':

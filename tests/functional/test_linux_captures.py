@@ -5,7 +5,9 @@ checksum off and on) through the gateway. Each capture has 9 FOU packets to
 10.99.0.1, forwarded out of port 1 to the next hop of their inner network,
 and 2 ICMP errors to 10.99.0.3, another host: a router forwards them, and
 10.99.0.0/24 is connected on port 0 without a neighbour 10.99.0.3, so they
-are dropped as no_neigh (Linux would queue them while ARP fails)."""
+wait while the gateway asks for 10.99.0.3 with ARP, as Linux queues them;
+nobody answers here, and the gateway stops before the third second that
+would fail the resolution: they are dropped as neigh_stopped."""
 import os
 import sys
 
@@ -30,7 +32,7 @@ def capture_traffic(name):
             assert pkt[UDP].dport == udp_port, (name, i)
             t.fwd('%s #%d' % (name, i + 1), frame, 1, nh_mac)
         else:
-            t.drop('%s #%d' % (name, i + 1), frame, 'no_neigh', plain=True)
+            t.drop('%s #%d' % (name, i + 1), frame, 'neigh_stopped', plain=True)
     return t
 
 
@@ -39,11 +41,17 @@ class LinuxCaptures(ft.GatewayTestCase):
         t = capture_traffic(name)
         # what tests/data/README.md says the capture holds
         self.assertEqual(len(t.out(1)), 9)
-        self.assertEqual(t.drops(), {'no_neigh': 2})
+        self.assertEqual(t.drops(), {'neigh_stopped': 2})
         run = self.run_gw({0: ft.linux_capture(name)}, ft.BASE_OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1})
-        self.assertEqual(run.summary.drops, {'no_neigh': 2})
-        self.assertEqual(run.summary.tx, {0: 0, 1: 9})
+        self.assertEqual(run.summary.drops, {'neigh_stopped': 2})
+        # besides the forwarded packets: the announcements, and the
+        # requests for 10.99.0.3 on port 0
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
+                            resolve={'10.99.0.3': ft.IP_P0})
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1])
+        self.assertEqual(run.summary.tx, {0: len(run.own[0]), 1: 9 + 2})
+        self.assertEqual(run.summary.local['neigh_queued'], 2)
 
 
 def _add(name):

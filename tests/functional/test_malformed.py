@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Case 3: malformed and foreign traffic, all in one capture. Every frame
 must be dropped under its own reason and read no byte past its end; nothing
-may be sent but the ICMP errors Linux sends about two IPv6 packets from a
-neighbour (packets for other hosts are routed: here they have no route or
-no neighbour; the peer 10.99.0.2 and the inner sources have no way back,
-so the gateway's answers to them cannot leave either)."""
+may be forwarded on any port (packets for other hosts are routed: here they
+have no route, or a neighbour that never answers the gateway's ARP or NS:
+they wait until the gateway stops, neigh_stopped). What the gateway sends of
+its own: its announcements, those requests, the answers to ARP requests for
+its address, and the ICMP errors Linux sends about two IPv6 packets from a
+neighbour (the peer 10.99.0.2 and the inner sources have no way back, so the
+gateway's answers to them cannot leave)."""
 import os
 import struct
 import sys
@@ -182,12 +185,24 @@ def malformed_traffic(way_back=False):
            'eth_other_host')
     t.drop('unicast to the MAC of port 1', fou(5555, v4(seq=14), eth_dst=ft.MAC_P1),
            'eth_other_host')
-    t.drop('ARP request', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
-    t.drop('ARP reply', eth() / ARP(op=2, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, hwdst=ft.MAC_P0,
-                                    pdst=ft.IP_P0), 'arp_bad')
-    t.drop('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
-           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
+    # ARP for our address is answered (the tagged one behind its tag); a
+    # reply is taken in, one for another host ignored; malformed ARP dropped
+    t.answer('ARP request', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+             ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), ft.IP_P0)
+    t.consume('ARP reply', eth() / ARP(op=2, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER,
+                                       hwdst=ft.MAC_P0, pdst=ft.IP_P0))
+    t.answer('802.1Q ARP', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') / Dot1Q(vlan=7) /
+             ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), ft.IP_P0)
+    t.drop('ARP request for 10.99.0.3', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst='10.99.0.3'), 'arp_not_ours')
+    t.drop('ARP request for the address of port 1', Ether(src=ft.MAC_PEER,
+                                                           dst='ff:ff:ff:ff:ff:ff') /
+           ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst='192.168.1.1'), 'arp_not_ours')
+    t.drop('RARP-style ARP opcode 3', Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+           ARP(op=3, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0), 'arp_bad')
+    t.drop('ARP cut short', cut(Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
+                                ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0),
+                                14 + 27), 'arp_bad')
     # IPv6 to one of our addresses: FOU is received over IPv4 only
     # (nobody listens on UDP over IPv6: port unreachable, to a neighbour)
     f = eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') / UDP(sport=40000, dport=5557) / v6(seq=3)
@@ -200,15 +215,15 @@ def malformed_traffic(way_back=False):
            'not_ip')
     # not for us: routed as any packet (ip_forward), and here not deliverable
     t.drop('FOU to 10.99.0.3 (connected, no neighbour)', fou(5555, v4(seq=15), dst='10.99.0.3'),
-           'no_neigh', plain=True)
+           'neigh_stopped', plain=True)
     f = fou(5555, v4(seq=16), dst='203.0.113.9')
     answered('FOU to 203.0.113.9 (no route)', f, 'no_route', 'icmp_net_unreach',
              ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_net_unreach'))
     t.drop('fragment to another address (forwarded, not reassembled)',
-           fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'no_neigh', plain=True)
+           fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'neigh_stopped', plain=True)
     t.drop('IPv6 to fd00:1::77 (connected, no neighbour)',
-           eth() / IPv6(src='fd00:1::2', dst='fd00:1::77') / UDP(sport=1, dport=2), 'no_neigh',
-           plain=True)
+           eth() / IPv6(src='fd00:1::2', dst='fd00:1::77') / UDP(sport=1, dport=2),
+           'neigh_stopped', plain=True)
     f = eth() / IPv6(src='fd00:1::2', dst='2001:db8::1') / UDP(sport=1, dport=2)
     t.icmp('IPv6 to 2001:db8::1 (no route)', f, 1, ft.MAC_NH_SIT,
            ft.icmp6_error(ft.l3_of(f), 'fd00:1::1', 'icmp6_no_route'), 'icmp6_no_route',
@@ -337,9 +352,17 @@ class Malformed(ft.GatewayTestCase):
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, ft.PROTO_OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=ft.PROTO_FOU_PORTS)
-        self.assertEqual(run.summary.tx, {0: 0, 1: 2})
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
+                            resolve={'10.99.0.3': ft.IP_P0}, replies=t.arp_replies(0))
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1],
+                            resolve={'fd00:1::77': 'fd00:1::1'})
+        self.assertEqual(run.summary.tx, {0: len(run.own[0]), 1: len(run.own[1]) + 2})
         self.assertEqual(run.summary.icmp, {'icmp6_port_unreach': 1, 'icmp6_no_route': 1})
         self.assertEqual(ft.tshark_problems(run.outputs[1], tcp=False), [])
+        self.assertEqual(run.summary.consumed, t.consumed(), run.describe())
+        s = run.summary.local
+        self.assertEqual((s['arp_requests_in'], s['arp_replies_in'], s['arp_replies_out']),
+                         (2, 1, 2), run.describe())
 
     def test_outer_martian_source(self):
         """Linux drops an outer packet from a source that can never send
@@ -357,8 +380,10 @@ class Malformed(ft.GatewayTestCase):
         self.assertHealthy(run)
         ctx = '\n' + run.describe()
         self.assertEqual(run.summary.rx, {0: len(frames), 1: 0}, ctx)
-        self.assertEqual(run.summary.tx, {0: 0, 1: 0},
+        self.assertEqual(run.summary.tx, {p: len(run.own[p]) for p in (0, 1)},
                          'FOU from a martian or local source was forwarded' + ctx)
+        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0])
+        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1])
         self.assertEqual(run.summary.decap, 0, ctx)
         self.assertEqual(run.summary.drops, {'outer_martian': len(frames)}, ctx)
         self.assertNoOutput(run)

@@ -3,7 +3,9 @@
 """Case 4: routing of decapsulated packets over three ports (port 0 receives
 and can send back, ports 1 and 2 send): IPv4 and IPv6 longest-prefix match,
 default routes, connected routes, no route (net unreachable where the
-source has a way back), no neighbour, MTU, our own addresses."""
+source has a way back), no neighbour (the packet waits while the gateway
+asks with ARP or NS, from its address on the port; nobody answers here),
+MTU, our own addresses."""
 import os
 import re
 import sys
@@ -105,15 +107,16 @@ def routing_traffic(default4):
     t.fwd('fd00:2::50: on-link on port 2', sit('fd00:2::50'), 2, NH['K'])
     t.fwd('172.30.1.1: on-link route without via', ipip('172.30.1.1'), 2, '02:00:00:00:0a:30')
     t.fwd('fd00:30::1: on-link route without via', sit('fd00:30::1'), 2, '02:00:00:00:0a:31')
+    # no neighbour: held while the gateway asks, dropped when it stops
     t.drop('172.30.1.2: on-link route without via, no neighbour', ipip('172.30.1.2'),
-           'no_neigh')
-    t.drop('fd00:30::2: on-link route without via, no neighbour', sit('fd00:30::2'), 'no_neigh')
-    # no neighbour
-    t.drop('192.168.2.51: on-link, no neighbour', ipip('192.168.2.51'), 'no_neigh')
-    t.drop('172.17.0.1: gateway without neighbour', ipip('172.17.0.1'), 'no_neigh')
-    t.drop('fd00:2::51: on-link, no neighbour', sit('fd00:2::51'), 'no_neigh')
-    t.drop('fd00:17::1: gateway without neighbour', sit('fd00:17::1'), 'no_neigh')
-    t.drop('fd00:1::77: on-link on port 1, no neighbour', sit('fd00:1::77'), 'no_neigh')
+           'neigh_stopped')
+    t.drop('fd00:30::2: on-link route without via, no neighbour', sit('fd00:30::2'),
+           'neigh_stopped')
+    t.drop('192.168.2.51: on-link, no neighbour', ipip('192.168.2.51'), 'neigh_stopped')
+    t.drop('172.17.0.1: gateway without neighbour', ipip('172.17.0.1'), 'neigh_stopped')
+    t.drop('fd00:2::51: on-link, no neighbour', sit('fd00:2::51'), 'neigh_stopped')
+    t.drop('fd00:17::1: gateway without neighbour', sit('fd00:17::1'), 'neigh_stopped')
+    t.drop('fd00:1::77: on-link on port 1, no neighbour', sit('fd00:1::77'), 'neigh_stopped')
     # our own addresses: the echo requests are answered where the default
     # route leads back to their sources (192.168.3.2, fd00:40::2), like any
     # packet the gateway sends, and dropped as no_route where none does
@@ -180,14 +183,28 @@ def routing_traffic(default4):
     return t
 
 
+# What each port announces, and whom it asks for (target: our source): a
+# target off the port's networks (172.30/16, fd00:30::/48 are on-link routes
+# beyond them) is asked from the port's first address of the family.
+ANNOUNCE = {0: ('10.99.0.1',), 1: ('192.168.1.1', 'fd00:1::1'),
+            2: ('192.168.2.1', 'fd00:2::1')}
+RESOLVE = {0: {},
+           1: {'192.168.1.9': '192.168.1.1', 'fd00:1::9': 'fd00:1::1',
+               'fd00:1::77': 'fd00:1::1'},
+           2: {'172.30.1.2': '192.168.2.1', 'fd00:30::2': 'fd00:2::1',
+               '192.168.2.51': '192.168.2.1', 'fd00:2::51': 'fd00:2::1'}}
+
+
 class Routing(ft.GatewayTestCase):
     def check(self, default4):
         t = routing_traffic(default4)
         opts = COMMON + (DEFAULT4 if default4 else DEFAULT6)
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, opts, nb_ports=3)
         self.assertTraffic(run, t, nb_ports=3, port_macs=MACS)
+        for p in range(3):
+            self.assertNeighOut(run, p, MACS[p], ANNOUNCE[p], resolve=RESOLVE[p])
         self.assertEqual(sorted(run.summary.tx.items()),
-                         [(p, len(t.out(p))) for p in range(3)])
+                         [(p, len(t.out(p)) + len(run.own[p])) for p in range(3)])
         self.assertTrue(all(len(t.out(p)) > 0 for p in range(3)))
         # what the gateway says the ports are
         self.assertRegex(run.stdout, re.compile(r'^port 1 \(net_pcap1\): mac %s mtu 1000,' %
@@ -224,7 +241,10 @@ class Routing(ft.GatewayTestCase):
         run = self.run_gw(t.write_ports(self.tmp), COMMON + DEFAULT4, nb_ports=3)
         self.assertTraffic(run, t, nb_ports=3, port_macs=MACS)
         self.assertEqual(run.summary.rx, {0: 5, 1: 5, 2: 3})
-        self.assertEqual(run.summary.tx, {0: 2, 1: 4, 2: 4})
+        self.assertEqual(run.summary.tx, {p: n + len(run.own[p])
+                                          for p, n in ((0, 2), (1, 4), (2, 4))})
+        for p in range(3):
+            self.assertNeighOut(run, p, MACS[p], ANNOUNCE[p])
 
     def test_default_route_ipv4(self):
         self.check(default4=True)

@@ -23,6 +23,7 @@
 
 #include "fuzz.h"
 #include "fuzz_check.h"
+#include "fou_private.h"	/* the hold ring: what the control thread takes */
 
 struct rte_mempool *fuzz_pool;
 
@@ -430,6 +431,47 @@ fuzz_sent_add(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t
 	s->n += n;
 }
 
+unsigned int
+fuzz_local_stack(struct fou_gw *gw)
+{
+	static const struct fou_gw *ctl_gw;
+	static struct fou_lcore *ctl;
+	struct rte_mbuf *held[FOU_HOLD_RING];
+	struct fou_lcore_stats s;
+	unsigned int k, i;
+
+	if (ctl == NULL) {
+		const struct fou_lcore_conf c = { .direct = fuzz_pool, .indirect = fuzz_pool,
+						  .socket_id = SOCKET_ID_ANY };
+		struct fou_err err = { "" };
+
+		ctl = fou_lcore_create(gw, FOU_LCORE_CONTROL, &c, &err);
+		FUZZ_ASSERT(ctl != NULL, "control context: %s", err.msg);
+		ctl_gw = gw;
+	}
+	FUZZ_ASSERT(ctl_gw == gw, "fuzz_local_stack() on a second gateway");
+	/* out of the hold ring and back, in order, each checked */
+	k = rte_ring_sc_dequeue_burst(gw->hold_ring, (void **)held, RTE_DIM(held), NULL);
+	for (i = 0; i < k; i++) {
+		struct fou_neigh_key key;
+
+		memcpy(&key, RTE_MBUF_DYNFIELD(held[i], gw->hold_key_off, void *), sizeof(key));
+		FUZZ_ASSERT(key.port < FUZZ_PORTS && (key.family == AF_INET ||
+						       key.family == AF_INET6),
+			    "held for port %u, family %u", key.port, key.family);
+		fuzz_check_held(held[i], key.port);
+	}
+	FUZZ_ASSERT(rte_ring_sp_enqueue_bulk(gw->hold_ring, (void **)held, k, NULL) == k,
+		    "the hold ring took back fewer than %u", k);
+	fou_neigh_service(ctl, rte_rdtsc());
+	fou_neigh_flush(gw);
+	fou_neigh_stop(gw);
+	FUZZ_ASSERT(fou_stats_get(gw, -1, &s) == 0, "stats");
+	FUZZ_ASSERT(fou_stats_held(&s) == 0, "%" PRIu64 " packets still held", fou_stats_held(&s));
+	FUZZ_ASSERT(fou_stats_balanced(&s), "rx + originated + gso added != tx + drops + merged");
+	return k;
+}
+
 uint16_t
 fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -438,7 +480,7 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	static struct fou_lcore *lc;
 	struct fou_gw *gw_rw = (struct fou_gw *)(uintptr_t)gw;
 	struct fou_lcore_stats *st = fou_lcore_stats(gw_rw, rte_lcore_id());
-	uint64_t rx0, tx0, d0, rx1, tx1, d1, icmp = 0;
+	uint64_t rx0, tx0, d0, h0, rx1, tx1, d1, h1, icmp = 0;
 	struct fuzz_sent sent = { .n = 0 };
 	uint16_t nf, i;
 
@@ -450,6 +492,7 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	FUZZ_ASSERT(n <= FOU_BURST, "a burst of %u", n);
 	fou_stats_rx_tx(st, &rx0, &tx0);
 	d0 = fou_stats_drops(st);
+	h0 = st->local[FOU_LOCAL_NEIGH_QUEUED];
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		icmp -= st->icmp_out[i];
 	nf = fou_lcore_rx(lc, port, pkts, n, rte_rdtsc(), fuzz_sent_add, &sent);
@@ -467,10 +510,13 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	}
 	fou_stats_rx_tx(st, &rx1, &tx1);
 	d1 = fou_stats_drops(st);
+	h1 = st->local[FOU_LOCAL_NEIGH_QUEUED];
 	FUZZ_ASSERT(rx1 - rx0 == n, "rx counted %" PRIu64 " of %u", rx1 - rx0, n);
-	FUZZ_ASSERT(rx1 - rx0 == (tx1 - tx0) + (d1 - d0),
-		    "rx %" PRIu64 " != tx %" PRIu64 " + dropped %" PRIu64, rx1 - rx0, tx1 - tx0,
-		    d1 - d0);
+	FUZZ_ASSERT(rx1 - rx0 == (tx1 - tx0) + (d1 - d0) + (h1 - h0),
+		    "rx %" PRIu64 " != tx %" PRIu64 " + dropped %" PRIu64 " + held %" PRIu64,
+		    rx1 - rx0, tx1 - tx0, d1 - d0, h1 - h0);
+	FUZZ_ASSERT(fuzz_local_stack(gw_rw) == h1 - h0, "held %" PRIu64 ", the ring had others",
+		    h1 - h0);
 	FUZZ_ASSERT(rte_mempool_avail_count(fuzz_pool) == FUZZ_NB_MBUF,
 		    "%u mbufs not back in the pool",
 		    FUZZ_NB_MBUF - rte_mempool_avail_count(fuzz_pool));

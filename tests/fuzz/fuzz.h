@@ -107,11 +107,24 @@ struct fou_lcore *fuzz_lcore_new(struct fou_gw *gw, struct rte_mempool *direct,
  * a worker runs it, on the one context of gw this file makes at the first
  * burst: its state (IP IDs, ICMP bucket, the neighbours it looked up) goes
  * on from input to input, as a worker's does. Every output is checked
- * (fuzz_check_output), counted as tx and freed; then rx = tx + drops for
- * the burst and every mbuf back in the pool, or abort. Returns how many
+ * (fuzz_check_output), counted as tx and freed; then rx = tx + drops +
+ * held for the burst, the held ones go through fuzz_local_stack(), and
+ * every mbuf is back in the pool, or abort. Returns how many
  * were forwarded.
  */
 uint16_t fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint16_t n);
+
+/*
+ * After a burst, the gateway's own stack as its control thread runs it:
+ * what the worker held for want of a neighbour is checked
+ * (fuzz_check_held()), then a control context takes it and what ARP told
+ * the worker (fou_neigh_service(): learn, queue, resolve; no worker is
+ * started, so nothing is sent), the learnt entries are flushed so that
+ * every input starts from the static ones, and what still waits is
+ * dropped (fou_neigh_stop()). Then nothing is held and the whole
+ * gateway's accounting balances, or abort. Returns how many were held.
+ */
+unsigned int fuzz_local_stack(struct fou_gw *gw);
 
 /* --- the running configuration -------------------------------------------- */
 

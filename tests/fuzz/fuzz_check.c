@@ -360,8 +360,53 @@ fuzz_neigh_mac(uint16_t port, const struct rte_ether_addr *mac)
 	 RTE_MBUF_F_RX_VLAN | RTE_MBUF_F_RX_VLAN_STRIPPED | RTE_MBUF_F_RX_QINQ | \
 	 RTE_MBUF_F_RX_QINQ_STRIPPED)
 
+/*
+ * An ARP reply the worker turned a request around into (behind the
+ * request's 802.1Q tags, off bytes in): nothing past the ARP header; from
+ * the port's MAC for one of the port's addresses, to the asker's MAC and
+ * address, as arp_process answers.
+ */
+static void
+fuzz_check_arp(const uint8_t *f, uint32_t len, uint32_t off, uint16_t port)
+{
+	const uint8_t *a = f + off;
+	struct rte_ether_addr sha, tha;
+	unsigned int i;
+	bool ours = false;
+
+	FUZZ_ASSERT(len == off + 28, "ARP reply of %u bytes, %u expected", len, off + 28);
+	FUZZ_ASSERT(get16(a) == 1 && get16(a + 2) == 0x0800 && a[4] == 6 && a[5] == 4 &&
+		    get16(a + 6) == 2, "ARP that is no Ethernet/IPv4 reply");
+	memcpy(&sha, a + 8, 6);
+	memcpy(&tha, a + 18, 6);
+	FUZZ_ASSERT(rte_is_same_ether_addr(&sha, &fuzz_port[port].mac),
+		    "ARP reply for another MAC than port %u's", port);
+	for (i = 0; i < fuzz_nb_addr; i++)
+		ours |= fuzz_addr[i].port == port && fuzz_addr[i].ip.family == AF_INET &&
+			memcmp(a + 14, &fuzz_addr[i].ip.v4, 4) == 0;
+	FUZZ_ASSERT(ours, "ARP reply for %u.%u.%u.%u, no address of port %u", a[14], a[15],
+		    a[16], a[17], port);
+	FUZZ_ASSERT(rte_is_same_ether_addr(&tha, (const struct rte_ether_addr *)f) &&
+		    rte_is_valid_assigned_ether_addr(&tha), "ARP reply to a MAC that did not ask");
+	FUZZ_ASSERT(!fuzz_ours(AF_INET, a + 24), "ARP reply to one of our addresses");
+}
+
+static void fuzz_check_frame(const struct rte_mbuf *m, uint16_t port, int icmp, bool held);
+
 void
 fuzz_check_output(const struct rte_mbuf *m, uint16_t port, int icmp)
+{
+	fuzz_check_frame(m, port, icmp, false);
+}
+
+void
+fuzz_check_held(const struct rte_mbuf *m, uint16_t port)
+{
+	fuzz_check_frame(m, port, -1, true);
+}
+
+static void
+fuzz_check_frame(const struct rte_mbuf *m, uint16_t port, int icmp, bool held)
 {
 	static uint8_t frame[UINT16_MAX + 64];
 	const struct rte_mbuf *seg;
@@ -391,9 +436,29 @@ fuzz_check_output(const struct rte_mbuf *m, uint16_t port, int icmp)
 		memcpy(frame, d, len);
 	FUZZ_ASSERT(rte_is_same_ether_addr(&eth->src_addr, &fuzz_port[port].mac),
 		    "source MAC is not port %u's", port);
-	FUZZ_ASSERT(fuzz_neigh_mac(port, &eth->dst_addr), "destination MAC is no neighbour on %u",
-		    port);
 	et = rte_be_to_cpu_16(eth->ether_type);
+	if (!held) {
+		uint32_t off = RTE_ETHER_HDR_LEN;
+
+		/* an answered request keeps its tags (at most two) */
+		while ((et == RTE_ETHER_TYPE_VLAN || et == RTE_ETHER_TYPE_QINQ) &&
+		       off < RTE_ETHER_HDR_LEN + 8 && off + 4 <= len) {
+			et = get16(frame + off + 2);
+			off += 4;
+		}
+		if (et == RTE_ETHER_TYPE_ARP) {
+			fuzz_check_arp(frame, len, off, port);
+			return;
+		}
+		et = rte_be_to_cpu_16(eth->ether_type);
+	}
+	/* a packet waiting for its neighbour has no MAC to go to yet */
+	if (held)
+		FUZZ_ASSERT(rte_is_zero_ether_addr(&eth->dst_addr),
+			    "held packet with a destination MAC");
+	else
+		FUZZ_ASSERT(fuzz_neigh_mac(port, &eth->dst_addr),
+			    "destination MAC is no neighbour on %u", port);
 	FUZZ_ASSERT(et == RTE_ETHER_TYPE_IPV4 || et == RTE_ETHER_TYPE_IPV6, "ethertype 0x%04x",
 		    et);
 	if (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM)) {

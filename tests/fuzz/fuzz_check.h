@@ -8,7 +8,8 @@
  * martian or multicast address; an ICMP error with a valid checksum; an
  * encapsulation matching one of the gateway's tunnels in every outer field
  * (lengths, checksums computed or left to the port as configured, GRE
- * flags, key, protocol) around a valid inner packet.
+ * flags, key, protocol) around a valid inner packet; or an ARP reply for
+ * one of the port's addresses.
  */
 #ifndef FUZZ_CHECK_H
 #define FUZZ_CHECK_H
@@ -29,5 +30,8 @@ void fuzz_check_init(const struct fou_gw *gw);
  * -1: either.
  */
 void fuzz_check_output(const struct rte_mbuf *m, uint16_t port, int icmp);
+/* The same for m held for want of its neighbour on port: finished but for
+ * the destination MAC, which is zero. */
+void fuzz_check_held(const struct rte_mbuf *m, uint16_t port);
 
 #endif /* FUZZ_CHECK_H */

@@ -6,7 +6,8 @@
 
 rx:        every frame of tests/data/*.pcap (the Linux 6.1 FOU peer's and the
            inside hosts' replies) on its port, some with RX checksum flags,
-           segments, copies, no headroom
+           segments, copies, no headroom; ARP requests, replies and
+           announcements for the gateway's addresses and others
 encap:     the inside hosts' packets (inside-replies.pcap) into every tunnel
 stmt:      config/*.conf as statements, one file each, their deletes, and
            every `--NAME ARG` example of the README
@@ -72,6 +73,33 @@ def rx_seeds(src, out):
             for opts in ([port | 4, 0, 0, 0], [port | 8, 0, 0, 0], [port | 0x40, 0x55, 0, 0],
                          [port, 0, 3, 7], [port, 0, 4, 0]):
                 write(out, "rx", bytes(opts) + frame)
+
+
+def arp(op, sha, sip, tip, dst=b"\xff" * 6, tha=b"\0" * 6, tag=None):
+    """An ARP frame as a host sends it, padded to 60 bytes."""
+    ip = lambda a: bytes(int(x) for x in a.split("."))
+    eth = dst + sha + (b"\x81\x00" + struct.pack(">H", tag) if tag is not None else b"")
+    f = eth + b"\x08\x06" + struct.pack(">HHBBH", 1, 0x0800, 6, 4, op) + sha + ip(sip) + \
+        tha + ip(tip)
+    return f + b"\xa5" * max(0, 60 - len(f))
+
+
+def arp_seeds(out):
+    """ARP to the packet gateway (fuzz.c): requests for its addresses on
+    either port (answered, the sender learnt), for others, announcements,
+    replies, a duplicate address probe, an 802.1Q-tagged request."""
+    host = b"\x52\x54\x00\x63\x00\x09"
+    mine = b"\x02\x00\x00\x00\x00\x10"
+    for port, sip, tip in ((0, "10.99.0.9", "10.99.0.1"), (1, "192.168.1.3", "192.168.1.1"),
+                           (2, "10.98.0.9", "10.98.0.1")):
+        write(out, "rx", bytes([port, 0, 0, 0]) + arp(1, host, sip, tip))
+        write(out, "rx", bytes([port, 0, 1, 0]) + arp(1, host, sip, tip, dst=mine))
+        write(out, "rx", bytes([port, 0, 0, 0]) + arp(2, host, sip, tip, dst=mine, tha=mine))
+        write(out, "rx", bytes([port, 0, 0, 0]) + arp(1, host, sip, sip))
+        write(out, "rx", bytes([port, 0, 0, 0]) + arp(2, host, sip, sip))
+        write(out, "rx", bytes([port, 0, 0, 0]) + arp(1, host, "0.0.0.0", tip))
+        write(out, "rx", bytes([port, 0, 0, 0]) + arp(1, host, sip, tip, tag=7))
+    write(out, "rx", bytes([0, 0, 0, 0]) + arp(1, host, "10.99.0.9", "10.99.0.77"))
 
 
 def encap_seeds(src, out, nb_tunnels=13):
@@ -180,6 +208,7 @@ def gro_seeds(out):
 def main(src, out):
     gro_seeds(out)
     rx_seeds(src, out)
+    arp_seeds(out)
     encap_seeds(src, out)
     stmt_seeds(src, out)
     config_seeds(src, out)

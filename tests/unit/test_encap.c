@@ -90,7 +90,8 @@ run_copies(const struct fou_gw *gw, const uint8_t *b, uint32_t len, uint16_t n)
 	return unit_burst(&ul, m, n, got);
 }
 
-/* The verdict counted in ul.st (one packet): a drop reason or UNIT_FWD. */
+/* The verdict counted in ul.st (one packet): a drop reason, UNIT_HELD or
+ * UNIT_FWD. */
 static unsigned int
 st_verdict(void)
 {
@@ -99,7 +100,27 @@ st_verdict(void)
 	for (i = 0; i < FOU_DROP_MAX; i++)
 		if (ul.st.drop[i] != 0)
 			return i;
-	return UNIT_FWD;
+	return ul.st.local[FOU_LOCAL_NEIGH_QUEUED] != 0 ? UNIT_HELD : UNIT_FWD;
+}
+
+static const char *
+verdict_name(unsigned int v)
+{
+	return v == UNIT_FWD ? "sent" : v == UNIT_HELD ? "held" : fou_drop_name(v);
+}
+
+/* The one packet held for want of a neighbour: for neigh on port 1. */
+static void
+take_held(struct fou_gw *gw, const char *what, const char *neigh, struct unit_held *h)
+{
+	char buf[INET6_ADDRSTRLEN];
+
+	if (unit_held_take(gw, h, 1) != 1)
+		fail_msg("%s: not one packet held", what);
+	fou_ip_str(&h->neigh, buf, sizeof(buf));
+	if (h->f.port != EG_PORT || strcmp(buf, neigh) != 0)
+		fail_msg("%s: held for %s on port %u, expected %s on port %u", what, buf,
+			 h->f.port, neigh, EG_PORT);
 }
 
 static uint64_t
@@ -592,8 +613,8 @@ expect_drop_in(const char *stmts, const char *extra, const struct golden_tx *c,
 		mod(b + ETH);
 	unit_lcore_begin(&ul, gw, 0);
 	if (run_copies(gw, b, c->in_len, 1) != 0 || st_verdict() != v)
-		fail_msg("%s / %s: expected %s, got %s", c->name, stmts, fou_drop_name(v),
-			 st_verdict() == UNIT_FWD ? "sent" : fou_drop_name(st_verdict()));
+		fail_msg("%s / %s: expected %s, got %s", c->name, stmts, verdict_name(v),
+			 verdict_name(st_verdict()));
 	if (st_icmp_total() != 0)
 		fail_msg("%s: an ICMP error counted", c->name);
 	UNIT_POOL_FULL();
@@ -1004,10 +1025,12 @@ test_ipv6_local_mcast(void **state)
 		{ "ff02::1", FOU_DROP_BCAST_MCAST, 0 },
 		{ "ff0e::101", FOU_DROP_BCAST_MCAST, 0 },
 		{ "fd00:99::1", UNIT_FWD, FOU_ICMP_NOROUTE6 },
-		{ "fd00:1::9", FOU_DROP_NO_NEIGH, 0 },
+		/* on link, not known yet: waits for Neighbour Discovery */
+		{ "fd00:1::9", UNIT_HELD, 0 },
 	};
 	const struct golden_tx *c = tx_case("tx_sit_fou");
 	uint8_t b[UNIT_PKT_MAX];
+	struct unit_held h;
 	unsigned int i;
 
 	(void)state;
@@ -1021,14 +1044,24 @@ test_ipv6_local_mcast(void **state)
 		unit_lcore_begin(&ul, cur_gw, 0);
 		n = run_copies(cur_gw, b, c->in_len, 1);
 		if (n != (cases[i].verdict == UNIT_FWD) || st_verdict() != cases[i].verdict)
-			fail_msg("IPv6 to %s: expected %s", cases[i].dst,
+			fail_msg("IPv6 to %s: expected %s, got %s", cases[i].dst,
 				 cases[i].verdict == UNIT_FWD ? "an ICMPv6 error" :
-				 fou_drop_name(cases[i].verdict));
+				 verdict_name(cases[i].verdict), verdict_name(st_verdict()));
 		if (n == 1 && (ul.st.icmp_out[cases[i].kind] != 1 || got[0].port != RX_PORT ||
 			       got[0].b[ETH + 40] != 1))
 			fail_msg("IPv6 to %s: not %s back to fd00::2", cases[i].dst,
 				 fou_icmp_name(cases[i].kind));
+		if (cases[i].verdict == UNIT_HELD) {
+			take_held(cur_gw, cases[i].dst, cases[i].dst, &h);
+			/* routed as it is, hop limit one less, to no MAC yet */
+			assert_int_equal(h.f.len, c->in_len);
+			assert_memory_equal(h.f.b, mac_zero.addr_bytes, 6);
+			assert_memory_equal(h.f.b + 6, mac_eg.addr_bytes, 6);
+			assert_int_equal(h.f.b[ETH + 7], b[ETH + 7] - 1);
+			assert_memory_equal(h.f.b + ETH + 8, b + ETH + 8, 32);
+		}
 	}
+	UNIT_POOL_FULL();
 }
 
 /* --- tunnel resolution ----------------------------------------------------- */
@@ -1037,6 +1070,33 @@ static void
 expect_tun_drop(const char *stmts, const char *name, unsigned int v)
 {
 	expect_drop_in(stmts, NULL, tx_case(name), NULL, v);
+}
+
+/*
+ * The remote's next hop neigh has no neighbour entry: the packet is
+ * encapsulated as ever (the golden frame of name, to the remote) and held
+ * with a zero destination MAC until neigh answers.
+ */
+static void
+expect_tun_held(const char *stmts, const char *name, uint32_t remote, const char *neigh)
+{
+	const struct golden_tx *c = tx_case(name);
+	struct fou_gw *gw = tx_gw(stmts);
+	struct golden_tx held = *c;
+	uint8_t exp[UNIT_PKT_MAX];
+	struct unit_held h;
+
+	unit_lcore_begin(&ul, gw, 0);
+	if (run_copies(gw, c->in, c->in_len, 1) != 0 || st_verdict() != UNIT_HELD)
+		fail_msg("%s / %s: expected held, got %s", name, stmts, verdict_name(st_verdict()));
+	take_held(gw, name, neigh, &h);
+	memcpy(exp, c->out, c->out_len);
+	memset(exp, 0, 6);
+	unit_put32(exp + ETH + 16, remote);
+	unit_ip4_cksum_fix(exp + ETH);
+	held.out = exp;
+	compare_out(&held, &h.f, SPORT_MIN, SPORT_MAX);
+	UNIT_POOL_FULL();
 }
 
 static void
@@ -1055,11 +1115,13 @@ test_tunnel_resolution(void **state)
 			"route 10.60.0.0/16,dev=t2\n"
 			"tunnel t1,type=gre,local=10.0.0.1,remote=10.60.0.1,encap-dport=5556\n"
 			"route 10.50.0.0/16,dev=t1", "tx_gre4_fou", FOU_DROP_TUNNEL_LOOP);
-	/* the remote's next hop has no neighbour (via 192.168.1.3; on link .8) */
-	expect_tun_drop("tunnel t1,type=ipip,local=192.168.1.1,remote=10.21.0.9,encap-dport=5555\n"
-			"route 10.50.0.0/16,dev=t1", "tx_ipip_fou", FOU_DROP_NO_NEIGH);
-	expect_tun_drop("tunnel t1,type=gre,local=192.168.1.1,remote=192.168.1.8,encap=none\n"
-			"route fd00:50::/32,dev=t1", "tx_gre6_none", FOU_DROP_NO_NEIGH);
+	/* the remote's next hop has no neighbour yet (via 192.168.1.3; on link .8) */
+	expect_tun_held("tunnel t1,type=ipip,local=192.168.1.1,remote=10.21.0.9,encap-dport=5555\n"
+			"route 10.50.0.0/16,dev=t1", "tx_ipip_fou", IP4(10, 21, 0, 9),
+			"192.168.1.3");
+	expect_tun_held("tunnel t1,type=gre,local=192.168.1.1,remote=192.168.1.8,encap=none\n"
+			"route fd00:50::/32,dev=t1", "tx_gre6_none", IP4(192, 168, 1, 8),
+			"192.168.1.8");
 	/* a packet that would fit but has TTL 1 is answered before the tunnel is resolved */
 	expect_tun_drop("tunnel t1,type=ipip,local=192.168.1.1,remote=10.99.0.9,encap-dport=5555\n"
 			"route 10.50.0.0/16,dev=t1\nicmp-rate 0", "ttl1_time_exceeded",
@@ -1341,7 +1403,8 @@ static void
 test_local_not_answered(void **state)
 {
 	(void)state;
-	expect_local("local_echo4", icmp4_frag_needed, NULL, FOU_DROP_ICMP_LOCAL, 0, 0,
+	/* about no packet of a tunnel of ours: the path MTU code refuses it */
+	expect_local("local_echo4", icmp4_frag_needed, NULL, FOU_DROP_PMTU_BAD, 0, 0,
 		     "fragmentation needed to us");
 	expect_local("local_echo4", icmp4_port_unreach, NULL, FOU_DROP_ICMP_LOCAL, 0, 0,
 		     "port unreachable to us");
@@ -1375,7 +1438,8 @@ test_local_not_answered(void **state)
 		     "ICMPv6 destination unreachable to us");
 	expect_local("local_echo6", icmp6_echo_reply, NULL, FOU_DROP_ICMP_LOCAL, 0, 0,
 		     "ICMPv6 echo reply to us");
-	expect_local("local_echo6", icmp6_ns, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
+	/* Neighbour Discovery's: this one's hop limit is not 255 */
+	expect_local("local_echo6", icmp6_ns, NULL, FOU_DROP_ND_BAD, 0, 0,
 		     "Neighbour Solicitation to us");
 	expect_local("local_port_unreach6", udp6_zero_cksum, NULL, FOU_DROP_UDP_CKSUM_BAD, 0, 0,
 		     "IPv6 UDP without a checksum");

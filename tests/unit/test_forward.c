@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
+#include <rte_arp.h>
+
 #include "unit.h"
 #include "fou_hdr.h"
 
@@ -44,6 +46,28 @@ expect_fwd_to(const struct unit_pkt *p, const struct rte_ether_addr *mac, const 
 		 file, line);
 }
 #define EXPECT_FWD_TO(p, mac) expect_fwd_to((p), (mac), __FILE__, __LINE__)
+
+/*
+ * Held after decapsulation for the neighbour neigh on port: the frame as it
+ * would leave, with a zero destination MAC until the neighbour answers.
+ */
+static void
+expect_held_for(const struct unit_pkt *p, uint16_t port, const char *neigh, const char *file,
+		int line)
+{
+	uint32_t olen = unit_expect_out_same(p, &mac_zero, out);
+	bool v4 = p->kind == UNIT_IN_V4;
+
+	if (port != EG_PORT)
+		memcpy(out + 6, mac_rx.addr_bytes, 6);
+	unit_run(gw, unit_mbuf(p->b, p->len),
+		 &(struct unit_exp){ .verdict = UNIT_HELD, .decap_port = v4 ? PORT_IPIP : PORT_SIT,
+				     .decap_inner = v4 ? FOU_INNER_IPV4 : FOU_INNER_IPV6,
+				     .out = out, .out_len = olen, .out_port = port,
+				     .neigh = neigh },
+		 file, line);
+}
+#define EXPECT_HELD_FOR(p, port, neigh) expect_held_for((p), (port), (neigh), __FILE__, __LINE__)
 
 /* Dropped after decapsulation (counted as decapsulated). */
 #define EXPECT_LATE_DROP(p, reason) \
@@ -364,25 +388,27 @@ test_routes4(void **state)
 		uint32_t dst;
 		unsigned int verdict;
 		const struct rte_ether_addr *mac;
+		const char *neigh;	/* UNIT_HELD: the neighbour it waits for */
+		uint16_t port;
 	} cases[] = {
-		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4 },
-		{ IP4(10, 20, 255, 255), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(10, 20, 255, 255), UNIT_FWD, &mac_nb4, NULL, 0 },
 		/* the longer prefix 10.20.5.0/24 goes via .7 */
-		{ IP4(10, 20, 5, 9), UNIT_FWD, &mac_nb4_7 },
-		{ IP4(10, 20, 4, 255), UNIT_FWD, &mac_nb4 },
-		{ IP4(10, 20, 6, 0), UNIT_FWD, &mac_nb4 },
+		{ IP4(10, 20, 5, 9), UNIT_FWD, &mac_nb4_7, NULL, 0 },
+		{ IP4(10, 20, 4, 255), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(10, 20, 6, 0), UNIT_FWD, &mac_nb4, NULL, 0 },
 		/* on link: the destination is the neighbour */
-		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7 },
-		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4 },
-		{ IP4(192, 168, 1, 8), FOU_DROP_NO_NEIGH, NULL },
-		/* via 192.168.1.3, which has no neighbour entry */
-		{ IP4(10, 21, 0, 5), FOU_DROP_NO_NEIGH, NULL },
-		{ IP4(10, 19, 255, 255), FOU_DROP_NO_ROUTE, NULL },
-		{ IP4(10, 22, 0, 0), FOU_DROP_NO_ROUTE, NULL },
-		{ IP4(10, 0, 0, 1), FOU_DROP_INNER_LOCAL, NULL },
-		{ IP4(192, 168, 1, 1), FOU_DROP_INNER_LOCAL, NULL },
-		/* back out of the receiving port: no neighbour there */
-		{ IP4(10, 0, 0, 2), FOU_DROP_NO_NEIGH, NULL },
+		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7, NULL, 0 },
+		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(192, 168, 1, 8), UNIT_HELD, NULL, "192.168.1.8", EG_PORT },
+		/* via 192.168.1.3, which has no neighbour entry: waits for .3 */
+		{ IP4(10, 21, 0, 5), UNIT_HELD, NULL, "192.168.1.3", EG_PORT },
+		{ IP4(10, 19, 255, 255), FOU_DROP_NO_ROUTE, NULL, NULL, 0 },
+		{ IP4(10, 22, 0, 0), FOU_DROP_NO_ROUTE, NULL, NULL, 0 },
+		{ IP4(10, 0, 0, 1), FOU_DROP_INNER_LOCAL, NULL, NULL, 0 },
+		{ IP4(192, 168, 1, 1), FOU_DROP_INNER_LOCAL, NULL, NULL, 0 },
+		/* back out of the receiving port: no neighbour there yet */
+		{ IP4(10, 0, 0, 2), UNIT_HELD, NULL, "10.0.0.2", RX_PORT },
 	};
 	unsigned int i;
 
@@ -396,6 +422,8 @@ test_routes4(void **state)
 		unit_ctx("inner destination 0x%08x", cases[i].dst);
 		if (cases[i].verdict == UNIT_FWD)
 			EXPECT_FWD_TO(&p, cases[i].mac);
+		else if (cases[i].verdict == UNIT_HELD)
+			EXPECT_HELD_FOR(&p, cases[i].port, cases[i].neigh);
 		else
 			EXPECT_LATE_DROP(&p, cases[i].verdict);
 	}
@@ -408,17 +436,18 @@ test_routes6(void **state)
 		const char *dst;
 		unsigned int verdict;
 		const struct rte_ether_addr *mac;
+		const char *neigh;	/* UNIT_HELD: the neighbour it waits for */
 	} cases[] = {
-		{ "fd00:20::7", UNIT_FWD, &mac_nb6 },
-		{ "fd00:20:ffff:ffff:ffff:ffff:ffff:ffff", UNIT_FWD, &mac_nb6 },
-		{ "fd00:20:5::9", UNIT_FWD, &mac_nb6_7 },
-		{ "fd00:20:4:ffff::1", UNIT_FWD, &mac_nb6 },
-		{ "fd00:1::7", UNIT_FWD, &mac_nb6_7 },
-		{ "fd00:1::8", FOU_DROP_NO_NEIGH, NULL },
-		{ "fd00:21::5", FOU_DROP_NO_NEIGH, NULL },
-		{ "fd00:1f:ffff::1", FOU_DROP_NO_ROUTE, NULL },
-		{ "fd00:22::", FOU_DROP_NO_ROUTE, NULL },
-		{ "fd00:1::1", FOU_DROP_INNER_LOCAL, NULL },
+		{ "fd00:20::7", UNIT_FWD, &mac_nb6, NULL },
+		{ "fd00:20:ffff:ffff:ffff:ffff:ffff:ffff", UNIT_FWD, &mac_nb6, NULL },
+		{ "fd00:20:5::9", UNIT_FWD, &mac_nb6_7, NULL },
+		{ "fd00:20:4:ffff::1", UNIT_FWD, &mac_nb6, NULL },
+		{ "fd00:1::7", UNIT_FWD, &mac_nb6_7, NULL },
+		{ "fd00:1::8", UNIT_HELD, NULL, "fd00:1::8" },
+		{ "fd00:21::5", UNIT_HELD, NULL, "fd00:1::3" },
+		{ "fd00:1f:ffff::1", FOU_DROP_NO_ROUTE, NULL, NULL },
+		{ "fd00:22::", FOU_DROP_NO_ROUTE, NULL, NULL },
+		{ "fd00:1::1", FOU_DROP_INNER_LOCAL, NULL, NULL },
 	};
 	unsigned int i;
 
@@ -432,6 +461,8 @@ test_routes6(void **state)
 		unit_ctx("inner destination %s", cases[i].dst);
 		if (cases[i].verdict == UNIT_FWD)
 			EXPECT_FWD_TO(&p, cases[i].mac);
+		else if (cases[i].verdict == UNIT_HELD)
+			EXPECT_HELD_FOR(&p, EG_PORT, cases[i].neigh);
 		else
 			EXPECT_LATE_DROP(&p, cases[i].verdict);
 	}
@@ -987,7 +1018,580 @@ test_icmp_source_network(void **state)
 	unit_lcore_end(&u);
 }
 
+/* --- ARP (fou_arp.c): answered on the worker, heard by the control thread --- */
+
+static const struct rte_ether_addr mac_bcast = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+
+/*
+ * An ARP frame as a host sends it: Ethernet to dst from sha, op from
+ * sha/sip to tha/tip, padded to len (>= 42) with non-zero bytes so that a
+ * reply that kept the padding shows. Returns the frame's length.
+ */
+static uint32_t
+arp_frame(uint8_t *b, const struct rte_ether_addr *dst, uint16_t op,
+	  const struct rte_ether_addr *sha, uint32_t sip, const struct rte_ether_addr *tha,
+	  uint32_t tip, uint32_t len)
+{
+	memset(b, 0xa5, len);
+	memcpy(b, dst->addr_bytes, 6);
+	memcpy(b + 6, sha->addr_bytes, 6);
+	unit_put16(b + 12, RTE_ETHER_TYPE_ARP);
+	unit_put16(b + 14, 1);				/* Ethernet */
+	unit_put16(b + 16, RTE_ETHER_TYPE_IPV4);
+	b[18] = 6;
+	b[19] = 4;
+	unit_put16(b + 20, op);
+	memcpy(b + 22, sha->addr_bytes, 6);
+	unit_put32(b + 28, sip);
+	memcpy(b + 32, tha->addr_bytes, 6);
+	unit_put32(b + 38, tip);
+	return len;
+}
+
+/* The event of the last unit_run(): kind, flags, port 0, sender mac/ip. */
+static void
+expect_event(unsigned int kind, unsigned int flags, const struct rte_ether_addr *mac,
+	     uint32_t ip)
+{
+	const struct unit_ev *ev = &unit_events[0];
+
+	assert_int_equal(unit_nb_events, 1);
+	assert_int_equal(ev->kind, kind);
+	assert_int_equal(ev->flags, flags);
+	assert_int_equal(ev->port, RX_PORT);
+	assert_memory_equal(ev->mac.addr_bytes, mac->addr_bytes, 6);
+	assert_int_equal(ev->ip.family, AF_INET);
+	assert_int_equal(rte_be_to_cpu_32(ev->ip.v4), ip);
+}
+
+/*
+ * A request for the receiving port's address is turned around into the
+ * reply arp_process sends: from the port's MAC, sender and target swapped,
+ * the frame's padding gone (42 bytes, the port pads), 802.1Q tags kept.
+ * What it says about its sender goes to the control thread (a request for
+ * us: the table creates its entry).
+ */
+static void
+test_arp_answered(void **state)
+{
+	static const struct rte_ether_addr odd_tha = { { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66 } };
+	uint8_t b[64], exp[64];
+	uint32_t len, elen;
+
+	(void)state;
+	elen = arp_frame(exp, &mac_peer, RTE_ARP_OP_REPLY, &mac_rx, IP4(10, 0, 0, 1), &mac_peer,
+			 IP4(10, 0, 0, 2), 42);
+
+	unit_ctx("broadcast request for 10.0.0.1");
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &mac_zero,
+			IP4(10, 0, 0, 1), 60);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen, .out_port = RX_PORT, .events = 1,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+	expect_event(UNIT_EV_SOLICIT, 0, &mac_peer, IP4(10, 0, 0, 2));
+
+	/* unicast (a host checking its cache), whatever its target MAC says */
+	unit_ctx("unicast request for 10.0.0.1");
+	len = arp_frame(b, &mac_rx, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &odd_tha,
+			IP4(10, 0, 0, 1), 42);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen, .out_port = RX_PORT, .events = 1,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+
+	/* a duplicate address probe (RFC 5227, sender 0.0.0.0): answered to
+	 * the prober's MAC with target 0.0.0.0, as Linux; nothing learnt */
+	unit_ctx("address probe for 10.0.0.1");
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, 0, &mac_zero,
+			IP4(10, 0, 0, 1), 60);
+	unit_put32(exp + 38, 0);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen, .out_port = RX_PORT, .events = 0,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+	unit_put32(exp + 38, IP4(10, 0, 0, 2));
+
+	/* behind an 802.1Q tag: the reply keeps it */
+	unit_ctx("802.1Q request for 10.0.0.1");
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &mac_zero,
+			IP4(10, 0, 0, 1), 60);
+	memmove(b + 16, b + 12, 46);
+	unit_put16(b + 12, RTE_ETHER_TYPE_VLAN);
+	unit_put16(b + 14, 5);
+	memmove(exp + 16, exp + 12, elen - 12);
+	unit_put16(exp + 12, RTE_ETHER_TYPE_VLAN);
+	unit_put16(exp + 14, 5);
+	UNIT_RUN(gw, unit_mbuf(b, len), .verdict = UNIT_FWD, .decap_inner = -1, .out = exp,
+		 .out_len = elen + 4, .out_port = RX_PORT, .events = 1,
+		 .local = { [FOU_LOCAL_ARP_REQ_IN] = 1, [FOU_LOCAL_ARP_REP_OUT] = 1 });
+}
+
+/*
+ * Frames that get no answer: requests for another address (also the other
+ * port's: only the receiving port answers, arp_ignore=1), announcements
+ * and replies (heard: the table refreshes entries it has), and requests
+ * for us from a sender the table must not learn (our own address, a
+ * group MAC, a martian): neither answered nor learnt.
+ */
+static void
+test_arp_not_answered(void **state)
+{
+	static const struct rte_ether_addr mcast = { { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 } };
+	static const struct {
+		const char *what;
+		const struct rte_ether_addr *dst;
+		uint16_t op;
+		const struct rte_ether_addr *sha;
+		uint32_t sip, tip;
+		unsigned int verdict, counter;
+		int ev_kind;		/* -1: no event */
+		unsigned int ev_flags;
+	} cases[] = {
+		{ "request for 10.0.0.9", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer,
+		  IP4(10, 0, 0, 2), IP4(10, 0, 0, 9), FOU_DROP_ARP_NOT_OURS, FOU_LOCAL_MAX,
+		  UNIT_EV_OTHER, 0 },
+		{ "request for the other port's 192.168.1.1", &mac_bcast, RTE_ARP_OP_REQUEST,
+		  &mac_peer, IP4(10, 0, 0, 2), IP4(192, 168, 1, 1), FOU_DROP_ARP_NOT_OURS,
+		  FOU_LOCAL_MAX, UNIT_EV_OTHER, 0 },
+		{ "gratuitous request", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer,
+		  IP4(10, 0, 0, 2), IP4(10, 0, 0, 2), FOU_DROP_ARP_NOT_OURS, FOU_LOCAL_MAX,
+		  UNIT_EV_OTHER, UNIT_EV_F_OVERRIDE },
+		{ "reply to us", &mac_rx, RTE_ARP_OP_REPLY, &mac_peer, IP4(10, 0, 0, 2),
+		  IP4(10, 0, 0, 1), UNIT_CONSUMED, FOU_LOCAL_ARP_REP_IN, UNIT_EV_ADVERT,
+		  UNIT_EV_F_CONFIRM },
+		{ "gratuitous reply", &mac_bcast, RTE_ARP_OP_REPLY, &mac_peer, IP4(10, 0, 0, 2),
+		  IP4(10, 0, 0, 2), UNIT_CONSUMED, FOU_LOCAL_ARP_REP_IN, UNIT_EV_ADVERT,
+		  UNIT_EV_F_OVERRIDE },
+		{ "reply from our own address", &mac_rx, RTE_ARP_OP_REPLY, &mac_peer,
+		  IP4(10, 0, 0, 1), IP4(10, 0, 0, 1), UNIT_CONSUMED, FOU_LOCAL_ARP_REP_IN,
+		  -1, 0 },
+		{ "request for us from our own address", &mac_bcast, RTE_ARP_OP_REQUEST,
+		  &mac_peer, IP4(10, 0, 0, 1), IP4(10, 0, 0, 1), UNIT_CONSUMED,
+		  FOU_LOCAL_ARP_REQ_IN, -1, 0 },
+		{ "request for us from the other port's address", &mac_bcast,
+		  RTE_ARP_OP_REQUEST, &mac_peer, IP4(192, 168, 1, 1), IP4(10, 0, 0, 1),
+		  UNIT_CONSUMED, FOU_LOCAL_ARP_REQ_IN, -1, 0 },
+		{ "request for us from a group MAC", &mac_bcast, RTE_ARP_OP_REQUEST, &mcast,
+		  IP4(10, 0, 0, 2), IP4(10, 0, 0, 1), UNIT_CONSUMED, FOU_LOCAL_ARP_REQ_IN,
+		  -1, 0 },
+		{ "request for us from 127.0.0.1", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer,
+		  IP4(127, 0, 0, 1), IP4(10, 0, 0, 1), UNIT_CONSUMED, FOU_LOCAL_ARP_REQ_IN,
+		  -1, 0 },
+		{ "address probe from a zero MAC", &mac_bcast, RTE_ARP_OP_REQUEST, &mac_zero, 0,
+		  IP4(10, 0, 0, 1), UNIT_CONSUMED, FOU_LOCAL_ARP_REQ_IN, -1, 0 },
+	};
+	uint8_t b[64];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		struct unit_exp e = { .verdict = cases[i].verdict, .decap_inner = -1,
+				      .events = cases[i].ev_kind >= 0 };
+		uint32_t len;
+
+		if (cases[i].counter != FOU_LOCAL_MAX)
+			e.local[cases[i].counter] = 1;
+		len = arp_frame(b, cases[i].dst, cases[i].op, cases[i].sha, cases[i].sip,
+				&mac_zero, cases[i].tip, 60);
+		unit_ctx("%s", cases[i].what);
+		unit_run(gw, unit_mbuf(b, len), &e, __FILE__, __LINE__);
+		if (cases[i].ev_kind >= 0)
+			expect_event((unsigned int)cases[i].ev_kind, cases[i].ev_flags,
+				     cases[i].sha, cases[i].sip);
+	}
+}
+
+/* Malformed ARP, or about an address no ARP is about: arp_bad, unheard. */
+static void
+test_arp_bad(void **state)
+{
+	static const struct {
+		const char *what;
+		unsigned int off, size;		/* the field changed, 1 or 2 bytes */
+		uint16_t value;
+	} fields[] = {
+		{ "hardware type IEEE 802", 14, 2, 6 },
+		{ "protocol IPv6", 16, 2, RTE_ETHER_TYPE_IPV6 },
+		{ "hardware length 8", 18, 1, 8 },
+		{ "protocol length 16", 19, 1, 16 },
+		{ "opcode 3 (RARP)", 20, 2, 3 },
+		{ "opcode 0", 20, 2, 0 },
+	};
+	static const uint32_t targets[] = {
+		IP4(255, 255, 255, 255), IP4(224, 0, 0, 1), IP4(127, 0, 0, 1),
+	};
+	uint8_t b[64];
+	uint32_t len;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(fields); i++) {
+		len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2),
+				&mac_zero, IP4(10, 0, 0, 1), 60);
+		if (fields[i].size == 1)
+			b[fields[i].off] = (uint8_t)fields[i].value;
+		else
+			unit_put16(b + fields[i].off, fields[i].value);
+		unit_ctx("%s", fields[i].what);
+		EXPECT_DROP(gw, b, len, FOU_DROP_ARP_BAD);
+	}
+	for (i = 0; i < RTE_DIM(targets); i++) {
+		len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2),
+				&mac_zero, targets[i], 60);
+		unit_ctx("target 0x%08x", targets[i]);
+		EXPECT_DROP(gw, b, len, FOU_DROP_ARP_BAD);
+	}
+	/* one byte short of the 28-byte ARP header */
+	len = arp_frame(b, &mac_bcast, RTE_ARP_OP_REQUEST, &mac_peer, IP4(10, 0, 0, 2), &mac_zero,
+			IP4(10, 0, 0, 1), 42);
+	unit_ctx("41 bytes");
+	EXPECT_DROP(gw, b, len - 1, FOU_DROP_ARP_BAD);
+}
+
+/*
+ * --- the neighbour table (fou_neigh.c) on the control context ---------------
+ *
+ * A gateway of its own with a control context and a started worker context
+ * on this thread: fou_neigh_service() runs at times the test chooses (its
+ * now), what it sends leaves through the worker's fou_lcore_idle() and is
+ * collected here. No control operation that waits for a grace period runs
+ * while the worker is started (this thread is the reader it would wait for).
+ */
+static struct fou_gw *ngw;
+static struct fou_lcore *nctl;
+static struct unit_lcore nu;
+static struct unit_frame nsent[128];
+static unsigned int nb_nsent;
+static uint64_t nt0, nhz;
+
+static void
+emit_keep(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
+{
+	uint16_t i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++) {
+		if (nb_nsent < RTE_DIM(nsent))
+			unit_frame_copy(pkts[i], ports[i], &nsent[nb_nsent]);
+		nb_nsent++;
+		rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+/* The service at t0 + ms, then what the worker sends: how many frames. */
+static unsigned int
+service_at(uint64_t ms)
+{
+	nb_nsent = 0;
+	fou_neigh_service(nctl, nt0 + nhz / 1000 * ms);
+	fou_lcore_idle(nu.lc, rte_rdtsc(), emit_keep, NULL);
+	assert_true(nb_nsent <= RTE_DIM(nsent));
+	return nb_nsent;
+}
+
+/* An ARP request the gateway sends: from port's MAC and sip, for tip. */
+static void
+expect_arp_request(const struct unit_frame *f, uint16_t port, uint32_t sip, uint32_t tip)
+{
+	uint8_t exp[64];
+
+	arp_frame(exp, &mac_bcast, RTE_ARP_OP_REQUEST, port == EG_PORT ? &mac_eg : &mac_rx, sip,
+		  &mac_zero, tip, 42);
+	assert_int_equal(f->port, port);
+	assert_int_equal(f->len, 42);
+	assert_memory_equal(f->b, exp, 42);
+}
+
+/* The neighbour ip on port 1 as /fou/neighs lists it; false: none. */
+static bool
+neigh_find(uint32_t ip, struct fou_neigh_info *out)
+{
+	struct fou_neigh_info ni[64];
+	unsigned int n = fou_neigh_list(ngw, ni, RTE_DIM(ni), 0), i;
+
+	assert_true(n <= RTE_DIM(ni));
+	for (i = 0; i < n; i++) {
+		if (ni[i].port == EG_PORT && ni[i].ip.family == AF_INET &&
+		    rte_be_to_cpu_32(ni[i].ip.v4) == ip) {
+			*out = ni[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A packet from the FOU peer whose inner packet goes to dst, from src. */
+static void
+neigh_pkt(struct unit_pkt *p, uint32_t src, uint32_t dst)
+{
+	struct unit_spec s;
+
+	unit_spec_ipip(&s);
+	s.in_src4 = src;
+	s.in_dst4 = dst;
+	unit_build(&s, p);
+}
+
+/* ARP from port 1's network to the gateway: what the worker made of it. */
+static uint16_t
+arp_in(uint16_t op, const struct rte_ether_addr *dst, const struct rte_ether_addr *sha,
+       uint32_t sip, uint32_t tip)
+{
+	uint8_t b[64];
+	struct rte_mbuf *m;
+	uint16_t port, n;
+
+	arp_frame(b, dst, op, sha, sip, &mac_zero, tip, 60);
+	m = unit_mbuf(b, 60);
+	n = unit_rx(&nu, EG_PORT, &m, 1, &port);
+	if (n == 1)
+		rte_pktmbuf_free(m);
+	return n;
+}
+
+static int
+setup_neigh(void **state)
+{
+	const struct fou_lcore_conf c = { .direct = unit_pool, .indirect = unit_pool,
+					  .socket_id = SOCKET_ID_ANY };
+	struct fou_err err = { "" };
+
+	(void)state;
+	ngw = unit_gw_std();
+	nctl = fou_lcore_create(ngw, FOU_LCORE_CONTROL, &c, &err);
+	assert_non_null(nctl);
+	unit_lcore_begin(&nu, ngw, 0);
+	assert_int_equal(fou_lcore_start(nu.lc), 0);
+	nhz = rte_get_tsc_hz();
+	nt0 = rte_rdtsc();
+	return 0;
+}
+
+static int
+teardown_neigh(void **state)
+{
+	struct fou_gw *gw_ = ngw;
+
+	unit_lcore_end(&nu);
+	fou_neigh_stop(ngw);
+	fou_lcore_free(nctl);
+	nctl = NULL;
+	ngw = NULL;
+	return unit_test_teardown_gw(state, gw_);
+}
+
+/*
+ * The start: a gratuitous ARP request for each IPv4 address from its port
+ * (sender = target = the address, as inetdev announces), an unsolicited
+ * NA for the IPv6 one; once.
+ */
+static void
+test_neigh_announce(void **state)
+{
+	const struct fou_lcore_stats *ctl = unit_ctl_stats(ngw);
+
+	(void)state;
+	assert_int_equal(service_at(0), 3);
+	expect_arp_request(&nsent[0], RX_PORT, IP4(10, 0, 0, 1), IP4(10, 0, 0, 1));
+	expect_arp_request(&nsent[1], EG_PORT, IP4(192, 168, 1, 1), IP4(192, 168, 1, 1));
+	/* to all nodes, ICMPv6 type 136 (the ND side has tests of its own) */
+	assert_int_equal(nsent[2].port, EG_PORT);
+	assert_memory_equal(nsent[2].b, "\x33\x33\x00\x00\x00\x01", 6);
+	assert_int_equal(unit_get16(nsent[2].b + 12), RTE_ETHER_TYPE_IPV6);
+	assert_int_equal(nsent[2].b[14 + 40], 136);
+	assert_int_equal(ctl->local[FOU_LOCAL_ARP_REQ_OUT], 2);
+	assert_int_equal(ctl->local[FOU_LOCAL_NA_OUT], 1);
+	assert_int_equal(ctl->local[FOU_LOCAL_ORIGINATED], 3);
+	assert_int_equal(service_at(1), 0);
+}
+
+/*
+ * Resolution, as Linux: packets for 10.21/16 (via 192.168.1.3) and for the
+ * on-link 192.168.1.8 wait; one broadcast request each at once, then one a
+ * second while unanswered. .3 answers: its packets leave in order to its
+ * MAC, and later ones go straight out. .8 never answers: the third request
+ * goes at 2 s, at 3 s it is FAILED and what waited is dropped.
+ */
+static void
+test_neigh_resolve(void **state)
+{
+	static const struct rte_ether_addr mac3 = { { 0x02, 0, 0, 0, 0x01, 0x33 } };
+	const struct fou_lcore_stats *ctl = unit_ctl_stats(ngw);
+	struct rte_mbuf *m[4];
+	struct unit_frame got[4];
+	struct unit_pkt p[4];
+	struct fou_neigh_info ni;
+	uint8_t exp[UNIT_PKT_MAX];
+	unsigned int i;
+
+	(void)state;
+	service_at(0);		/* the announcements */
+	for (i = 0; i < 3; i++)
+		neigh_pkt(&p[i], IP4(10, 30, 0, 5 + i), IP4(10, 21, 0, 5));
+	neigh_pkt(&p[3], IP4(10, 30, 0, 9), IP4(192, 168, 1, 8));
+	for (i = 0; i < 4; i++)
+		m[i] = unit_mbuf(p[i].b, p[i].len);
+	assert_int_equal(unit_burst(&nu, m, 4, got), 0);
+	assert_int_equal(nu.st.local[FOU_LOCAL_NEIGH_QUEUED], 4);
+	assert_int_equal(fou_stats_drops(&nu.st), 0);
+
+	assert_int_equal(service_at(2), 2);
+	expect_arp_request(&nsent[0], EG_PORT, IP4(192, 168, 1, 1), IP4(192, 168, 1, 3));
+	expect_arp_request(&nsent[1], EG_PORT, IP4(192, 168, 1, 1), IP4(192, 168, 1, 8));
+	assert_true(neigh_find(IP4(192, 168, 1, 3), &ni));
+	assert_string_equal(fou_neigh_state_name(ni.state), "INCOMPLETE");
+	assert_int_equal(ni.queued, 3);
+	assert_int_equal(ni.probes, 1);
+	assert_true(neigh_find(IP4(192, 168, 1, 8), &ni));
+	assert_int_equal(ni.queued, 1);
+	/* nothing more until a second has passed */
+	assert_int_equal(service_at(500), 0);
+
+	/* .3 answers, to us */
+	assert_int_equal(arp_in(RTE_ARP_OP_REPLY, &mac_eg, &mac3, IP4(192, 168, 1, 3),
+				IP4(192, 168, 1, 1)), 0);
+	assert_int_equal(nu.st.local[FOU_LOCAL_CONSUMED], 1);
+	assert_int_equal(service_at(600), 3);
+	for (i = 0; i < 3; i++) {
+		uint32_t olen = unit_expect_out_same(&p[i], &mac3, exp);
+
+		assert_int_equal(nsent[i].port, EG_PORT);
+		assert_int_equal(nsent[i].len, olen);
+		assert_memory_equal(nsent[i].b, exp, olen);
+	}
+	assert_true(neigh_find(IP4(192, 168, 1, 3), &ni));
+	assert_string_equal(fou_neigh_state_name(ni.state), "REACHABLE");
+	assert_memory_equal(ni.mac.addr_bytes, mac3.addr_bytes, 6);
+	assert_int_equal(ni.queued, 0);
+	assert_int_equal(ctl->local[FOU_LOCAL_NEIGH_RESOLVED], 1);
+	/* the workers know it now */
+	m[0] = unit_mbuf(p[0].b, p[0].len);
+	assert_int_equal(unit_burst(&nu, m, 1, got), 1);
+	assert_memory_equal(got[0].b, mac3.addr_bytes, 6);
+
+	/* .8: the second and third request a second apart, then FAILED */
+	assert_int_equal(service_at(1003), 1);
+	expect_arp_request(&nsent[0], EG_PORT, IP4(192, 168, 1, 1), IP4(192, 168, 1, 8));
+	assert_int_equal(service_at(1500), 0);
+	assert_int_equal(service_at(2004), 1);
+	expect_arp_request(&nsent[0], EG_PORT, IP4(192, 168, 1, 1), IP4(192, 168, 1, 8));
+	assert_int_equal(ctl->drop[FOU_DROP_NEIGH_FAILED], 0);
+	assert_int_equal(service_at(3005), 0);
+	assert_int_equal(ctl->drop[FOU_DROP_NEIGH_FAILED], 1);
+	assert_int_equal(ctl->local[FOU_LOCAL_NEIGH_FAILED], 1);
+	assert_true(neigh_find(IP4(192, 168, 1, 8), &ni));
+	assert_string_equal(fou_neigh_state_name(ni.state), "FAILED");
+	assert_int_equal(ni.queued, 0);
+	/* 3 answered and 1 failed: nothing waits, every packet accounted for */
+	assert_int_equal(ctl->local[FOU_LOCAL_NEIGH_DEQUEUED], 4);
+	assert_int_equal(ctl->local[FOU_LOCAL_ARP_REQ_OUT], 2 + 4);
+}
+
+/*
+ * A neighbour's queue holds 101 packets (unres_qlen); a full one drops
+ * its oldest (neigh_queue_full). The 101 newest leave in order once it
+ * answers.
+ */
+static void
+test_neigh_queue_bound(void **state)
+{
+	static const struct rte_ether_addr mac9 = { { 0x02, 0, 0, 0, 0x01, 0x39 } };
+	const struct fou_lcore_stats *ctl = unit_ctl_stats(ngw);
+	struct rte_mbuf *m[FOU_BURST];
+	struct unit_frame got[FOU_BURST];
+	struct fou_neigh_info ni;
+	unsigned int i, k, sent = 0;
+
+	(void)state;
+	service_at(0);
+	while (sent < 103) {
+		k = RTE_MIN(103u - sent, (unsigned int)FOU_BURST);
+		for (i = 0; i < k; i++) {
+			struct unit_pkt p;
+
+			/* the inner source says which packet it is */
+			neigh_pkt(&p, IP4(10, 30, 1, sent + i), IP4(192, 168, 1, 9));
+			m[i] = unit_mbuf(p.b, p.len);
+		}
+		assert_int_equal(unit_burst(&nu, m, (uint16_t)k, got), 0);
+		sent += k;
+	}
+	assert_int_equal(service_at(1), 1);	/* the request */
+	assert_true(neigh_find(IP4(192, 168, 1, 9), &ni));
+	assert_int_equal(ni.queued, 101);
+	assert_int_equal(ctl->drop[FOU_DROP_NEIGH_QUEUE_FULL], 2);
+	assert_int_equal(arp_in(RTE_ARP_OP_REPLY, &mac_eg, &mac9, IP4(192, 168, 1, 9),
+				IP4(192, 168, 1, 1)), 0);
+	assert_int_equal(service_at(2), 101);
+	for (i = 0; i < 101; i++) {
+		assert_memory_equal(nsent[i].b, mac9.addr_bytes, 6);
+		assert_int_equal(unit_get32(nsent[i].b + 14 + 12), IP4(10, 30, 1, i + 2));
+	}
+	assert_int_equal(fou_stats_held(ctl) + fou_stats_held(&nu.st), 0);
+}
+
+/*
+ * What ARP teaches the table: a request for us creates its sender's entry
+ * (STALE, and the workers use it at once); a reply nobody asked for
+ * creates nothing (arp_accept=0); a static entry never changes MAC, for a
+ * reply, an announcement or a request. /fou/neigh/flush drops every learnt
+ * entry and keeps the static ones.
+ */
+static void
+test_neigh_learn_flush(void **state)
+{
+	static const struct rte_ether_addr mac50 = { { 0x02, 0, 0, 0, 0x01, 0x50 } };
+	static const struct rte_ether_addr evil = { { 0x02, 0, 0, 0, 0x0e, 0x71 } };
+	struct fou_neigh_info ni[16];
+	struct rte_ether_addr mac;
+	struct fou_ip ip2 = { .family = AF_INET, .plen = 32 };
+	struct unit_frame got[1];
+	struct rte_mbuf *m;
+	struct unit_pkt p;
+	unsigned int n, i;
+
+	(void)state;
+	service_at(0);
+	/* .50 asks for us: answered, and learnt */
+	assert_int_equal(arp_in(RTE_ARP_OP_REQUEST, &mac_bcast, &mac50, IP4(192, 168, 1, 50),
+				IP4(192, 168, 1, 1)), 1);
+	/* .60 replies unasked, .2 (static) claims another MAC every way */
+	assert_int_equal(arp_in(RTE_ARP_OP_REPLY, &mac_eg, &evil, IP4(192, 168, 1, 60),
+				IP4(192, 168, 1, 1)), 0);
+	assert_int_equal(arp_in(RTE_ARP_OP_REPLY, &mac_eg, &evil, IP4(192, 168, 1, 2),
+				IP4(192, 168, 1, 1)), 0);
+	assert_int_equal(arp_in(RTE_ARP_OP_REQUEST, &mac_bcast, &evil, IP4(192, 168, 1, 2),
+				IP4(192, 168, 1, 2)), 0);
+	assert_int_equal(arp_in(RTE_ARP_OP_REPLY, &mac_bcast, &evil, IP4(192, 168, 1, 2),
+				IP4(192, 168, 1, 2)), 0);
+	assert_int_equal(arp_in(RTE_ARP_OP_REQUEST, &mac_bcast, &evil, IP4(192, 168, 1, 2),
+				IP4(192, 168, 1, 1)), 1);
+	assert_int_equal(service_at(1), 0);
+	assert_true(neigh_find(IP4(192, 168, 1, 50), ni));
+	assert_string_equal(fou_neigh_state_name(ni[0].state), "STALE");
+	assert_memory_equal(ni[0].mac.addr_bytes, mac50.addr_bytes, 6);
+	assert_false(neigh_find(IP4(192, 168, 1, 60), ni));
+	assert_true(neigh_find(IP4(192, 168, 1, 2), ni));
+	assert_string_equal(fou_neigh_state_name(ni[0].state), "PERMANENT");
+	ip2.v4 = rte_cpu_to_be_32(IP4(192, 168, 1, 2));
+	assert_int_equal(fou_neigh_get(ngw, &ip2, EG_PORT, &mac), 0);
+	assert_memory_equal(mac.addr_bytes, mac_nb4.addr_bytes, 6);
+	/* the learnt MAC is used at once */
+	neigh_pkt(&p, IP4(10, 30, 0, 5), IP4(192, 168, 1, 50));
+	m = unit_mbuf(p.b, p.len);
+	assert_int_equal(unit_burst(&nu, &m, 1, got), 1);
+	assert_memory_equal(got[0].b, mac50.addr_bytes, 6);
+
+	/* flush waits for a grace period: the worker stops first */
+	fou_lcore_stop(nu.lc, emit_keep, NULL);
+	assert_int_equal(fou_neigh_flush(ngw), 1);
+	n = fou_neigh_list(ngw, ni, RTE_DIM(ni), 0);
+	assert_int_equal(n, 4);
+	for (i = 0; i < n; i++)
+		assert_string_equal(fou_neigh_state_name(ni[i].state), "PERMANENT");
+	assert_int_equal(fou_neigh_flush(ngw), 0);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, unit_test_teardown_pool)
+#define TN(f) cmocka_unit_test_setup_teardown(f, setup_neigh, teardown_neigh)
 
 int
 main(int argc, char **argv)
@@ -1008,6 +1612,9 @@ main(int argc, char **argv)
 		T(test_eth_group_addresses),
 		T(test_eth_types),
 		T(test_eth_tags),
+		T(test_arp_answered),
+		T(test_arp_not_answered),
+		T(test_arp_bad),
 	};
 	const struct CMUnitTest tests_default[] = {
 		T(test_default_route),
@@ -1023,6 +1630,12 @@ main(int argc, char **argv)
 		T(test_inner_source_ours),
 		T(test_icmp_source_network),
 	};
+	const struct CMUnitTest tests_neigh[] = {
+		TN(test_neigh_announce),
+		TN(test_neigh_resolve),
+		TN(test_neigh_queue_bound),
+		TN(test_neigh_learn_flush),
+	};
 	int failures = 0;
 
 	(void)argc;
@@ -1032,5 +1645,6 @@ main(int argc, char **argv)
 						teardown);
 	failures += cmocka_run_group_tests_name("mtu", tests_mtu, setup_mtu, teardown);
 	failures += cmocka_run_group_tests_name("tunnels", tests_tunnels, setup_tunnels, teardown);
+	failures += cmocka_run_group_tests_name("neigh", tests_neigh, NULL, NULL);
 	return unit_eal_fini(failures);
 }

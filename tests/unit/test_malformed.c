@@ -305,8 +305,9 @@ test_ip_fragment(void **state)
 	unit_put16(p.b + p.l3 + 6, 0x2000);
 	p.b[p.l3 + 19] = 9;
 	unit_fix(&p);
-	unit_ctx("fragment to 10.0.0.9 (on link, no neighbour)");
-	PKT_DROP(gw, &p, FOU_DROP_NO_NEIGH);
+	unit_ctx("fragment to 10.0.0.9 (on link, no neighbour yet)");
+	EXPECT_HELD(gw, p.b, p.len, RX_PORT, "10.0.0.9", out,
+		    unit_expect_routed_on(p.b + p.l3, p.len - p.l3, RX_PORT, &mac_zero, out));
 	build_ipip(&p, false);
 	unit_put16(p.b + p.l3 + 6, 0x2001);
 	unit_put32(p.b + p.l3 + 16, IP4(10, 20, 0, 7));
@@ -375,16 +376,20 @@ test_not_local_routed(void **state)
 		uint32_t dst;
 		unsigned int verdict;
 		const struct rte_ether_addr *mac;
+		const char *neigh;	/* UNIT_HELD: waits for it */
+		uint16_t port;
 	} cases[] = {
-		{ IP4(10, 0, 0, 9), FOU_DROP_NO_NEIGH, NULL },	/* on link, port 0 */
-		{ IP4(8, 8, 8, 8), FOU_DROP_NO_ROUTE, NULL },
-		{ IP4(10, 21, 0, 5), FOU_DROP_NO_NEIGH, NULL },	/* via .3, no neighbour */
-		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4 },
-		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4 },
-		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7 },
-		{ IP4(224, 0, 0, 1), FOU_DROP_BCAST_MCAST, NULL },
-		{ IP4(239, 255, 255, 255), FOU_DROP_BCAST_MCAST, NULL },
-		{ IP4(255, 255, 255, 255), FOU_DROP_BCAST_MCAST, NULL },
+		/* on link, port 0: held until 10.0.0.9 answers ARP */
+		{ IP4(10, 0, 0, 9), UNIT_HELD, NULL, "10.0.0.9", RX_PORT },
+		{ IP4(8, 8, 8, 8), FOU_DROP_NO_ROUTE, NULL, NULL, 0 },
+		/* via .3, which has no neighbour entry: waits for .3 */
+		{ IP4(10, 21, 0, 5), UNIT_HELD, NULL, "192.168.1.3", EG_PORT },
+		{ IP4(192, 168, 1, 2), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(10, 20, 0, 7), UNIT_FWD, &mac_nb4, NULL, 0 },
+		{ IP4(192, 168, 1, 7), UNIT_FWD, &mac_nb4_7, NULL, 0 },
+		{ IP4(224, 0, 0, 1), FOU_DROP_BCAST_MCAST, NULL, NULL, 0 },
+		{ IP4(239, 255, 255, 255), FOU_DROP_BCAST_MCAST, NULL, NULL, 0 },
+		{ IP4(255, 255, 255, 255), FOU_DROP_BCAST_MCAST, NULL, NULL, 0 },
 	};
 	unsigned int i;
 
@@ -397,6 +402,12 @@ test_not_local_routed(void **state)
 		s.dst = cases[i].dst;
 		unit_build(&s, &p);
 		unit_ctx("outer destination 0x%08x", cases[i].dst);
+		if (cases[i].verdict == UNIT_HELD) {
+			EXPECT_HELD(gw, p.b, p.len, cases[i].port, cases[i].neigh, out,
+				    unit_expect_routed_on(p.b + p.l3, p.len - p.l3, cases[i].port,
+							  &mac_zero, out));
+			continue;
+		}
 		if (cases[i].verdict != UNIT_FWD) {
 			PKT_DROP(gw, &p, cases[i].verdict);
 			continue;

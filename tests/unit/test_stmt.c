@@ -38,6 +38,8 @@ struct snap {
 static void
 snap_take(const struct fou_gw *gw, struct snap *s)
 {
+	unsigned int i;
+
 	memcpy(&s->gw, gw, sizeof(*gw));
 	s->nh = malloc(sizeof(*s->nh) * gw->params.max_nexthops);
 	assert_non_null(s->nh);
@@ -46,6 +48,9 @@ snap_take(const struct fou_gw *gw, struct snap *s)
 	s->neighs = calloc(s->nb_neigh + 1, sizeof(*s->neighs));
 	assert_non_null(s->neighs);
 	fou_neigh_list(gw, s->neighs, s->nb_neigh, 0);
+	/* the clock moves on between two snapshots: the age is no state */
+	for (i = 0; i < s->nb_neigh; i++)
+		s->neighs[i].age_ms = 0;
 	s->nb_routes = fou_route_list(gw, NULL, 0, 0);
 	s->routes = calloc(s->nb_routes + 1, sizeof(*s->routes));
 	assert_non_null(s->routes);
@@ -339,9 +344,12 @@ test_tel_cmds_from_stmts(void **state)
 			found += strcmp(cmds[i].cmd, expect[j]) == 0;
 	}
 	assert_int_equal(found, RTE_DIM(expect));
-	/* and the reads: stats, reset, ports, tunnels, routes, neighs, addrs,
-	 * lcores, config */
-	assert_int_equal(n, RTE_DIM(expect) + 9);
+	/* and the reads: stats, reset, ports, tunnels, routes, neighs,
+	 * neigh/flush, addrs, lcores, config */
+	assert_int_equal(n, RTE_DIM(expect) + 10);
+	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/neigh/flush") != 0; i++)
+		;
+	assert_true(i < n);
 	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/tunnel/add") != 0; i++)
 		;
 	assert_true(i < n);
@@ -611,6 +619,7 @@ is_local(const struct fou_gw *gw, uint32_t dst)
 	struct unit_spec s;
 	struct unit_pkt p;
 	struct rte_mbuf *m;
+	unsigned int held;
 	uint16_t port;
 
 	unit_spec_ipip(&s);
@@ -622,11 +631,14 @@ is_local(const struct fou_gw *gw, uint32_t dst)
 	unit_lcore_begin(&u, gw, 0);
 	assert_int_equal(unit_rx(&u, RX_PORT, &m, 1, &port), 0);
 	unit_lcore_end(&u);
+	/* not ours and routed on link: held for the destination's MAC */
+	held = unit_held_take((struct fou_gw *)(uintptr_t)gw, NULL, 0);
 	UNIT_POOL_FULL();
 	if (u.st.drop[FOU_DROP_FOU_PORT_UNKNOWN] == 1)
 		return true;
-	/* not ours: routed, and here there is no route or no neighbour */
-	assert_int_equal(u.st.drop[FOU_DROP_NO_ROUTE] + u.st.drop[FOU_DROP_NO_NEIGH], 1);
+	/* not ours: routed, and here there is no route or no neighbour yet */
+	assert_int_equal(u.st.drop[FOU_DROP_NO_ROUTE] + held, 1);
+	assert_int_equal(u.st.local[FOU_LOCAL_NEIGH_QUEUED], held);
 	return false;
 }
 
@@ -786,7 +798,7 @@ test_tables_hold_their_maximum(void **state)
 		unit_ctx("neighbour %u of %u", i + 1, p.max_neighs);
 		UNIT_APPLY(gw, "neigh", arg);
 	}
-	snprintf(arg, sizeof(arg), "neighbour table full (at most %u)", p.max_neighs);
+	snprintf(arg, sizeof(arg), "neighbour table full (at most %u, all static)", p.max_neighs);
 	EXPECT_STMT_ERR(gw, "neigh", "172.16.255.1,dev=1,lladdr=02:00:00:00:ff:01", -ENOSPC, arg);
 	for (i = 0; i < p.max_tunnels; i++) {
 		snprintf(arg, sizeof(arg),
@@ -1421,6 +1433,25 @@ expect_golden_drop(const struct fou_gw *gw, unsigned int reason, const char *fil
 }
 #define EXPECT_GOLDEN_DROP(gw, reason) expect_golden_drop((gw), (reason), __FILE__, __LINE__)
 
+/* The standard ipip frame, decapsulated and held for want of the gateway
+ * 192.168.1.2's MAC (its frame with a zero destination). */
+static void
+expect_golden_held(const struct fou_gw *gw, const char *file, int line)
+{
+	static uint8_t out[UNIT_PKT_MAX];
+	struct unit_pkt p;
+	uint32_t olen;
+
+	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	olen = unit_expect_out_same(&p, &mac_zero, out);
+	unit_run(gw, unit_mbuf(p.b, p.len),
+		 &(struct unit_exp){ .verdict = UNIT_HELD, .decap_port = PORT_IPIP,
+				     .decap_inner = FOU_INNER_IPV4, .out = out, .out_len = olen,
+				     .out_port = EG_PORT, .neigh = "192.168.1.2" },
+		 file, line);
+}
+#define EXPECT_GOLDEN_HELD(gw) expect_golden_held((gw), __FILE__, __LINE__)
+
 static void
 test_del_port(void **state)
 {
@@ -1469,7 +1500,8 @@ test_del_neigh(void **state)
 
 	BAD_DEL_ARGS(gw, "neigh", t);
 	UNIT_DEL(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:02");
-	EXPECT_GOLDEN_DROP(gw, FOU_DROP_NO_NEIGH);
+	/* gone: the next packet waits for ARP to find it again */
+	EXPECT_GOLDEN_HELD(gw);
 	UNIT_APPLY(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:07");
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4_7);
 	UNIT_DEL(gw, "neigh", "fd00:1::2,dev=1");
@@ -1545,7 +1577,15 @@ test_neigh_cache(void **state)
 	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 42), got), 1);
 	UNIT_DEL(gw, "neigh", "192.168.1.42,dev=1");
 	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 42), got), 0);
-	assert_int_equal(u.st.drop[FOU_DROP_NO_NEIGH], 1);
+	assert_int_equal(fou_stats_drops(&u.st), 0);
+	assert_int_equal(u.st.local[FOU_LOCAL_NEIGH_QUEUED], 1);
+	{
+		struct unit_held h;
+
+		assert_int_equal(unit_held_take(gw, &h, 1), 1);
+		assert_string_equal(FOU_IPSTR(&h.neigh), "192.168.1.42");
+		assert_memory_equal(h.f.b, mac_zero.addr_bytes, 6);
+	}
 	UNIT_APPLY(gw, "neigh", "192.168.1.42,dev=1,lladdr=02:00:00:00:03:42");
 	assert_int_equal(send_keep_st(&u, IP4(192, 168, 1, 42), got), 1);
 	assert_int_equal(got[0].b[4], 0x03);
@@ -2087,7 +2127,18 @@ test_tunaddr_forward(void **state)
 	s.in_src4 = IP4(192, 168, 4, 2);
 	s.in_dst4 = IP4(192, 168, 4, 1);
 	unit_build(&s, &p);
-	PKT_DROP_DECAP(gw, &p, FOU_DROP_INNER_LOCAL, PORT_IPIP, FOU_INNER_IPV4);
+	/* UDP to the tunnel's address: port unreachable, from that address,
+	 * back into the tunnel */
+	m = unit_mbuf(p.b, p.len);
+	unit_lcore_begin(&u, gw, 0);
+	assert_int_equal(unit_burst(&u, &m, 1, got), 1);
+	unit_lcore_end(&u);
+	assert_int_equal(u.st.icmp_out[FOU_ICMP_PORT_UNREACH], 1);
+	ip = got[0].b + RTE_ETHER_HDR_LEN;
+	assert_int_equal(unit_get32(ip + 16), IP4(10, 20, 0, 9));
+	assert_int_equal(unit_get32(ip + 28 + 12), IP4(192, 168, 4, 1));
+	assert_int_equal(unit_get32(ip + 28 + 16), IP4(192, 168, 4, 2));
+	assert_int_equal(ip[28 + 9], IPPROTO_ICMP);
 	plain4_to(&p, IP4(10, 0, 0, 2), IP4(192, 168, 4, 3), 64);
 	PKT_DROP(gw, &p, FOU_DROP_BCAST_MCAST);
 	/* gone with the address */
@@ -2213,7 +2264,7 @@ test_del_recycles(void **state)
 			UNIT_APPLY(gw, "neigh", arg);
 		}
 		EXPECT_STMT_ERR(gw, "neigh", "10.0.9.9,dev=0,lladdr=02:00:00:00:00:01", -ENOSPC,
-				"neighbour table full (at most 64)");
+				"neighbour table full (at most 64, all static)");
 		for (i = 0; i < 64; i++) {
 			snprintf(arg, sizeof(arg), "10.0.%u.%u,dev=0", round, i + 2);
 			UNIT_DEL(gw, "neigh", arg);

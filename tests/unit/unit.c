@@ -11,13 +11,17 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_mempool.h>
 
 #include "unit.h"
 #include "fou_hdr.h"
+#include "fou_private.h"	/* the hold and event rings the control thread reads */
 
 struct rte_mempool *unit_pool;
 struct fou_lcore_stats unit_stats;
+struct unit_ev unit_events[UNIT_EVENTS_MAX];
+unsigned int unit_nb_events;
 
 const struct rte_ether_addr mac_rx = { { 0x02, 0, 0, 0, 0, 0x01 } };
 const struct rte_ether_addr mac_peer = { { 0x02, 0, 0, 0, 0, 0x02 } };
@@ -26,6 +30,7 @@ const struct rte_ether_addr mac_nb4 = { { 0x02, 0, 0, 0, 0x01, 0x02 } };
 const struct rte_ether_addr mac_nb6 = { { 0x02, 0, 0, 0, 0x01, 0x03 } };
 const struct rte_ether_addr mac_nb4_7 = { { 0x02, 0, 0, 0, 0x01, 0x07 } };
 const struct rte_ether_addr mac_nb6_7 = { { 0x02, 0, 0, 0, 0x01, 0x08 } };
+const struct rte_ether_addr mac_zero;
 
 static char unit_ctx_buf[256];
 
@@ -343,6 +348,26 @@ unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t
 	return sent.n;
 }
 
+void
+unit_frame_copy(const struct rte_mbuf *m, uint16_t port, struct unit_frame *f)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	const void *d = NULL;
+
+	f->len = len;
+	f->port = port;
+	f->ol_flags = m->ol_flags;
+	f->l2_len = (uint8_t)m->l2_len;
+	f->l3_len = (uint8_t)m->l3_len;
+	f->l4_len = (uint8_t)m->l4_len;
+	if (len <= sizeof(f->b))
+		d = rte_pktmbuf_read(m, 0, len, f->b);
+	if (d == NULL)
+		f->len = 0;
+	else if (d != f->b)
+		memcpy(f->b, d, len);
+}
+
 uint16_t
 unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n, struct unit_frame *got)
 {
@@ -358,25 +383,77 @@ unit_burst_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint1
 	assert_true(n <= FOU_BURST);
 	nb = unit_rx_at(u, port, pkts, n, out_port, now);
 	for (i = 0; i < nb; i++) {
-		struct rte_mbuf *m = pkts[i];
-		uint32_t len = rte_pktmbuf_pkt_len(m);
-		const void *d = NULL;
-
-		got[i].len = len;
-		got[i].port = out_port[i];
-		got[i].ol_flags = m->ol_flags;
-		got[i].l2_len = (uint8_t)m->l2_len;
-		got[i].l3_len = (uint8_t)m->l3_len;
-		got[i].l4_len = (uint8_t)m->l4_len;
-		if (len <= sizeof(got[i].b))
-			d = rte_pktmbuf_read(m, 0, len, got[i].b);
-		if (d == NULL)
-			got[i].len = 0;
-		else if (d != got[i].b)
-			memcpy(got[i].b, d, len);
-		rte_pktmbuf_free(m);
+		unit_frame_copy(pkts[i], out_port[i], &got[i]);
+		rte_pktmbuf_free(pkts[i]);
 	}
 	return nb;
+}
+
+/* --- the gateway's own stack ------------------------------------------------ */
+
+static void
+unit_key_ip(struct fou_ip *ip, uint8_t family, const uint8_t *addr)
+{
+	memset(ip, 0, sizeof(*ip));
+	ip->family = family;
+	ip->plen = family == AF_INET ? 32 : 128;
+	memcpy(family == AF_INET ? (void *)&ip->v4 : (void *)ip->v6, addr,
+	       family == AF_INET ? 4 : 16);
+}
+
+unsigned int
+unit_held_take(struct fou_gw *gw, struct unit_held *got, unsigned int n)
+{
+	struct rte_mbuf *m[FOU_HOLD_RING];
+	unsigned int k, i;
+
+	/* out and back in, in order: fou_neigh_stop() drains it as at exit */
+	k = rte_ring_sc_dequeue_burst(gw->hold_ring, (void **)m, RTE_DIM(m), NULL);
+	for (i = 0; i < k && got != NULL && i < n; i++) {
+		struct fou_neigh_key key;
+
+		memcpy(&key, RTE_MBUF_DYNFIELD(m[i], gw->hold_key_off, void *), sizeof(key));
+		unit_frame_copy(m[i], key.port, &got[i].f);
+		unit_key_ip(&got[i].neigh, key.family, key.addr);
+	}
+	if (rte_ring_mp_enqueue_bulk(gw->hold_ring, (void **)m, k, NULL) != k) {
+		rte_pktmbuf_free_bulk(m, k);
+		print_error("the hold ring took back fewer than the %u packets it had\n", k);
+		fail();
+	}
+	fou_neigh_stop(gw);
+	return k;
+}
+
+static_assert((int)UNIT_EV_SOLICIT == (int)FOU_NEV_SOLICIT &&
+	      (int)UNIT_EV_ADVERT == (int)FOU_NEV_ADVERT &&
+	      (int)UNIT_EV_OTHER == (int)FOU_NEV_OTHER && UNIT_EV_F_CONFIRM == FOU_NEV_F_CONFIRM &&
+	      UNIT_EV_F_OVERRIDE == FOU_NEV_F_OVERRIDE && UNIT_EV_F_ROUTER == FOU_NEV_F_ROUTER,
+	      "the harness's event names differ from the library's");
+
+unsigned int
+unit_events_take(struct fou_gw *gw, struct unit_ev *ev, unsigned int n)
+{
+	struct fou_neigh_ev e;
+	unsigned int k = 0;
+
+	while (rte_ring_sc_dequeue_elem(gw->nev_ring, &e, sizeof(e)) == 0) {
+		if (ev != NULL && k < n) {
+			ev[k].kind = e.kind;
+			ev[k].flags = e.flags;
+			ev[k].port = e.port;
+			ev[k].mac = e.mac;
+			unit_key_ip(&ev[k].ip, e.family, e.addr);
+		}
+		k++;
+	}
+	return k;
+}
+
+const struct fou_lcore_stats *
+unit_ctl_stats(const struct fou_gw *gw)
+{
+	return &gw->stats[FOU_LCORE_CONTROL];
 }
 
 /* Ends the contexts still open: -1 (and says so) if there were any. */
@@ -825,11 +902,18 @@ uint32_t
 unit_expect_routed(const uint8_t *ip, uint32_t len, const struct rte_ether_addr *dst_mac,
 		   uint8_t *out)
 {
+	return unit_expect_routed_on(ip, len, EG_PORT, dst_mac, out);
+}
+
+uint32_t
+unit_expect_routed_on(const uint8_t *ip, uint32_t len, uint16_t port,
+		      const struct rte_ether_addr *dst_mac, uint8_t *out)
+{
 	uint8_t *o = out + RTE_ETHER_HDR_LEN;
 	bool v4 = (ip[0] >> 4) == 4;
 
 	memcpy(out, dst_mac->addr_bytes, 6);
-	memcpy(out + 6, mac_eg.addr_bytes, 6);
+	memcpy(out + 6, (port == EG_PORT ? &mac_eg : &mac_rx)->addr_bytes, 6);
 	unit_put16(out + 12, v4 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
 	memcpy(o, ip, len);
 	if (v4) {
@@ -951,8 +1035,13 @@ unit_stats_ok(const struct fou_gw *gw, const struct unit_exp *e)
 
 	memset(&exp, 0, sizeof(exp));
 	exp.rx[RX_PORT] = 1;
-	if (e->verdict != UNIT_FWD)
+	if (e->verdict < FOU_DROP_MAX)
 		exp.drop[e->verdict] = 1;
+	memcpy(exp.local, e->local, sizeof(exp.local));
+	if (e->verdict == UNIT_HELD)
+		exp.local[FOU_LOCAL_NEIGH_QUEUED]++;
+	if (e->verdict == UNIT_CONSUMED)
+		exp.local[FOU_LOCAL_CONSUMED]++;
 	if (e->decap_port != 0) {
 		int slot = unit_slot(gw, e->decap_port);
 
@@ -993,16 +1082,24 @@ unit_stats_ok(const struct fou_gw *gw, const struct unit_exp *e)
 			ok = false;
 		}
 	}
+	for (i = 0; i < FOU_LOCAL_MAX; i++) {
+		if (st->local[i] != exp.local[i]) {
+			print_error("  local %s = %" PRIu64 ", expected %" PRIu64 "\n",
+				    fou_local_name(i), st->local[i], exp.local[i]);
+			ok = false;
+		}
+	}
 	return ok;
 }
 
 static const char *
 unit_verdict_name(unsigned int v)
 {
-	return v == UNIT_FWD ? "forwarded" : fou_drop_name(v);
+	return v == UNIT_FWD ? "forwarded" : v == UNIT_HELD ? "held" :
+	       v == UNIT_CONSUMED ? "consumed" : fou_drop_name(v);
 }
 
-/* The drop reason the counters show, for messages. */
+/* The verdict the counters show, for messages. */
 static unsigned int
 unit_counted_verdict(void)
 {
@@ -1011,7 +1108,64 @@ unit_counted_verdict(void)
 	for (i = 0; i < FOU_DROP_MAX; i++)
 		if (unit_stats.drop[i] != 0)
 			return i;
-	return UNIT_FWD;
+	if (unit_stats.local[FOU_LOCAL_CONSUMED] != 0)
+		return UNIT_CONSUMED;
+	return unit_stats.local[FOU_LOCAL_NEIGH_QUEUED] != 0 ? UNIT_HELD : UNIT_FWD;
+}
+
+/* The held packet of unit_run(): the one, for the right neighbour, the
+ * frame expected, and dropped by fou_neigh_stop() under neigh_stopped. */
+static bool
+unit_held_ok(const struct fou_gw *gw, const struct unit_exp *e, const struct unit_held *h,
+	     unsigned int k, const struct fou_lcore_stats *ctl_before)
+{
+	const struct fou_lcore_stats *ctl = unit_ctl_stats(gw);
+	struct fou_ip want = { 0 };
+	bool ok = true;
+	uint32_t i;
+
+	if (ctl->drop[FOU_DROP_NEIGH_STOPPED] - ctl_before->drop[FOU_DROP_NEIGH_STOPPED] != k ||
+	    ctl->local[FOU_LOCAL_NEIGH_DEQUEUED] - ctl_before->local[FOU_LOCAL_NEIGH_DEQUEUED] != k) {
+		print_error("%s: fou_neigh_stop() did not count the %u held packet(s) as "
+			    "neigh_stopped\n", unit_ctx_buf, k);
+		ok = false;
+	}
+	if (e->verdict != UNIT_HELD) {
+		if (k != 0) {
+			print_error("%s: %u packet(s) held, expected none\n", unit_ctx_buf, k);
+			ok = false;
+		}
+		return ok;
+	}
+	if (k != 1) {
+		print_error("%s: %u packets held, expected 1\n", unit_ctx_buf, k);
+		return false;
+	}
+	want.family = strchr(e->neigh, ':') != NULL ? AF_INET6 : AF_INET;
+	want.plen = want.family == AF_INET ? 32 : 128;
+	if (inet_pton(want.family, e->neigh,
+		      want.family == AF_INET ? (void *)&want.v4 : (void *)want.v6) != 1)
+		fail_msg("bad neighbour address %s in the test", e->neigh);
+	if (h->f.port != e->out_port || memcmp(&h->neigh, &want, sizeof(want)) != 0) {
+		print_error("%s: held for %s on port %u, expected %s on port %u\n", unit_ctx_buf,
+			    FOU_IPSTR(&h->neigh), h->f.port, e->neigh, e->out_port);
+		ok = false;
+	}
+	if (e->out == NULL)
+		return ok;
+	if (h->f.len != e->out_len) {
+		print_error("%s: held frame of %u bytes, expected %u\n", unit_ctx_buf, h->f.len,
+			    e->out_len);
+		ok = false;
+	} else if (memcmp(h->f.b, e->out, h->f.len) != 0) {
+		for (i = 0; h->f.b[i] == e->out[i]; i++)
+			;
+		print_error("%s: held frame differs at byte %u\n", unit_ctx_buf, i);
+		unit_hexdump("got     ", h->f.b, h->f.len, i & ~7u);
+		unit_hexdump("expected", e->out, h->f.len, i & ~7u);
+		ok = false;
+	}
+	return ok;
 }
 
 #define UNIT_OFFLOAD_RX_CKSUM \
@@ -1030,12 +1184,22 @@ unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
 	uint64_t ol_flags = 0;
 	const struct rte_mbuf *seg;
 	struct unit_lcore u = { 0 };
+	struct fou_gw *wgw = (struct fou_gw *)(uintptr_t)gw;
+	static struct fou_lcore_stats ctl_before;
+	static struct unit_held held;
+	unsigned int nb_held, nb_ev;
 	bool ok = true;
 
 	unit_lcore_begin(&u, gw, 0);
 	n = unit_rx(&u, RX_PORT, pkts, 1, out_port);
 	unit_stats = u.st;
 	unit_lcore_end(&u);
+	/* what it handed the control thread, taken before anything is judged:
+	 * a failure leaves nothing behind */
+	ctl_before = *unit_ctl_stats(gw);
+	nb_held = unit_held_take(wgw, &held, 1);
+	nb_ev = unit_events_take(wgw, unit_events, UNIT_EVENTS_MAX);
+	unit_nb_events = RTE_MIN(nb_ev, (unsigned int)UNIT_EVENTS_MAX);
 
 	if (n == 1) {
 		/* take everything out, free, then judge: a failure leaks nothing */
@@ -1055,7 +1219,8 @@ unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
 		rte_pktmbuf_free(m);
 	}
 
-	if ((e->verdict == UNIT_FWD) != (n == 1)) {
+	if ((e->verdict == UNIT_FWD) != (n == 1) ||
+	    (n == 0 && unit_counted_verdict() != e->verdict)) {
 		print_error("%s%sexpected %s, got %s\n", unit_ctx_buf, unit_ctx_buf[0] ? ": " : "",
 			    unit_verdict_name(e->verdict), unit_verdict_name(unit_counted_verdict()));
 		ok = false;
@@ -1063,6 +1228,13 @@ unit_run(const struct fou_gw *gw, struct rte_mbuf *m, const struct unit_exp *e,
 	if (ok && !unit_stats_ok(gw, e)) {
 		print_error("%s%scounters differ (verdict %s)\n", unit_ctx_buf,
 			    unit_ctx_buf[0] ? ": " : "", unit_verdict_name(e->verdict));
+		ok = false;
+	}
+	if (ok && !unit_held_ok(gw, e, &held, nb_held, &ctl_before))
+		ok = false;
+	if (ok && nb_ev != e->events) {
+		print_error("%s%s%u neighbour event(s) posted, expected %u\n", unit_ctx_buf,
+			    unit_ctx_buf[0] ? ": " : "", nb_ev, e->events);
 		ok = false;
 	}
 	if (ok && n == 1) {

@@ -56,6 +56,8 @@ int unit_eal_fini(int failures);
 
 extern const struct rte_ether_addr mac_rx, mac_peer, mac_eg, mac_nb4, mac_nb6, mac_nb4_7,
 	mac_nb6_7;
+/* The destination of a frame held for its neighbour (not known yet). */
+extern const struct rte_ether_addr mac_zero;
 
 #define IP4(a, b, c, d) ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (d))
 
@@ -197,6 +199,9 @@ uint32_t unit_expect_out_same(const struct unit_pkt *p, const struct rte_ether_a
  */
 uint32_t unit_expect_routed(const uint8_t *ip, uint32_t len, const struct rte_ether_addr *dst_mac,
 			    uint8_t *out);
+/* The same out of port (its MAC the source). */
+uint32_t unit_expect_routed_on(const uint8_t *ip, uint32_t len, uint16_t port,
+			       const struct rte_ether_addr *dst_mac, uint8_t *out);
 
 /* --- mbufs -------------------------------------------------------------- */
 
@@ -258,14 +263,31 @@ uint16_t unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts,
 /* --- running frames ----------------------------------------------------- */
 
 #define UNIT_FWD FOU_DROP_MAX
+/*
+ * Held for its neighbour: the packet was finished (encapsulated, Ethernet
+ * header with a zero destination) and handed to the control thread, which
+ * would resolve the neighbour and send it. No control thread runs here:
+ * the harness takes it out of the hold ring, checks it and drops it as
+ * the gateway does at exit (fou_neigh_stop(): neigh_stopped, counted in
+ * the control context's row, not the worker's).
+ */
+#define UNIT_HELD (FOU_DROP_MAX + 1)
+/* Taken in by the gateway's own stack (an ARP reply, an NA): consumed. */
+#define UNIT_CONSUMED (FOU_DROP_MAX + 2)
 
 struct unit_exp {
-	unsigned int verdict;		/* enum fou_drop, or UNIT_FWD */
+	unsigned int verdict;		/* enum fou_drop, UNIT_FWD or UNIT_HELD */
 	uint16_t decap_port;		/* FOU port counted as decapsulated, 0 = none */
 	int decap_inner;		/* enum fou_inner counted, -1 = none */
-	const uint8_t *out;		/* UNIT_FWD: the expected frame */
+	const uint8_t *out;		/* UNIT_FWD: the expected frame; UNIT_HELD: the
+					 * held frame (NULL: not compared) */
 	uint32_t out_len;
-	uint16_t out_port;
+	uint16_t out_port;		/* UNIT_HELD: the port of the neighbour */
+	const char *neigh;		/* UNIT_HELD: the neighbour it waits for */
+	/* the gateway's own stack: what the worker counted (UNIT_HELD adds
+	 * neigh_queued), and how many events it posted about a neighbour */
+	uint64_t local[FOU_LOCAL_MAX];
+	unsigned int events;
 };
 
 /* Context printed with a failure (e.g. the length in a loop). */
@@ -280,6 +302,11 @@ extern struct fou_lcore_stats unit_stats;
 
 #define UNIT_RUN(gw, m, ...) \
 	unit_run((gw), (m), &(struct unit_exp){ __VA_ARGS__ }, __FILE__, __LINE__)
+
+/* Held for the neighbour neigh on port (o: the held frame, or NULL). */
+#define EXPECT_HELD(gw, b, len, port, nb, o, olen) \
+	UNIT_RUN(gw, unit_mbuf((b), (len)), .verdict = UNIT_HELD, .decap_inner = -1, \
+		 .out_port = (port), .neigh = (nb), .out = (o), .out_len = (olen))
 
 /* Dropped before anything was decapsulated. */
 #define EXPECT_DROP(gw, b, len, reason) \
@@ -318,6 +345,55 @@ uint16_t unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n,
 /* The same received on port, at the TSC now. */
 uint16_t unit_burst_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 		       struct unit_frame *got, uint64_t now);
+
+/* A copy of the frame m as it would leave port (f->len 0: too long). */
+void unit_frame_copy(const struct rte_mbuf *m, uint16_t port, struct unit_frame *f);
+
+/* --- the gateway's own stack: what the workers hand the control thread ----- */
+
+/* A packet held for its neighbour. */
+struct unit_held {
+	struct unit_frame f;		/* f.port: the neighbour's port */
+	struct fou_ip neigh;		/* the neighbour it waits for */
+};
+
+/*
+ * Take what the workers held for want of a neighbour (the hold ring): a
+ * copy of the first n into got[] (may be NULL), in order, then all of them
+ * dropped as the gateway does at exit (fou_neigh_stop(), which also drops
+ * what waits in the neighbour table). Returns how many the ring had.
+ */
+unsigned int unit_held_take(struct fou_gw *gw, struct unit_held *got, unsigned int n);
+
+/* What a worker told the control thread about a neighbour it heard from. */
+enum unit_ev_kind {
+	UNIT_EV_SOLICIT = 1,		/* a request for us: creates or updates */
+	UNIT_EV_ADVERT,			/* a reply: updates an entry that exists */
+	UNIT_EV_OTHER,			/* a request for another, an announcement */
+};
+#define UNIT_EV_F_CONFIRM 0x01
+#define UNIT_EV_F_OVERRIDE 0x02
+#define UNIT_EV_F_ROUTER 0x04
+
+struct unit_ev {
+	uint8_t kind;			/* enum unit_ev_kind */
+	uint8_t flags;			/* UNIT_EV_F_* */
+	uint16_t port;
+	struct rte_ether_addr mac;
+	struct fou_ip ip;
+};
+
+/* Take the events posted and not yet taken: the first n into ev[] (may be
+ * NULL). Returns how many there were. */
+unsigned int unit_events_take(struct fou_gw *gw, struct unit_ev *ev, unsigned int n);
+/* The events of the last unit_run(). */
+#define UNIT_EVENTS_MAX 4
+extern struct unit_ev unit_events[UNIT_EVENTS_MAX];
+extern unsigned int unit_nb_events;
+
+/* The control context's counters (FOU_LCORE_CONTROL): what the gateway's
+ * own stack counted away from the workers. */
+const struct fou_lcore_stats *unit_ctl_stats(const struct fou_gw *gw);
 
 /* Apply "NAME ARG" lines (separated by '\n') that must succeed. */
 #define UNIT_APPLY_LINES(gw, lines) unit_apply_lines((gw), (lines), __FILE__, __LINE__)
