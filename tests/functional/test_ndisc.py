@@ -87,7 +87,7 @@ class PcapND(ft.GatewayTestCase):
         return run
 
     def na_rows(self, run, port=1):
-        return [r for r in rows_of(run.outputs[port]) if one(r, 'icmpv6.type') == '136']
+        return [r for r in rows_of(run.raw_outputs[port]) if one(r, 'icmpv6.type') == '136']
 
     def assertNA(self, r, eth_dst, src, dst, target, flags, tlla, vlan=None):
         """An NA with Linux' IPv6 header (hop limit 255, class and flow 0),
@@ -146,7 +146,7 @@ class PcapND(ft.GatewayTestCase):
         # the unsolicited announcement (RFC 4861 7.2.6) of the one IPv6 address
         self.assertNA(by_dst[('ff02::1', 'fd00:1::1')][0], '33:33:00:00:00:01', 'fd00:1::1',
                       'ff02::1', 'fd00:1::1', 'RO', True)
-        self.assertEqual(ft.tshark_problems(run.outputs[1]), [])
+        self.assertEqual(ft.tshark_problems(run.raw_outputs[1]), [])
         # the link-local addresses are shown at start
         self.assertRegex(run.stdout, r'(?m)^port 1 \(net_pcap1\): mac %s mtu 1500, '
                          r'link-local %s, ' % (ft.MAC_P1.upper(), LL_P1))
@@ -162,7 +162,7 @@ class PcapND(ft.GatewayTestCase):
         self.assertEqual(s.local.get('arp_requests_out'), 2, run.describe())
         self.assertEqual(s.originated, 5, run.describe())
         for port, addrs in ((0, ['fd00:99::1']), (1, ['fd00:1::1', 'fd00:5::1'])):
-            rows = rows_of(run.outputs[port])
+            rows = rows_of(run.raw_outputs[port])
             nas = [r for r in rows if one(r, 'icmpv6.type') == '136']
             self.assertEqual(sorted(one(r, 'icmpv6.nd.na.target_address') for r in nas), addrs)
             for r in nas:
@@ -198,7 +198,7 @@ class PcapND(ft.GatewayTestCase):
                          run.describe())
         self.assertNotIn('ns_in', run.summary.local)
         # only the announcement of fd00:1::1 and the gratuitous ARP leave
-        rows = rows_of(run.outputs[1])
+        rows = rows_of(run.raw_outputs[1])
         self.assertEqual(len(rows), 2, rows)
         self.assertEqual(run.summary.local.get('na_out'), 1)
 
@@ -220,7 +220,7 @@ class PcapND(ft.GatewayTestCase):
         run = self.run_gw({0: rx0}, ft.BASE_OPTS)
         self.assertHealthy(run)
         self.assertEqual(run.summary.drops, {'neigh_stopped': 1}, run.describe())
-        nss = [r for r in rows_of(run.outputs[1]) if one(r, 'icmpv6.type') == '135']
+        nss = [r for r in rows_of(run.raw_outputs[1]) if one(r, 'icmpv6.type') == '135']
         self.assertGreaterEqual(len(nss), 1, run.describe())
         g, gmac = sn_group(NB)
         r = nss[0]

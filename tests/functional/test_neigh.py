@@ -303,12 +303,13 @@ class Neigh(ft.GatewayTestCase):
     def test_no_answer_three_requests_then_failed(self):
         """Nobody has 192.168.1.99: the gateway asks three times, a second
         apart, by broadcast; then the entry is FAILED and the packet that
-        waited is dropped as neigh_failed."""
+        waited comes back to its sender as ICMP host unreachable
+        (arp_error_report)."""
         self.start_gw()
         cap = self.capture(TAP1, 'tap1.pcap')
         self.send(TAP0, [to_kernel(1, dst='192.168.1.99')], 'one.pcap')
         t0 = time.monotonic()
-        self.assertTrue(ft.wait_for(lambda: self.stats()['drops']['neigh_failed'] == 1, WAIT,
+        self.assertTrue(ft.wait_for(lambda: self.stats()['local']['neigh_failed'] == 1, WAIT,
                                     0.1), self.stats())
         took = time.monotonic() - t0
         self.assertTrue(2.5 <= took <= 15, took)
@@ -325,7 +326,8 @@ class Neigh(ft.GatewayTestCase):
         self.assertTrue(all(0.5 <= g <= 3 for g in gaps), gaps)
         self.assertEqual(self.arrived(frames, '192.168.1.99'), [])
         run = self.stop_gw()
-        self.assertEqual(run.summary.drops, {'neigh_failed': 1}, run.describe())
+        self.assertEqual(run.summary.drops, {}, run.describe())
+        self.assertEqual(run.summary.icmp, {'icmp_host_unreach': 1}, run.describe())
 
     def test_static_kept_states_and_flush(self):
         """The static 192.168.1.7 keeps its MAC whatever ARP says (a reply,

@@ -480,7 +480,7 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	static struct fou_lcore *lc;
 	struct fou_gw *gw_rw = (struct fou_gw *)(uintptr_t)gw;
 	struct fou_lcore_stats *st = fou_lcore_stats(gw_rw, rte_lcore_id());
-	uint64_t rx0, tx0, d0, h0, rx1, tx1, d1, h1, icmp = 0;
+	uint64_t rx0, tx0, d0, h0, c0, rx1, tx1, d1, h1, c1, icmp = 0;
 	struct fuzz_sent sent = { .n = 0 };
 	uint16_t nf, i;
 
@@ -493,6 +493,7 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	fou_stats_rx_tx(st, &rx0, &tx0);
 	d0 = fou_stats_drops(st);
 	h0 = st->local[FOU_LOCAL_NEIGH_QUEUED];
+	c0 = st->local[FOU_LOCAL_CONSUMED];
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		icmp -= st->icmp_out[i];
 	nf = fou_lcore_rx(lc, port, pkts, n, rte_rdtsc(), fuzz_sent_add, &sent);
@@ -511,10 +512,11 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	fou_stats_rx_tx(st, &rx1, &tx1);
 	d1 = fou_stats_drops(st);
 	h1 = st->local[FOU_LOCAL_NEIGH_QUEUED];
+	c1 = st->local[FOU_LOCAL_CONSUMED];
 	FUZZ_ASSERT(rx1 - rx0 == n, "rx counted %" PRIu64 " of %u", rx1 - rx0, n);
-	FUZZ_ASSERT(rx1 - rx0 == (tx1 - tx0) + (d1 - d0) + (h1 - h0),
-		    "rx %" PRIu64 " != tx %" PRIu64 " + dropped %" PRIu64 " + held %" PRIu64,
-		    rx1 - rx0, tx1 - tx0, d1 - d0, h1 - h0);
+	FUZZ_ASSERT(rx1 - rx0 == (tx1 - tx0) + (d1 - d0) + (h1 - h0) + (c1 - c0),
+		    "rx %" PRIu64 " != tx %" PRIu64 " + dropped %" PRIu64 " + held %" PRIu64
+		    " + consumed %" PRIu64, rx1 - rx0, tx1 - tx0, d1 - d0, h1 - h0, c1 - c0);
 	FUZZ_ASSERT(fuzz_local_stack(gw_rw) == h1 - h0, "held %" PRIu64 ", the ring had others",
 		    h1 - h0);
 	FUZZ_ASSERT(rte_mempool_avail_count(fuzz_pool) == FUZZ_NB_MBUF,
