@@ -75,9 +75,12 @@ fou_icmp_allow(struct fou_lcore *lc, uint32_t rate, uint32_t burst)
 }
 
 /*
- * Route a message back to dst: where it leaves, or why it cannot. A way
- * back whose neighbour is not known yet is none: the message is not held
- * for resolution (Linux would queue it).
+ * Route a message back to dst: where it leaves, or why it cannot. *neigh
+ * is NULL when the way back's neighbour is not known yet: the message is
+ * then held while it is resolved (fou_adj_output), as Linux queues it in
+ * the neighbour entry. A peer that pings us with our MAC still in its
+ * cache (we restarted, or it learned us from a gratuitous ARP) is not one
+ * we have learned, and its first reply must not be lost.
  */
 static unsigned int
 fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *dst,
@@ -90,9 +93,7 @@ fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *d
 	r = fou_adj_resolve(lc->gw, nh, dst, lc->now, a);
 	if (r != FOU_FWD)
 		return r;
-	if (!fou_adj_neigh(lc, a, mac))
-		return FOU_DROP_NO_NEIGH;
-	*neigh = mac;
+	*neigh = fou_adj_neigh(lc, a, mac) ? mac : NULL;
 	return FOU_FWD;
 }
 

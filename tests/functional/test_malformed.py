@@ -6,9 +6,11 @@ may be forwarded on any port (packets for other hosts are routed: here they
 have no route, or a neighbour that never answers the gateway's ARP or NS:
 they wait until the gateway stops, neigh_stopped). What the gateway sends of
 its own: its announcements, those requests, the answers to ARP requests for
-its address, and the ICMP errors Linux sends about two IPv6 packets from a
-neighbour (the peer 10.99.0.2 and the inner sources have no way back, so the
-gateway's answers to them cannot leave)."""
+its address, and the ICMP errors and echo replies Linux sends about the
+packets of two neighbours, the peer 10.99.0.2 (a static entry here, so that
+its answers leave in order: test_neigh shows how they wait for one) and
+fd00:1::2. The inner sources have no way back, so the gateway's answers to
+them cannot leave."""
 import os
 import struct
 import sys
@@ -78,9 +80,10 @@ def malformed_traffic(way_back=False):
     t = ft.Traffic()
 
     def answered(name, frame, reason, kind, l3, port=0, eth_dst=ft.MAC_PEER, plain=True,
-                 ignore=None):
-        """Dropped as reason without a way back, else answered with l3."""
-        if way_back:
+                 ignore=None, outer=False):
+        """Dropped as reason without a way back, else answered with l3;
+        outer: an answer to the peer, which always has a way back."""
+        if way_back or outer:
             t.icmp(name, frame, port, eth_dst, l3, kind, plain=plain, ignore=ignore)
         else:
             t.drop(name, frame, reason, plain=plain)
@@ -218,7 +221,7 @@ def malformed_traffic(way_back=False):
            'neigh_stopped', plain=True)
     f = fou(5555, v4(seq=16), dst='203.0.113.9')
     answered('FOU to 203.0.113.9 (no route)', f, 'no_route', 'icmp_net_unreach',
-             ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_net_unreach'))
+             ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_net_unreach'), outer=True)
     t.drop('fragment to another address (forwarded, not reassembled)',
            fou(5555, v4(seq=17), dst='10.99.0.3', flags='MF'), 'neigh_stopped', plain=True)
     t.drop('IPv6 to fd00:1::77 (connected, no neighbour)',
@@ -273,16 +276,17 @@ def malformed_traffic(way_back=False):
     # answer can go back to 10.99.0.2 (the echo reply is routed as any
     # packet: no_neigh without a way back)
     f = eth() / outer_ip() / ICMP()
-    answered('ICMP echo to us', f, 'no_neigh', 'icmp_echo_reply', ft.echo_reply4(ft.l3_of(f)))
+    answered('ICMP echo to us', f, 'no_neigh', 'icmp_echo_reply', ft.echo_reply4(ft.l3_of(f)),
+             outer=True)
     t.drop('TCP to us', eth() / outer_ip() / TCP(dport=5555), 'local_not_udp')
     f = eth() / outer_ip(proto=4) / v4(seq=18)
     answered('plain IPIP (no FOU) to us', f, 'local_not_udp', 'icmp_proto_unreach',
-             ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_proto_unreach'))
+             ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_proto_unreach'), outer=True)
     for name, f in (('unknown FOU port 5560', fou(5560, v4(seq=19))),
                     ('UDP to port 53', fou(53, Raw(b'\x12\x34' + bytes(10)))),
                     ('unknown FOU port, checksum 0', fou(4789, v4(seq=20), chksum=0))):
         answered(name, f, 'fou_port_unknown', 'icmp_port_unreach',
-                 ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_port_unreach'))
+                 ft.icmp4_error(ft.l3_of(f), ft.IP_P0, 'icmp_port_unreach'), outer=True)
 
     # -- UDP and GRE checks
     t.drop('UDP checksum wrong', patched(fou(5556, gre(v4(dst='192.168.47.1', seq=21))),
@@ -349,15 +353,18 @@ def malformed_traffic(way_back=False):
 class Malformed(ft.GatewayTestCase):
     def test_malformed_capture(self):
         t = malformed_traffic()
-        run = self.run_gw({0: t.write(self.path('in.pcap'))}, ft.PROTO_OPTS)
+        run = self.run_gw({0: t.write(self.path('in.pcap'))}, list(ft.PROTO_OPTS) +
+                          ['--neigh', ft.IP_PEER + ',dev=0,lladdr=' + ft.MAC_PEER])
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=ft.PROTO_FOU_PORTS)
         self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
                             resolve={'10.99.0.3': ft.IP_P0}, replies=t.arp_replies(0))
         self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1],
                             resolve={'fd00:1::77': 'fd00:1::1'})
-        self.assertEqual(run.summary.tx, {0: len(run.own[0]), 1: len(run.own[1]) + 2})
-        self.assertEqual(run.summary.icmp, {'icmp6_port_unreach': 1, 'icmp6_no_route': 1})
+        self.assertEqual(run.summary.tx, {p: len(run.own[p]) + len(t.out(p)) for p in (0, 1)})
+        self.assertEqual(run.summary.icmp, {'icmp6_port_unreach': 1, 'icmp6_no_route': 1,
+                                            'icmp_net_unreach': 1, 'icmp_echo_reply': 1,
+                                            'icmp_proto_unreach': 1, 'icmp_port_unreach': 3})
         self.assertEqual(ft.tshark_problems(run.outputs[1], tcp=False), [])
         self.assertEqual(run.summary.consumed, t.consumed(), run.describe())
         s = run.summary.local

@@ -813,13 +813,19 @@ test_icmp_counters(void **state)
 	}
 }
 
-/* Without a way back (no neighbour, no route) the drop reason stays. */
+/*
+ * Without a route back the drop reason stays; without the way back's
+ * neighbour the error waits for it like any packet (Linux queues it in
+ * the neighbour entry).
+ */
 static void
 test_icmp_no_way_back(void **state)
 {
 	const struct golden_tx *c = tx_case("mtu_ipip_fou_frag_needed");
 	struct fou_gw *gw = tx_gw("");
 	uint8_t b[UNIT_PKT_MAX];
+	struct unit_held h;
+	char buf[INET6_ADDRSTRLEN];
 
 	(void)state;
 	fou_gw_free(gw);
@@ -827,7 +833,15 @@ test_icmp_no_way_back(void **state)
 	UNIT_APPLY_LINES(gw, c->stmts);	/* no neighbour for 10.0.0.2 */
 	unit_lcore_begin(&ul, gw, 0);
 	assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 0);
-	assert_int_equal(ul.st.drop[FOU_DROP_MTU_EXCEEDED], 1);
+	assert_int_equal(st_verdict(), UNIT_HELD);
+	assert_int_equal(ul.st.icmp_out[FOU_ICMP_FRAG_NEEDED], 1);
+	assert_int_equal(unit_held_take(gw, &h, 1), 1);
+	fou_ip_str(&h.neigh, buf, sizeof(buf));
+	assert_string_equal(buf, "10.0.0.2");
+	assert_int_equal(h.f.port, RX_PORT);
+	/* the held frame is the golden error, with a destination to fill in */
+	assert_int_equal(h.f.len, c->out_len);
+	assert_memory_equal(h.f.b + 6, c->out + 6, c->out_len - 6);
 	/* a sender without a route */
 	memcpy(b, c->in, c->in_len);
 	unit_put32(b + ETH + 12, IP4(10, 99, 0, 2));
@@ -1226,6 +1240,14 @@ expect_local(const char *name, void (*mod)(uint8_t *b, uint32_t *len), const cha
 			fail_msg("%s: %s expected on port %u, got %s", what, fou_icmp_name(kind), out,
 				 n == 1 ? "another message" : fou_drop_name(st_verdict()));
 		check_cksums(got[0].b, got[0].len, what);
+	} else if (v == UNIT_HELD) {
+		struct unit_held h;
+
+		if (n != 0 || st_verdict() != v || ul.st.icmp_out[kind] != 1 ||
+		    st_icmp_total() != 1 || unit_held_take(gw, &h, 1) != 1 || h.f.port != out)
+			fail_msg("%s: %s expected to wait for a neighbour on port %u, got %s", what,
+				 fou_icmp_name(kind), out,
+				 n == 1 ? "sent" : verdict_name(st_verdict()));
 	} else if (n != 0 || st_verdict() != v || st_icmp_total() != 0) {
 		fail_msg("%s: expected %s, got %s", what, fou_drop_name(v),
 			 n == 1 ? "sent" : fou_drop_name(st_verdict()));
@@ -1482,15 +1504,16 @@ ip4_src_no_neigh(uint8_t *b, uint32_t *len)
 	unit_ip4_cksum_fix(b + ETH);
 }
 
-/* A reply goes where a routed packet would, or is dropped as one would be;
- * an error about a packet it cannot send back keeps the fallback. */
+/* A reply goes where a routed packet would, waits for its neighbour or is
+ * dropped as one would be; an error about a packet it cannot route back
+ * keeps the fallback. */
 static void
 test_local_no_way_back(void **state)
 {
 	(void)state;
 	expect_local("local_echo4", ip4_src_unrouted, NULL, FOU_DROP_NO_ROUTE, 0, 0,
 		     "echo from an unrouted source");
-	expect_local("local_echo4", ip4_src_no_neigh, NULL, FOU_DROP_NO_NEIGH, 0, 0,
+	expect_local("local_echo4", ip4_src_no_neigh, NULL, UNIT_HELD, FOU_ICMP_ECHO_REPLY, RX_PORT,
 		     "echo from a source without a neighbour");
 	expect_local("mtu_echo_frag_needed", ip4_dst_gw, "link 0,mtu=172\n", FOU_DROP_MTU_EXCEEDED,
 		     0, 0, "echo reply of 173 bytes, way back MTU 172");
@@ -1498,7 +1521,8 @@ test_local_no_way_back(void **state)
 		     FOU_ICMP_ECHO_REPLY, RX_PORT, "echo reply of 173 bytes, way back MTU 173");
 	expect_local("local_port_unreach4", udp4_src_unrouted, NULL, FOU_DROP_FOU_PORT_UNKNOWN, 0,
 		     0, "UDP from an unrouted source");
-	expect_local("local_proto_unreach4", ip4_src_no_neigh, NULL, FOU_DROP_LOCAL_NOT_UDP, 0, 0,
+	expect_local("local_proto_unreach4", ip4_src_no_neigh, NULL, UNIT_HELD,
+		     FOU_ICMP_PROTO_UNREACH, RX_PORT,
 		     "protocol 99 from a source without a neighbour");
 	expect_local("noroute4", ip4_src_unrouted, NULL, FOU_DROP_NO_ROUTE, 0, 0,
 		     "no route, from an unrouted source");

@@ -828,6 +828,8 @@ test_route_valid(void **state)
 	assert_false(is_local(gw, IP4(10, 20, 0, 7)));
 	/* the data path needs ports and neighbours: none yet */
 	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	/* (the ICMP error about it would wait for the sender's neighbour) */
+	UNIT_APPLY(gw, "icmp-rate", "0");
 	PKT_DROP(gw, &p, FOU_DROP_FOU_PORT_UNKNOWN);
 }
 
@@ -1309,6 +1311,8 @@ test_tunnel_invalid_no_plain_rx(void **state)
 	EXPECT_STMT_ERR(gw, "tunnel", "t2,type=gre,local=10.0.0.1,remote=10.0.0.2,key=1,ttl=5,"
 			"nopmtudisc,encap=none", -EINVAL, "nopmtudisc");
 	build_plain_gre(&p);
+	/* (the ICMP error about it would wait for the sender's neighbour) */
+	UNIT_APPLY(gw, "icmp-rate", "0");
 	PKT_DROP(gw, &p, FOU_DROP_LOCAL_NOT_UDP);
 }
 
@@ -1473,6 +1477,8 @@ test_del_port(void **state)
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
 	UNIT_DEL(gw, "port", "5555:ipip");
 	frame_to(&p, IP4(10, 0, 0, 1), IP4(10, 20, 0, 7));
+	/* (the ICMP error about it would wait for the sender's neighbour) */
+	UNIT_APPLY(gw, "icmp-rate", "0");
 	PKT_DROP(gw, &p, FOU_DROP_FOU_PORT_UNKNOWN);
 	EXPECT_DEL_ERR(gw, "port", "5555", -ENOENT, "UDP port 5555 is not a FOU port");
 	UNIT_APPLY(gw, "port", "5555:ipip");
@@ -2144,6 +2150,8 @@ test_tunaddr_forward(void **state)
 	/* gone with the address */
 	TUNADDR_DEL(gw, "t1,192.168.4.1/30");
 	plain4_to(&p, IP4(10, 0, 0, 2), IP4(192, 168, 4, 2), 64);
+	/* (the ICMP error about it would wait for the sender's neighbour) */
+	UNIT_APPLY(gw, "icmp-rate", "0");
 	PKT_DROP(gw, &p, FOU_DROP_NO_ROUTE);
 	UNIT_POOL_FULL();
 }
