@@ -27,7 +27,7 @@ ROLES = {
     # control, by object, and the header only control files share
     'fou_ctl.h': 'control', 'fou_gw.c': 'control', 'fou_iface.c': 'control',
     'fou_rib.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
-    'fou_stats.c': 'control',
+    'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the per-lcore context: created by control, driven by its worker
     'fou_lcore.c': 'datapath',
     # the data path by stage

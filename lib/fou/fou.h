@@ -224,9 +224,15 @@ const char *fou_ip_str(const struct fou_ip *ip, char *buf, size_t len);
 
 /* --- the gateway ---------------------------------------------------------- */
 
-/* Table sizes; fou_gw_params_default() gives the defaults. */
+/*
+ * Table sizes; fou_gw_params_default() gives the defaults. A user sets the
+ * first four with the limits statement (fou_stmt.h: tunnels, routes4,
+ * routes6, neigh), within the bounds below; the next hops follow the
+ * tunnels (FOU_NEXTHOPS): one per tunnel and family, and room for the
+ * ports' gateways.
+ */
 struct fou_gw_params {
-	uint32_t max_routes4;
+	uint32_t max_routes4;	/* IPv4 routes besides the default route */
 	uint32_t max_routes6;
 	uint32_t max_neighs;
 	uint32_t max_nexthops;
@@ -234,10 +240,24 @@ struct fou_gw_params {
 	int socket_id;
 };
 
+#define FOU_LIMIT_TUNNELS_DEFAULT 1024
+#define FOU_LIMIT_TUNNELS_MAX (1u << 20)
+#define FOU_LIMIT_ROUTES_DEFAULT 65536
+#define FOU_LIMIT_ROUTES_MAX (1u << 24)
+#define FOU_LIMIT_NEIGH_DEFAULT 4096
+#define FOU_LIMIT_NEIGH_MAX 65536	/* a neighbour's slot travels in 16 bits */
+#define FOU_NEXTHOPS(tunnels) (2 * (tunnels) + 2048)
+
 struct fou_gw;
 
 void fou_gw_params_default(struct fou_gw_params *p);
 struct fou_gw *fou_gw_create(const struct fou_gw_params *p, struct fou_err *err);
+/* The sizes gw was made with. */
+void fou_gw_params_get(const struct fou_gw *gw, struct fou_gw_params *p);
+/* Bytes of DPDK memory the gateway's tables took when it was made (every
+ * table is allocated whole then: FIBs, hashes, tunnels and their per-lcore
+ * counters, neighbours). */
+size_t fou_gw_memsize(const struct fou_gw *gw);
 /* Stop the telemetry commands first (fou_telemetry_stop()): they read gw. */
 void fou_gw_free(struct fou_gw *gw);
 

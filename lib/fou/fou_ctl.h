@@ -26,15 +26,21 @@ int fou_iface_check(const struct fou_gw *gw, uint16_t port, struct fou_err *err)
 
 /* fou_rib.c: the routes and addresses other tables check and build on. */
 bool fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix);
-/* Position of the route to prefix in gw->routes, or -1. */
+/* The record (index into gw->routes) of the route to prefix, or -1. */
 int fou_route_find(const struct fou_gw *gw, const struct fou_ip *prefix);
 /* Add a route with a next hop of the given kind; the caller checked it.
  * Returns the next hop index, or -errno with err filled. */
 int fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
 		     const struct fou_ip *via, uint32_t tunnel, bool from_addr,
 		     struct fou_err *err);
-/* Take route i out of the LPM and the list, and drop its next hop. */
+/* Take route record i out of the FIB and the lists, and drop its next hop. */
 void fou_route_uninstall(struct fou_gw *gw, uint32_t i);
+/* The index of the next hop of that kind in gw->nh, or -1 (its routes:
+ * gw->nh_ctl[i].head, linked by nh_next). */
+int fou_nh_find(const struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
+		const struct fou_ip *via, uint32_t tunnel);
+/* Free the next hops that lost their last route (after a grace period). */
+void fou_nh_release(struct fou_gw *gw);
 /* -EINVAL, named in err, for a prefix with host bits set. */
 int fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err);
 const struct fou_addr *fou_addr_find(const struct fou_gw *gw, const struct fou_ip *ip);

@@ -13,10 +13,12 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_hash_crc.h>
+#include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
 
 #include "fou_ctl.h"
+#include "fou_idpool.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)
@@ -33,12 +35,38 @@ fou_err_set(struct fou_err *err, const char *fmt, ...)
 void
 fou_gw_params_default(struct fou_gw_params *p)
 {
-	p->max_routes4 = 65536;
-	p->max_routes6 = 65536;
-	p->max_neighs = 4096;
-	p->max_nexthops = 4096;
-	p->max_tunnels = 1024;
+	p->max_routes4 = FOU_LIMIT_ROUTES_DEFAULT;
+	p->max_routes6 = FOU_LIMIT_ROUTES_DEFAULT;
+	p->max_neighs = FOU_LIMIT_NEIGH_DEFAULT;
+	p->max_tunnels = FOU_LIMIT_TUNNELS_DEFAULT;
+	p->max_nexthops = FOU_NEXTHOPS(p->max_tunnels);
 	p->socket_id = SOCKET_ID_ANY;
+}
+
+void
+fou_gw_params_get(const struct fou_gw *gw, struct fou_gw_params *p)
+{
+	*p = gw->params;
+}
+
+size_t
+fou_gw_memsize(const struct fou_gw *gw)
+{
+	return gw->memsize;
+}
+
+/* What the DPDK heaps hand out now, over every socket. */
+static size_t
+fou_heap_used(void)
+{
+	struct rte_malloc_socket_stats st;
+	size_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < rte_socket_count(); i++)
+		if (rte_malloc_get_socket_stats(rte_socket_id_by_idx(i), &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return sum;
 }
 
 /* Names of DPDK objects must be unique per process: several gateways may
@@ -50,22 +78,100 @@ fou_obj_name(char *buf, size_t len, const char *what, const struct fou_gw *gw)
 	return buf;
 }
 
-/* The tables the data path reads: lock-free readers, memory reused only
- * after a grace period of gw->qsbr (SYNC mode: the delete waits). */
+/* The hashes the data path reads: lock-free readers, memory reused only
+ * after a grace period of gw->qsbr (SYNC mode: the delete waits). The
+ * FIBs have no RCU mode in 22.11: what they free is covered by the grace
+ * period that ends every control operation (FOU_FIB_RETRY). */
 static int
 fou_gw_rcu_attach(struct fou_gw *gw)
 {
 	int ret;
 
-	ret = rte_lpm_rcu_qsbr_add(gw->lpm4, &(struct rte_lpm_rcu_config){
-		.v = gw->qsbr, .mode = RTE_LPM_QSBR_MODE_SYNC });
-	if (ret == 0)
-		ret = rte_hash_rcu_qsbr_add(gw->neigh, &(struct rte_hash_rcu_config){
-			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
+	ret = rte_hash_rcu_qsbr_add(gw->neigh, &(struct rte_hash_rcu_config){
+		.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
 	if (ret == 0)
 		ret = rte_hash_rcu_qsbr_add(gw->tun_rx, &(struct rte_hash_rcu_config){
 			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
 	return ret;
+}
+
+/*
+ * The groups of 256 entries a FIB has for routes longer than /24: an
+ * IPv4 route needs at most one (its /24's), an IPv6 one up to one per
+ * byte past the 24th bit, shared along common prefixes. At least as many
+ * as rte_lpm had (4096), more with larger tables.
+ */
+static uint32_t
+fou_fib4_groups(uint32_t routes)
+{
+	return RTE_MAX(RTE_MIN(routes, 4096u), routes / 32);
+}
+
+static uint32_t
+fou_fib6_groups(uint32_t routes)
+{
+	return RTE_MAX(4096u, routes / 4);
+}
+
+/* Next hop values of two bytes where they fit (half the memory and the
+ * cache footprint of four): 15 bits hold the value and the group index. */
+static bool
+fou_fib_2b(const struct fou_gw_params *p, uint32_t groups)
+{
+	return p->max_nexthops + FOU_FIB_NH0 <= INT16_MAX && groups <= INT16_MAX;
+}
+
+static int
+fou_gw_fibs_create(struct fou_gw *gw)
+{
+	const struct fou_gw_params *p = &gw->params;
+	const uint32_t g4 = fou_fib4_groups(p->max_routes4), g6 = fou_fib6_groups(p->max_routes6);
+	char name[RTE_HASH_NAMESIZE];
+
+	/* rte_fib makes its RIB with twice the routes in nodes: the branch
+	 * nodes of a full tree fit too */
+	gw->fib4 = rte_fib_create(fou_obj_name(name, sizeof(name), "fib4", gw), p->socket_id,
+		&(struct rte_fib_conf){
+			.type = RTE_FIB_DIR24_8,
+			.default_nh = FOU_FIB_NONE,
+			.max_routes = (int)p->max_routes4,
+			.rib_ext_sz = sizeof(uint32_t),	/* the route's record */
+			.dir24_8 = {
+				.nh_sz = fou_fib_2b(p, g4) ? RTE_FIB_DIR24_8_2B :
+							     RTE_FIB_DIR24_8_4B,
+				.num_tbl8 = g4,
+			},
+		});
+	if (gw->fib4 == NULL)
+		return -1;
+	gw->fib6 = rte_fib6_create(fou_obj_name(name, sizeof(name), "fib6", gw), p->socket_id,
+		&(struct rte_fib6_conf){
+			.type = RTE_FIB6_TRIE,
+			.default_nh = FOU_FIB_NONE,
+			.max_routes = (int)p->max_routes6,
+			.rib_ext_sz = sizeof(uint32_t),
+			.trie = {
+				.nh_sz = fou_fib_2b(p, g6) ? RTE_FIB6_TRIE_2B : RTE_FIB6_TRIE_4B,
+				.num_tbl8 = g6,
+			},
+		});
+	/* 22.11's rte_fib6_create says EINVAL for any failure of its tables,
+	 * whose sizes are checked above: they did not fit in memory */
+	if (gw->fib6 == NULL && rte_errno == EINVAL)
+		rte_errno = ENOMEM;
+	return gw->fib6 == NULL ? -1 : 0;
+}
+
+/* The route records: all free, linked by next. */
+static void
+fou_gw_routes_init(struct fou_gw *gw)
+{
+	uint32_t i;
+
+	for (i = 0; i < gw->max_routes; i++)
+		gw->routes[i].next = i + 1 < gw->max_routes ? i + 1 : FOU_NONE;
+	gw->route_free = 0;
+	gw->route_head = gw->route_tail = FOU_NONE;
 }
 
 /*
@@ -123,8 +229,8 @@ fou_gw_local_create(struct fou_gw *gw)
 struct fou_gw *
 fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 {
+	const size_t heap0 = fou_heap_used();
 	struct fou_gw *gw;
-	char name[RTE_HASH_NAMESIZE];
 	size_t qsz = rte_rcu_qsbr_get_memsize(RTE_MAX_LCORE);
 
 	gw = rte_zmalloc_socket("fou_gw", sizeof(*gw), RTE_CACHE_LINE_SIZE, p->socket_id);
@@ -134,27 +240,28 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	}
 	gw->params = *p;
 	gw->addrs = &gw->addr_sets[0];
+	gw->nh_unused = FOU_NONE;
+	gw->nh_gateways = FOU_NONE;
 
 	rte_errno = ENOMEM;	/* rte_zmalloc does not set it */
 	gw->qsbr = rte_zmalloc_socket("fou_qsbr", qsz, RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (gw->qsbr == NULL || rte_rcu_qsbr_init(gw->qsbr, RTE_MAX_LCORE) != 0)
 		goto fail;
 	/* rte_errno of the first failure: later calls may change it */
-	gw->lpm4 = rte_lpm_create(fou_obj_name(name, sizeof(name), "lpm4", gw), p->socket_id,
-				  &(struct rte_lpm_config){ .max_rules = p->max_routes4,
-							    .number_tbl8s = 1 << 12 });
-	if (gw->lpm4 == NULL)
+	if (p->max_routes4 == 0 || p->max_routes6 == 0 || p->max_nexthops == 0) {
+		rte_errno = EINVAL;
 		goto fail;
-	gw->lpm6 = rte_lpm6_create(fou_obj_name(name, sizeof(name), "lpm6", gw), p->socket_id,
-				   &(struct rte_lpm6_config){ .max_rules = p->max_routes6,
-							      .number_tbl8s = 1 << 16 });
-	if (gw->lpm6 == NULL)
+	}
+	if (fou_gw_fibs_create(gw) != 0)
 		goto fail;
 	gw->neigh = fou_gw_hash(gw, "neigh", p->max_neighs, sizeof(struct fou_neigh_key), true);
 	if (gw->neigh == NULL)
 		goto fail;
 	gw->tun_names = fou_gw_hash(gw, "tun", p->max_tunnels, FOU_TUNNEL_NAMESIZE, false);
 	if (gw->tun_names == NULL)
+		goto fail;
+	gw->nh_keys = fou_gw_hash(gw, "nhk", p->max_nexthops, sizeof(struct fou_nh_key), false);
+	if (gw->nh_keys == NULL)
 		goto fail;
 	gw->tun_rx = fou_gw_hash(gw, "tunrx", p->max_tunnels, sizeof(struct fou_tun_key), true);
 	if (gw->tun_rx == NULL || fou_gw_rcu_attach(gw) != 0)
@@ -163,6 +270,13 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	gw->max_routes = p->max_routes4 + p->max_routes6 + 2;	/* + the default routes */
 	gw->routes = rte_zmalloc_socket("fou_routes", sizeof(*gw->routes) * gw->max_routes, 0,
 					p->socket_id);
+	gw->raux = rte_zmalloc_socket("fou_raux", sizeof(*gw->raux), 0, p->socket_id);
+	gw->own_sets = rte_zmalloc_socket("fou_local", 2 * sizeof(*gw->own_sets),
+					    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->nh_ctl = rte_zmalloc_socket("fou_nh_ctl", sizeof(*gw->nh_ctl) * p->max_nexthops, 0,
+					p->socket_id);
+	gw->nh_ids = fou_idpool_create("fou_nh_ids", p->max_nexthops, p->socket_id);
+	gw->tun_ids = fou_idpool_create("fou_tun_ids", p->max_tunnels, p->socket_id);
 	gw->stats_base = rte_zmalloc_socket("fou_stats_base",
 					    sizeof(*gw->stats_base) * FOU_STATS_ROWS,
 					    RTE_CACHE_LINE_SIZE, p->socket_id);
@@ -182,11 +296,15 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 					  p->max_tunnels, RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
-	if (gw->routes == NULL || gw->stats_base == NULL || gw->tun_base == NULL ||
+	if (gw->routes == NULL || gw->raux == NULL || gw->own_sets == NULL ||
+	    gw->nh_ctl == NULL || gw->nh_ids == NULL || gw->tun_ids == NULL ||
+	    gw->stats_base == NULL || gw->tun_base == NULL ||
 	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL ||
 				     gw->tun_pmtu == NULL)))
 		goto fail;
+	fou_gw_routes_init(gw);
+	gw->own = &gw->own_sets[0];
 	gw->gro_tag_off = rte_mbuf_dynfield_register(&(struct rte_mbuf_dynfield){
 		.name = "fou_gro_tag",
 		.size = sizeof(struct fou_gro_tag),
@@ -199,10 +317,13 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
 	gw->pmtu_expires_tsc = FOU_PMTU_EXPIRES_S * rte_get_tsc_hz();
+	gw->memsize = fou_heap_used() - heap0;
 	return gw;
 
 fail:
-	fou_err_set(err, "cannot allocate the gateway tables: %s", rte_strerror(rte_errno));
+	fou_err_set(err, "cannot allocate the gateway tables (tunnels %u, routes4 %u, routes6 %u, "
+		    "neigh %u): %s", p->max_tunnels, p->max_routes4, p->max_routes6,
+		    p->max_neighs, rte_strerror(rte_errno));
 	fou_gw_free(gw);
 	return NULL;
 }
@@ -217,11 +338,17 @@ fou_gw_free(struct fou_gw *gw)
 	rte_ring_free(gw->hold_ring);
 	rte_free(gw->neigh_used);
 	pthread_mutex_destroy(&gw->ctl_lock);
-	rte_lpm_free(gw->lpm4);
-	rte_lpm6_free(gw->lpm6);
+	rte_fib_free(gw->fib4);
+	rte_fib6_free(gw->fib6);
 	rte_hash_free(gw->neigh);
 	rte_hash_free(gw->tun_names);
 	rte_hash_free(gw->tun_rx);
+	rte_hash_free(gw->nh_keys);
+	fou_idpool_free(gw->nh_ids);
+	fou_idpool_free(gw->tun_ids);
+	rte_free(gw->nh_ctl);
+	rte_free(gw->own_sets);
+	rte_free(gw->raux);
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
 	rte_free(gw->tun_pmtu);
@@ -250,15 +377,8 @@ fou_gw_sync(const struct fou_gw *gw)
 void
 fou_gw_commit(struct fou_gw *gw)
 {
-	uint32_t i;
-
 	fou_gw_sync(gw);
-	for (i = 0; i < gw->params.max_nexthops; i++) {
-		if (gw->nh[i].type != 0 && gw->nh[i].refcnt == 0) {
-			memset(&gw->nh[i], 0, sizeof(gw->nh[i]));
-			gw->nb_nh--;
-		}
-	}
+	fou_nh_release(gw);
 }
 
 void

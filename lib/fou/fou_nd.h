@@ -9,32 +9,38 @@
 #define FOU_ND_H
 
 #include "fou_lcore.h"
+#include "fou_rib.h"
 
 /*
  * Whether addr (4 or 16 bytes by family) is one of our addresses: on port
- * (port >= 0; a tunnel's addresses are on no port), or anywhere. A walk over the published address list: ARP
- * and ND are rare next to forwarding, and the list is short (FOU_MAX_ADDRS).
+ * (port >= 0; a tunnel's addresses are on no port), or anywhere. One probe
+ * of the published local set, usually (fou_local4(), fou_local6()).
  */
 static inline bool
 fou_addr_mine(const struct fou_gw *gw, int port, uint8_t family, const void *addr)
 {
-	const struct fou_addr_set *as = __atomic_load_n(&gw->addrs, __ATOMIC_ACQUIRE);
-	uint32_t v4 = 0;
-	unsigned int i;
+	uint32_t tunnel;
+	uint16_t p;
 
-	if (family == AF_INET)
+	if (family == AF_INET) {
+		const struct fou_own4 *e;
+		rte_be32_t v4;
+
 		memcpy(&v4, addr, 4);
-	for (i = 0; i < as->n; i++) {
-		const struct fou_addr *ad = &as->a[i];
+		e = fou_own4(gw, v4);
+		if (e == NULL || e->kind != FOU_OWN_ADDR)
+			return false;
+		tunnel = e->tunnel;
+		p = e->port;
+	} else {
+		const struct fou_own6 *e = fou_own6(gw, addr);
 
-		if (ad->ip.family != family ||
-		    (port >= 0 && (ad->tunnel != 0 || ad->port != port)))
-			continue;
-		if (family == AF_INET ? ad->ip.v4 == v4 :
-		    memcmp(ad->ip.v6, addr, 16) == 0)
-			return true;
+		if (e == NULL)
+			return false;
+		tunnel = e->tunnel;
+		p = e->port;
 	}
-	return false;
+	return port < 0 || (tunnel == 0 && p == port);
 }
 
 /*

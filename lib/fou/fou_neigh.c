@@ -32,6 +32,7 @@
 #include "fou_ctl.h"
 #include "fou_fwd.h"
 #include "fou_icmp.h"
+#include "fou_idpool.h"
 #include "fou_nd.h"
 #include "fou_ndisc.h"
 
@@ -61,6 +62,7 @@ struct fou_neigh_entry {
 
 struct fou_neigh_tbl {
 	struct rte_hash *slots;		/* key -> slot */
+	struct fou_idpool *free;	/* free slots, lowest first: the listing's order */
 	struct fou_neigh_entry *e;	/* params.max_neighs */
 	uint32_t hi;			/* slots below this may be in use */
 	uint32_t held;			/* packets in every queue */
@@ -111,6 +113,7 @@ fou_neigh_tbl_create(struct fou_gw *gw)
 	t->hz = rte_get_tsc_hz();
 	t->e = rte_zmalloc_socket("fou_neigh_ent", sizeof(*t->e) * RTE_MAX(gw->params.max_neighs, 1u),
 				  RTE_CACHE_LINE_SIZE, gw->params.socket_id);
+	t->free = fou_idpool_create("fou_neigh_free", gw->params.max_neighs, gw->params.socket_id);
 	snprintf(name, sizeof(name), "fou_nslot_%p", (void *)gw);
 	t->slots = rte_hash_create(&(struct rte_hash_parameters){
 		.name = name,
@@ -119,7 +122,7 @@ fou_neigh_tbl_create(struct fou_gw *gw)
 		.hash_func = rte_hash_crc,
 		.socket_id = gw->params.socket_id,
 	});
-	return t->e != NULL && t->slots != NULL ? 0 : -ENOMEM;
+	return t->e != NULL && t->slots != NULL && t->free != NULL ? 0 : -ENOMEM;
 }
 
 /* --- the workers' view ------------------------------------------------------ */
@@ -422,6 +425,7 @@ fou_neigh_free(struct fou_gw *gw, struct fou_neigh_entry *e, unsigned int reason
 	fou_neigh_q_drop(gw, e, reason);
 	rte_hash_del_key(gw->nt->slots, &e->key);
 	memset(e, 0, sizeof(*e));
+	fou_idpool_put(gw->nt->free, (uint32_t)(e - gw->nt->e));
 	gw->nb_neighs--;
 }
 
@@ -435,7 +439,8 @@ static struct fou_neigh_entry *
 fou_neigh_new(struct fou_gw *gw, const struct fou_neigh_key *key, uint8_t state, uint64_t now)
 {
 	struct fou_neigh_tbl *t = gw->nt;
-	struct fou_neigh_entry *e = NULL, *victim = NULL;
+	struct fou_neigh_entry *e, *victim = NULL;
+	int64_t slot;
 	uint32_t i;
 
 	if (gw->nb_neighs >= gw->params.max_neighs) {
@@ -457,14 +462,15 @@ fou_neigh_new(struct fou_gw *gw, const struct fou_neigh_key *key, uint8_t state,
 		fou_neigh_free(gw, victim, FOU_DROP_NEIGH_STOPPED);
 		FOU_STAT_ADD(fou_neigh_st(gw)->local[FOU_LOCAL_NEIGH_EVICTED], 1);
 	}
-	for (i = 0; i < gw->params.max_neighs; i++) {
-		if (t->e[i].state == 0) {
-			e = &t->e[i];
-			break;
-		}
-	}
-	if (e == NULL || rte_hash_add_key_data(t->slots, key, (void *)(uintptr_t)i) < 0)
+	slot = fou_idpool_get(t->free);
+	if (slot < 0)
 		return NULL;
+	i = (uint32_t)slot;
+	if (rte_hash_add_key_data(t->slots, key, (void *)(uintptr_t)i) < 0) {
+		fou_idpool_put(t->free, i);
+		return NULL;
+	}
+	e = &t->e[i];
 	memset(e, 0, sizeof(*e));
 	e->key = *key;
 	e->state = state;
@@ -943,6 +949,7 @@ fou_neigh_tbl_free(struct fou_gw *gw)
 	for (s = 0; s < t->hi; s++)
 		free(t->e[s].q);
 	rte_hash_free(t->slots);
+	fou_idpool_free(t->free);
 	rte_free(t->e);
 	rte_free(t);
 	gw->nt = NULL;

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
+#include <rte_fib.h>
+#include <rte_fib6.h>
 #include <rte_hash.h>
-#include <rte_lpm.h>
-#include <rte_lpm6.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
@@ -34,9 +34,45 @@ struct fou_nexthop {
 	uint8_t family;
 	uint16_t port;
 	uint32_t tunnel;	/* FOU_NH_TUNNEL: index into gw->tunnels */
-	uint32_t refcnt;	/* control only */
+	uint32_t refcnt;	/* control only: the routes that use it */
 	struct fou_ip gw;	/* FOU_NH_GATEWAY */
 };
+
+/*
+ * What rte_fib / rte_fib6 hold for a prefix: gw->nh[value - FOU_FIB_NH0].
+ * FOU_FIB_NONE is their default (no route: the default route's word
+ * decides). FOU_FIB_RETRY is never stored: 22.11's DIR-24-8 and trie zero
+ * a group of 256 entries right after they stop pointing at it, so a
+ * reader that took the pointer just before may read a 0; the entry that
+ * pointed there already holds the final value, and the reader looks again.
+ * A zeroed group is reused only by a later add, which comes after the
+ * grace period that ends the control operation that freed it.
+ */
+#define FOU_FIB_RETRY 0
+#define FOU_FIB_NONE 1
+#define FOU_FIB_NH0 2
+
+/* The next hop table's key (control only): no padding, so it hashes the
+ * same every time; what fou_nh_get() shares an entry on. */
+struct fou_nh_key {
+	uint8_t type;
+	uint8_t family;
+	uint16_t port;
+	uint32_t tunnel;
+	uint8_t gw[16];
+};
+static_assert(sizeof(struct fou_nh_key) == 24, "next hop key has padding");
+
+/* Control-only state of a next hop, beside gw->nh so that the data path's
+ * entries stay 32 bytes. */
+struct fou_nh_ctl {
+	uint32_t head, tail;	/* its routes (struct fou_route), in the order added */
+	uint32_t gw_prev, gw_next;	/* FOU_NH_GATEWAY: the list of gateways */
+	uint32_t next_free;	/* on the list fou_gw_commit() frees */
+	uint8_t queued;		/* on that list */
+};
+
+#define FOU_NONE UINT32_MAX	/* no index: the end of a list */
 
 /* Neighbour table key: no padding, so it hashes the same every time. */
 struct fou_neigh_key {
@@ -187,19 +223,76 @@ struct fou_addr_set {
 };
 
 /*
- * Control-side record of a route installed in the LPM (or as a default
- * route): what /fou/routes lists, /fou/config saves and delete finds.
+ * "Is this address ours", without a route lookup: every local address and
+ * every connected network's broadcast address (what fib_validate_source
+ * refuses as a source) in small open-addressing tables, at most half
+ * full, so that a probe sequence always ends at an empty slot. Built from
+ * the address list and published with it, under the same rule (written
+ * into the other of two, reused after a grace period). An entry carries
+ * what the readers ask about, so that it never points into a list the
+ * reader did not load.
+ */
+#define FOU_OWN_ADDR 1	/* one of our addresses */
+#define FOU_OWN_BCAST 2	/* the broadcast address of a network of ours */
+#define FOU_OWN4_SLOTS (4 * FOU_MAX_ADDRS)	/* addresses and broadcasts */
+#define FOU_OWN6_SLOTS (2 * FOU_MAX_ADDRS)
+
+struct fou_own4 {
+	rte_be32_t addr;
+	uint8_t kind;		/* FOU_OWN_*; 0: empty slot */
+	uint8_t zero;
+	uint16_t port;		/* FOU_OWN_ADDR on a port */
+	uint32_t tunnel;	/* FOU_OWN_ADDR on a tunnel: its index + 1; 0: a port's */
+};
+
+struct fou_own6 {
+	uint8_t addr[16];
+	uint8_t kind;
+	uint8_t zero;
+	uint16_t port;
+	uint32_t tunnel;
+};
+
+struct fou_own_set {
+	struct fou_own4 v4[FOU_OWN4_SLOTS];
+	struct fou_own6 v6[FOU_OWN6_SLOTS];
+};
+
+/*
+ * Control-side record of a route installed in the FIB (or as a default
+ * route): what /fou/routes lists, /fou/config saves and delete finds. A
+ * FIB's RIB node carries the index of its record (4 bytes of extension),
+ * so finding the record of a prefix is a walk down the RIB; records are
+ * linked in the order they were added, and per next hop.
  */
 struct fou_route {
 	struct fou_ip prefix;
 	uint32_t nh;		/* index into gw->nh */
 	uint8_t from_addr;	/* installed by an address: local, connected, broadcast */
+	uint32_t prev, next;	/* every route, in the order added; next: the free list */
+	uint32_t nh_prev, nh_next;	/* the routes of next hop nh, in the order added */
+	uint64_t seq;		/* when it was added: orders routes of several next hops */
 };
+
+/*
+ * Control-only state of the route records that no operation restores when
+ * it fails (outside struct fou_gw, which then stays as it was): where the
+ * last fou_route_list() stopped, so that reading the routes a page at a
+ * time walks them once, and the count that orders them.
+ */
+struct fou_route_aux {
+	uint64_t seq;		/* routes added so far */
+	bool cursor_valid;
+	uint32_t cursor_pos;	/* list position of ... */
+	uint32_t cursor_idx;	/* ... this record */
+};
+
+struct fou_idpool;
 
 struct fou_gw {
 	/* read per packet */
-	struct rte_lpm *lpm4;
-	struct rte_lpm6 *lpm6;
+	struct rte_fib *fib4;			/* value: FOU_FIB_* */
+	struct rte_fib6 *fib6;
 	struct fou_nexthop *nh;
 	struct rte_hash *neigh;			/* key -> MAC (fou_neigh_mac()) */
 	uint32_t default_nh4;			/* 0/0 route: nh index + 1, 0 = none */
@@ -222,6 +315,7 @@ struct fou_gw {
 	uint32_t sport_range;			/* MIN << 16 | MAX */
 	uint64_t icmp_limit;			/* rate << 32 | burst; rate 0: none */
 	const struct fou_addr_set *addrs;	/* one of addr_sets */
+	const struct fou_own_set *own;		/* one of own_sets, built from addrs */
 	uint32_t neigh_gen;			/* bumped by every neighbour change */
 	/*
 	 * The local stack: workers post what they heard (nev_ring) and hand
@@ -252,14 +346,29 @@ struct fou_gw {
 
 	/* control only */
 	struct fou_gw_params params;
+	size_t memsize;				/* heap the tables took when made */
 	uint32_t nb_nh;
+	struct fou_nh_ctl *nh_ctl;		/* max_nexthops entries, beside nh */
+	struct rte_hash *nh_keys;		/* fou_nh_key -> index into nh */
+	struct fou_idpool *nh_ids;		/* free next hops, lowest first */
+	uint32_t nh_unused;			/* next hops without a route: freed at commit */
+	uint32_t nh_gateways;			/* FOU_NH_GATEWAY next hops (nh_ctl.gw_next) */
 	uint32_t nb_neighs;			/* against params.max_neighs */
 	struct fou_neigh_tbl *nt;		/* the neighbour table (fou_neigh.c) */
 	pthread_mutex_t ctl_lock;		/* fou_gw_lock(): one control writer */
 	struct rte_hash *tun_names;		/* name -> index */
+	struct fou_idpool *tun_ids;		/* free tunnel slots, lowest first */
+	uint32_t tun_plain[256];		/* IP proto -> encap-none tunnels of that type */
 	struct fou_addr_set addr_sets[2];
-	struct fou_route *routes;		/* in the order they were added */
-	uint32_t nb_routes, max_routes;
+	struct fou_own_set *own_sets;		/* two: own is one of them */
+	struct fou_route *routes;		/* max_routes records */
+	uint32_t max_routes;
+	uint32_t route_head, route_tail;	/* the routes in the order they were added */
+	uint32_t route_free;			/* unused records, linked by next */
+	uint32_t nb_routes;			/* all, default routes too */
+	uint32_t nb_routes4, nb_routes6;	/* in the FIBs: against params.max_routes4/6 */
+	uint32_t default_route4, default_route6;	/* record of 0/0 + 1, 0 = none */
+	struct fou_route_aux *raux;
 	bool ports_running;			/* link changes go to the ethdev too */
 	struct fou_worker_conf *workers;	/* RTE_MAX_LCORE entries */
 	bool is_worker[RTE_MAX_LCORE];

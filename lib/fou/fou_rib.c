@@ -2,8 +2,10 @@
 /*
  * Routing: the local addresses and the routes they bring, routes out of a
  * port (connected or via a gateway), the next hops routes share, and the
- * rate of the ICMP errors the router sends. rte_lpm / rte_lpm6 hold the
- * routes for the data path; gw->routes is the control side's list of them.
+ * rate of the ICMP errors the router sends. rte_fib (DIR-24-8) and rte_fib6
+ * (trie) hold the routes for the data path; gw->routes records them for
+ * the control side, found through the FIBs' RIBs and listed in the order
+ * they were added. Next hops are shared through a hash of them.
  * Routes into a tunnel are added by fou_tunnel.c through fou_ctl.h, and
  * here for an address on a tunnel (its network's route).
  */
@@ -11,7 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_rib.h>
+#include <rte_rib6.h>
+
 #include "fou_ctl.h"
+#include "fou_idpool.h"
 #include "fou_nd.h"
 
 const char *
@@ -25,31 +31,61 @@ fou_ip_str(const struct fou_ip *ip, char *buf, size_t len)
 
 /* --- next hops -------------------------------------------------------- */
 
-/* Find or allocate a next hop; returns its index, or -ENOSPC. */
+static void
+fou_nh_key_of(struct fou_nh_key *k, uint8_t type, uint8_t family, uint16_t port,
+	      const struct fou_ip *via, uint32_t tunnel)
+{
+	memset(k, 0, sizeof(*k));
+	k->type = type;
+	k->family = family;
+	k->port = port;
+	if (type == FOU_NH_TUNNEL)
+		k->tunnel = tunnel;
+	if (type == FOU_NH_GATEWAY)
+		memcpy(k->gw, family == AF_INET ? (const void *)&via->v4 : (const void *)via->v6,
+		       family == AF_INET ? 4 : 16);
+}
+
+/* The next hop of that kind, as it is in gw->nh now: its index, or -1. */
+int
+fou_nh_find(const struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
+	    const struct fou_ip *via, uint32_t tunnel)
+{
+	struct fou_nh_key k;
+	void *data;
+
+	fou_nh_key_of(&k, type, family, port, via, tunnel);
+	if (rte_hash_lookup_data(gw->nh_keys, &k, &data) < 0)
+		return -1;
+	return (int)(uintptr_t)data;
+}
+
+/* Find or allocate a next hop (a hash of them: no walk over the table);
+ * returns its index, or -ENOSPC. One that lost its last route and waits
+ * for fou_gw_commit() is taken again as it is. */
 static int
 fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
 	   const struct fou_ip *via, uint32_t tunnel)
 {
-	uint32_t i, free_slot = UINT32_MAX;
+	struct fou_nh_key k;
+	struct fou_nh_ctl *c;
+	int64_t i;
+	void *data;
 
-	for (i = 0; i < gw->params.max_nexthops; i++) {
-		struct fou_nexthop *nh = &gw->nh[i];
-
-		if (nh->type == 0) {
-			if (free_slot == UINT32_MAX)
-				free_slot = i;
-			continue;
-		}
-		if (nh->type == type && nh->family == family && nh->port == port &&
-		    (type != FOU_NH_GATEWAY || fou_ip_equal(&nh->gw, via)) &&
-		    (type != FOU_NH_TUNNEL || nh->tunnel == tunnel)) {
-			nh->refcnt++;
-			return (int)i;
-		}
+	fou_nh_key_of(&k, type, family, port, via, tunnel);
+	if (rte_hash_lookup_data(gw->nh_keys, &k, &data) >= 0) {
+		gw->nh[(uintptr_t)data].refcnt++;
+		return (int)(uintptr_t)data;
 	}
-	if (free_slot == UINT32_MAX)
+	i = fou_idpool_get(gw->nh_ids);
+	if (i < 0)
 		return -ENOSPC;
-	gw->nh[free_slot] = (struct fou_nexthop){
+	/* the hash has room for every next hop of the table */
+	if (rte_hash_add_key_data(gw->nh_keys, &k, (void *)(uintptr_t)i) < 0) {
+		fou_idpool_put(gw->nh_ids, (uint32_t)i);
+		return -ENOSPC;
+	}
+	gw->nh[i] = (struct fou_nexthop){
 		.type = type,
 		.family = family,
 		.port = port,
@@ -57,84 +93,189 @@ fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
 		.refcnt = 1,
 	};
 	if (type == FOU_NH_GATEWAY)
-		gw->nh[free_slot].gw = *via;
+		gw->nh[i].gw = *via;
+	c = &gw->nh_ctl[i];
+	*c = (struct fou_nh_ctl){ .head = FOU_NONE, .tail = FOU_NONE, .gw_prev = FOU_NONE,
+				  .gw_next = FOU_NONE, .next_free = FOU_NONE };
+	if (type == FOU_NH_GATEWAY) {
+		c->gw_next = gw->nh_gateways;
+		if (gw->nh_gateways != FOU_NONE)
+			gw->nh_ctl[gw->nh_gateways].gw_prev = (uint32_t)i;
+		gw->nh_gateways = (uint32_t)i;
+	}
 	gw->nb_nh++;
-	return (int)free_slot;
+	return (int)i;
 }
 
 /* Drop a reference. A next hop nobody uses keeps its content until
- * fou_gw_commit(): a worker may still hold it. */
+ * fou_gw_commit() (which frees what is on gw->nh_unused): a worker may
+ * still hold it. */
 static void
 fou_nh_put(struct fou_gw *gw, uint32_t idx)
 {
-	gw->nh[idx].refcnt--;
+	struct fou_nh_ctl *c = &gw->nh_ctl[idx];
+
+	if (--gw->nh[idx].refcnt != 0 || c->queued)
+		return;
+	c->queued = 1;
+	c->next_free = gw->nh_unused;
+	gw->nh_unused = idx;
+}
+
+void
+fou_nh_release(struct fou_gw *gw)
+{
+	while (gw->nh_unused != FOU_NONE) {
+		const uint32_t i = gw->nh_unused;
+		struct fou_nh_ctl *c = &gw->nh_ctl[i];
+		struct fou_nexthop *nh = &gw->nh[i];
+		struct fou_nh_key k;
+
+		gw->nh_unused = c->next_free;
+		c->queued = 0;
+		c->next_free = FOU_NONE;
+		if (nh->refcnt != 0)
+			continue;	/* taken again before the grace period ended */
+		fou_nh_key_of(&k, nh->type, nh->family, nh->port, &nh->gw, nh->tunnel);
+		rte_hash_del_key(gw->nh_keys, &k);
+		if (nh->type == FOU_NH_GATEWAY) {
+			if (c->gw_prev != FOU_NONE)
+				gw->nh_ctl[c->gw_prev].gw_next = c->gw_next;
+			else
+				gw->nh_gateways = c->gw_next;
+			if (c->gw_next != FOU_NONE)
+				gw->nh_ctl[c->gw_next].gw_prev = c->gw_prev;
+		}
+		memset(nh, 0, sizeof(*nh));
+		memset(c, 0, sizeof(*c));
+		fou_idpool_put(gw->nh_ids, i);
+		gw->nb_nh--;
+	}
 }
 
 /* --- routes ----------------------------------------------------------- */
 
-bool
-fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix)
-{
-	uint32_t nh;
-
-	if (prefix->plen == 0)
-		return (prefix->family == AF_INET ? gw->default_nh4 : gw->default_nh6) != 0;
-	if (prefix->family == AF_INET)
-		return rte_lpm_is_rule_present(gw->lpm4, rte_be_to_cpu_32(prefix->v4),
-					       prefix->plen, &nh) == 1;
-	return rte_lpm6_is_rule_present(gw->lpm6, prefix->v6, prefix->plen, &nh) == 1;
-}
-
-/* Install prefix -> nh index in the LPM (or as the default route). */
-static int
-fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
-{
-	if (prefix->plen == 0) {
-		uint32_t *def = prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6;
-
-		__atomic_store_n(def, nh + 1, __ATOMIC_RELEASE);
-		return 0;
-	}
-	if (prefix->family == AF_INET)
-		return rte_lpm_add(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen, nh);
-	return rte_lpm6_add(gw->lpm6, prefix->v6, prefix->plen, nh);
-}
-
-/* Position of the route to prefix in gw->routes, or -1. */
+/* The record of the route to prefix, or -1: a walk down the FIB's RIB.
+ * A prefix with host bits set is no route's (the RIB would mask them). */
 int
 fou_route_find(const struct fou_gw *gw, const struct fou_ip *prefix)
 {
-	uint32_t i;
+	const uint32_t def = prefix->family == AF_INET ? gw->default_route4 : gw->default_route6;
+	struct fou_ip masked = *prefix;
+	struct rte_rib6_node *n6;
+	struct rte_rib_node *n4;
 
-	for (i = 0; i < gw->nb_routes; i++)
-		if (gw->routes[i].prefix.plen == prefix->plen &&
-		    fou_ip_equal(&gw->routes[i].prefix, prefix))
-			return (int)i;
-	return -1;
+	fou_ip_mask(&masked, prefix->plen);
+	if (!fou_ip_equal(&masked, prefix))
+		return -1;
+	if (prefix->plen == 0)
+		return (int)def - 1;
+	if (prefix->family == AF_INET) {
+		n4 = rte_rib_lookup_exact(rte_fib_get_rib(gw->fib4), rte_be_to_cpu_32(prefix->v4),
+					  prefix->plen);
+		return n4 == NULL ? -1 : (int)*(const uint32_t *)rte_rib_get_ext(n4);
+	}
+	n6 = rte_rib6_lookup_exact(rte_fib6_get_rib(gw->fib6), prefix->v6, prefix->plen);
+	return n6 == NULL ? -1 : (int)*(const uint32_t *)rte_rib6_get_ext(n6);
+}
+
+bool
+fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	return fou_route_find(gw, prefix) >= 0;
 }
 
 /*
- * Take route i out of the LPM and the list and drop its next hop. rte_lpm
- * frees a tbl8 group only after a grace period (its RCU mode); rte_lpm6
- * puts a group back on its free list untouched, and it can be reused only
- * by a later add, which comes after this operation's grace period.
+ * Install prefix -> next hop nh in the FIB (or as the default route), with
+ * record idx. The FIBs hold at most max_routes4/6 routes each, as rte_lpm
+ * held its rules; a FIB also runs out of groups of 256 entries (routes
+ * longer than /24, fou_gw_create()), which is full too.
  */
+static int
+fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, uint32_t idx)
+{
+	const bool v4 = prefix->family == AF_INET;
+	int ret;
+
+	if (prefix->plen == 0) {
+		__atomic_store_n(v4 ? &gw->default_nh4 : &gw->default_nh6, nh + 1,
+				 __ATOMIC_RELEASE);
+		*(v4 ? &gw->default_route4 : &gw->default_route6) = idx + 1;
+		return 0;
+	}
+	if (v4 ? gw->nb_routes4 >= gw->params.max_routes4 :
+	    gw->nb_routes6 >= gw->params.max_routes6)
+		return -ENOSPC;
+	if (v4) {
+		const uint32_t ip = rte_be_to_cpu_32(prefix->v4);
+
+		ret = rte_fib_add(gw->fib4, ip, prefix->plen, nh + FOU_FIB_NH0);
+		if (ret == 0)
+			*(uint32_t *)rte_rib_get_ext(rte_rib_lookup_exact(
+				rte_fib_get_rib(gw->fib4), ip, prefix->plen)) = idx;
+	} else {
+		ret = rte_fib6_add(gw->fib6, prefix->v6, prefix->plen, nh + FOU_FIB_NH0);
+		if (ret == 0)
+			*(uint32_t *)rte_rib6_get_ext(rte_rib6_lookup_exact(
+				rte_fib6_get_rib(gw->fib6), prefix->v6, prefix->plen)) = idx;
+	}
+	if (ret == 0)
+		(*(v4 ? &gw->nb_routes4 : &gw->nb_routes6))++;
+	return ret;
+}
+
+/* Readers of the FIBs met along the way find the route or its parent's
+ * next hop; a group of 256 entries the delete empties is reused only by a
+ * later operation's add (FOU_FIB_RETRY). */
+static void
+fou_route_withdraw(struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	const bool v4 = prefix->family == AF_INET;
+
+	if (prefix->plen == 0) {
+		__atomic_store_n(v4 ? &gw->default_nh4 : &gw->default_nh6, 0, __ATOMIC_RELEASE);
+		*(v4 ? &gw->default_route4 : &gw->default_route6) = 0;
+		return;
+	}
+	if (v4) {
+		rte_fib_delete(gw->fib4, rte_be_to_cpu_32(prefix->v4), prefix->plen);
+		gw->nb_routes4--;
+	} else {
+		rte_fib6_delete(gw->fib6, prefix->v6, prefix->plen);
+		gw->nb_routes6--;
+	}
+}
+
+/* Take route record i out of the FIB and the lists, and drop its next hop. */
 void
 fou_route_uninstall(struct fou_gw *gw, uint32_t i)
 {
-	const struct fou_ip *prefix = &gw->routes[i].prefix;
+	struct fou_route *r = &gw->routes[i];
+	struct fou_nh_ctl *c = &gw->nh_ctl[r->nh];
 
-	if (prefix->plen == 0)
-		__atomic_store_n(prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6,
-				 0, __ATOMIC_RELEASE);
-	else if (prefix->family == AF_INET)
-		rte_lpm_delete(gw->lpm4, rte_be_to_cpu_32(prefix->v4), prefix->plen);
+	fou_route_withdraw(gw, &r->prefix);
+	if (r->prev != FOU_NONE)
+		gw->routes[r->prev].next = r->next;
 	else
-		rte_lpm6_delete(gw->lpm6, prefix->v6, prefix->plen);
-	fou_nh_put(gw, gw->routes[i].nh);
-	memmove(&gw->routes[i], &gw->routes[i + 1],
-		(gw->nb_routes - i - 1) * sizeof(gw->routes[0]));
+		gw->route_head = r->next;
+	if (r->next != FOU_NONE)
+		gw->routes[r->next].prev = r->prev;
+	else
+		gw->route_tail = r->prev;
+	if (r->nh_prev != FOU_NONE)
+		gw->routes[r->nh_prev].nh_next = r->nh_next;
+	else
+		c->head = r->nh_next;
+	if (r->nh_next != FOU_NONE)
+		gw->routes[r->nh_next].nh_prev = r->nh_prev;
+	else
+		c->tail = r->nh_prev;
+	fou_nh_put(gw, r->nh);
+	memset(r, 0, sizeof(*r));
+	r->next = gw->route_free;
+	gw->route_free = i;
 	gw->nb_routes--;
+	gw->raux->cursor_valid = false;
 }
 
 /* Add a route with a next hop of the given kind; the caller checked it.
@@ -143,6 +284,9 @@ int
 fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
 		 const struct fou_ip *via, uint32_t tunnel, bool from_addr, struct fou_err *err)
 {
+	struct fou_route *r;
+	struct fou_nh_ctl *c;
+	uint32_t i;
 	int nh, ret;
 
 	if (fou_route_exists(gw, prefix)) {
@@ -154,16 +298,36 @@ fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, u
 		fou_err_set(err, "too many next hops (at most %u)", gw->params.max_nexthops);
 		return nh;
 	}
-	ret = fou_route_install(gw, prefix, (uint32_t)nh);
+	/* max_routes is the FIBs' room and two default routes: never empty here */
+	i = gw->route_free;
+	ret = fou_route_install(gw, prefix, (uint32_t)nh, i);
 	if (ret < 0) {
 		fou_nh_put(gw, (uint32_t)nh);
 		fou_err_set(err, "cannot add route to %s/%u: %s", FOU_IPSTR(prefix), prefix->plen,
 			    ret == -ENOSPC ? "routing table full" : strerror(-ret));
 		return ret;
 	}
-	/* max_routes is the LPMs' room and two default routes: never full here */
-	gw->routes[gw->nb_routes++] = (struct fou_route){
-		.prefix = *prefix, .nh = (uint32_t)nh, .from_addr = from_addr };
+	r = &gw->routes[i];
+	gw->route_free = r->next;
+	c = &gw->nh_ctl[nh];
+	*r = (struct fou_route){
+		.prefix = *prefix, .nh = (uint32_t)nh, .from_addr = from_addr,
+		.prev = gw->route_tail, .next = FOU_NONE,
+		.nh_prev = c->tail, .nh_next = FOU_NONE,
+		.seq = gw->raux->seq++,
+	};
+	if (gw->route_tail != FOU_NONE)
+		gw->routes[gw->route_tail].next = i;
+	else
+		gw->route_head = i;
+	gw->route_tail = i;
+	if (c->tail != FOU_NONE)
+		gw->routes[c->tail].nh_next = i;
+	else
+		c->head = i;
+	c->tail = i;
+	gw->nb_routes++;
+	gw->raux->cursor_valid = false;
 	return nh;
 }
 
@@ -341,14 +505,33 @@ fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix, struct fou_r
 	return 0;
 }
 
+/*
+ * Routes from the offset-th in the order they were added. A page read
+ * after the one before it starts where that one stopped (the cursor), so
+ * reading every route a page at a time walks the list once.
+ */
 unsigned int
 fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
 	       unsigned int offset)
 {
-	unsigned int i;
+	struct fou_route_aux *aux = gw->raux;
+	uint32_t pos = 0, i = gw->route_head, k;
 
-	for (i = 0; i < n && offset + i < gw->nb_routes; i++)
-		fou_route_info_fill(gw, &gw->routes[offset + i], &out[i]);
+	if (offset >= gw->nb_routes || n == 0)
+		return gw->nb_routes;
+	if (aux->cursor_valid && aux->cursor_pos <= offset) {
+		pos = aux->cursor_pos;
+		i = aux->cursor_idx;
+	}
+	for (; pos < offset; pos++)
+		i = gw->routes[i].next;
+	for (k = 0; k < n && i != FOU_NONE; k++, i = gw->routes[i].next)
+		fou_route_info_fill(gw, &gw->routes[i], &out[k]);
+	if (i != FOU_NONE) {
+		aux->cursor_valid = true;
+		aux->cursor_pos = offset + k;
+		aux->cursor_idx = i;
+	}
 	return gw->nb_routes;
 }
 
@@ -418,6 +601,68 @@ fou_addrs_next(struct fou_gw *gw)
 	return next;
 }
 
+static void
+fou_own4_put(struct fou_own_set *ls, rte_be32_t addr, uint8_t kind, uint16_t port,
+	       uint32_t tunnel)
+{
+	uint32_t h = fou_own4_hash(addr);
+
+	while (ls->v4[h].kind != 0 && ls->v4[h].addr != addr)
+		h = (h + 1) & (FOU_OWN4_SLOTS - 1);
+	if (ls->v4[h].kind == 0)
+		ls->v4[h] = (struct fou_own4){ .addr = addr, .kind = kind, .port = port,
+						 .tunnel = tunnel };
+}
+
+/*
+ * The addresses of as, and the broadcast addresses of their networks,
+ * into the local set readers do not see. The broadcast routes are exactly
+ * these (fou_addr_insert() adds one for the first address of a network
+ * and refuses an address that is another's broadcast; the last address
+ * of the network takes it away).
+ */
+static struct fou_own_set *
+fou_own_build(struct fou_gw *gw, const struct fou_addr_set *as)
+{
+	struct fou_own_set *ls = gw->own == &gw->own_sets[0] ? &gw->own_sets[1] :
+				   &gw->own_sets[0];
+	struct fou_ip host, net, bcast;
+	unsigned int i;
+
+	memset(ls, 0, sizeof(*ls));
+	for (i = 0; i < as->n; i++) {
+		const struct fou_addr *a = &as->a[i];
+		uint32_t h;
+
+		if (a->ip.family == AF_INET) {
+			fou_own4_put(ls, a->ip.v4, FOU_OWN_ADDR, a->port, a->tunnel);
+			continue;
+		}
+		for (h = fou_own6_hash(a->ip.v6); ls->v6[h].kind != 0;
+		     h = (h + 1) & (FOU_OWN6_SLOTS - 1))
+			;
+		ls->v6[h] = (struct fou_own6){ .kind = FOU_OWN_ADDR, .port = a->port,
+						 .tunnel = a->tunnel };
+		memcpy(ls->v6[h].addr, a->ip.v6, 16);
+	}
+	for (i = 0; i < as->n; i++)
+		if (as->a[i].ip.family == AF_INET &&
+		    fou_addr_prefixes(&as->a[i].ip, &host, &net, &bcast))
+			fou_own4_put(ls, bcast.v4, FOU_OWN_BCAST, 0, 0);
+	return ls;
+}
+
+/* Readers see next, and the local set made from it: the one publication
+ * of an operation (the sets it replaced are reused after its grace period). */
+static void
+fou_addrs_publish(struct fou_gw *gw, const struct fou_addr_set *next)
+{
+	struct fou_own_set *ls = fou_own_build(gw, next);
+
+	__atomic_store_n(&gw->own, ls, __ATOMIC_RELEASE);
+	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+}
+
 /* The tunnel whose local (or remote) is ip, NULL if none. */
 static const struct fou_tunnel *
 fou_tunnel_with_addr(const struct fou_gw *gw, const struct fou_ip *ip, bool remote)
@@ -435,16 +680,36 @@ fou_tunnel_with_addr(const struct fou_gw *gw, const struct fou_ip *ip, bool remo
 	return NULL;
 }
 
-/* The first route through a gateway next hop from route *i on, NULL if none. */
+/*
+ * The first route added through a gateway next hop that match() accepts,
+ * NULL if none: each next hop's routes are in the order added, so the
+ * first of its list; across next hops, the one added first.
+ */
 static const struct fou_route *
-fou_route_next_via(const struct fou_gw *gw, uint32_t *i, const struct fou_nexthop **nh)
+fou_route_first_via(const struct fou_gw *gw,
+		    bool (*match)(const struct fou_gw *gw, const struct fou_nexthop *nh,
+				  const struct fou_addr *a),
+		    const struct fou_addr *a)
 {
-	for (; *i < gw->nb_routes; (*i)++) {
-		*nh = &gw->nh[gw->routes[*i].nh];
-		if ((*nh)->type == FOU_NH_GATEWAY)
-			return &gw->routes[(*i)++];
+	const struct fou_route *best = NULL;
+	uint32_t i;
+
+	for (i = gw->nh_gateways; i != FOU_NONE; i = gw->nh_ctl[i].gw_next) {
+		const struct fou_nh_ctl *c = &gw->nh_ctl[i];
+
+		if (c->head == FOU_NONE || !match(gw, &gw->nh[i], a))
+			continue;
+		if (best == NULL || gw->routes[c->head].seq < best->seq)
+			best = &gw->routes[c->head];
 	}
-	return NULL;
+	return best;
+}
+
+static bool
+fou_nh_via_is(const struct fou_gw *gw __rte_unused, const struct fou_nexthop *nh,
+	      const struct fou_addr *a)
+{
+	return fou_ip_equal(&nh->gw, &a->ip);
 }
 
 /*
@@ -457,24 +722,29 @@ static int
 fou_addr_check_in_use(const struct fou_gw *gw, const struct fou_ip *addr, struct fou_err *err)
 {
 	const struct fou_tunnel *t = fou_tunnel_with_addr(gw, addr, true);
-	const struct fou_nexthop *nh;
+	const struct fou_addr a = { .ip = *addr };
 	const struct fou_route *r;
-	uint32_t i = 0;
 
 	if (t != NULL) {
 		fou_err_set(err, "%s is the remote of tunnel %s (delete the tunnel first)",
 			    FOU_IPSTR(addr), t->conf.name);
 		return -EBUSY;
 	}
-	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
-		if (fou_ip_equal(&nh->gw, addr)) {
-			fou_err_set(err, "%s is the gateway of the route to %s/%u "
-				    "(delete the route first)", FOU_IPSTR(addr), FOU_IPSTR(&r->prefix),
-				    r->prefix.plen);
-			return -EBUSY;
-		}
+	r = fou_route_first_via(gw, fou_nh_via_is, &a);
+	if (r != NULL) {
+		fou_err_set(err, "%s is the gateway of the route to %s/%u (delete the route first)",
+			    FOU_IPSTR(addr), FOU_IPSTR(&r->prefix), r->prefix.plen);
+		return -EBUSY;
 	}
 	return 0;
+}
+
+/* Is a the only network of its port that the gateway of nh is on? */
+static bool
+fou_nh_needs(const struct fou_gw *gw, const struct fou_nexthop *nh, const struct fou_addr *a)
+{
+	return fou_addr_on(a, nh->port, 0) && fou_prefix_contains(&a->ip, &nh->gw) &&
+	       !fou_addr_onlink(gw, a->port, &nh->gw, a);
 }
 
 /*
@@ -486,23 +756,21 @@ static int
 fou_addr_check_needed(const struct fou_gw *gw, const struct fou_addr *a, struct fou_err *err)
 {
 	const struct fou_tunnel *t = fou_tunnel_with_addr(gw, &a->ip, false);
-	const struct fou_nexthop *nh;
 	const struct fou_route *r;
-	uint32_t i = 0;
 
 	if (t != NULL) {
 		fou_err_set(err, "tunnel %s has local %s (delete the tunnel first)", t->conf.name,
 			    FOU_IPSTR(&a->ip));
 		return -EBUSY;
 	}
-	while ((r = fou_route_next_via(gw, &i, &nh)) != NULL) {
-		if (fou_addr_on(a, nh->port, 0) && fou_prefix_contains(&a->ip, &nh->gw) &&
-		    !fou_addr_onlink(gw, a->port, &nh->gw, a)) {
-			fou_err_set(err, "the route to %s/%u via %s needs address %s/%u "
-				    "(delete the route first)", FOU_IPSTR(&r->prefix), r->prefix.plen,
-				    FOU_IPSTR(&nh->gw), FOU_IPSTR(&a->ip), a->ip.plen);
-			return -EBUSY;
-		}
+	r = fou_route_first_via(gw, fou_nh_needs, a);
+	if (r != NULL) {
+		const struct fou_nexthop *nh = &gw->nh[r->nh];
+
+		fou_err_set(err, "the route to %s/%u via %s needs address %s/%u "
+			    "(delete the route first)", FOU_IPSTR(&r->prefix), r->prefix.plen,
+			    FOU_IPSTR(&nh->gw), FOU_IPSTR(&a->ip), a->ip.plen);
+		return -EBUSY;
 	}
 	return 0;
 }
@@ -594,7 +862,7 @@ fou_addr_insert(struct fou_gw *gw, uint16_t port, uint32_t tunnel, const struct 
 	}
 	next = fou_addrs_next(gw);
 	next->a[next->n++] = (struct fou_addr){ .tunnel = tunnel, .port = port, .ip = *addr };
-	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	fou_addrs_publish(gw, next);
 	return 0;
 }
 
@@ -630,7 +898,7 @@ fou_addr_remove(struct fou_gw *gw, const struct fou_addr *a)
 	i = (uint32_t)(a - gw->addrs->a);
 	memmove(&next->a[i], &next->a[i + 1], (next->n - i - 1) * sizeof(next->a[0]));
 	next->n--;
-	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	fou_addrs_publish(gw, next);
 }
 
 int
@@ -728,7 +996,7 @@ fou_addr_flush_tunnel(struct fou_gw *gw, uint32_t idx)
 	if (n == gw->addrs->n)
 		return;
 	next->n = n;
-	__atomic_store_n(&gw->addrs, next, __ATOMIC_RELEASE);
+	fou_addrs_publish(gw, next);
 }
 
 unsigned int

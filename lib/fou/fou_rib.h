@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
+#include <rte_debug.h>
 
 #include "fou_private.h"
 
@@ -82,27 +84,176 @@ fou_ip_is_unicast(const struct fou_ip *ip)
 	       memcmp(ip->v6, loop, 16) != 0;
 }
 
+/* What a FIB value leads to: the route's next hop, or the default route's. */
+static inline const struct fou_nexthop *
+fou_route_nh(const struct fou_gw *gw, uint64_t v, const uint32_t *default_nh)
+{
+	uint32_t nh;
+
+	if (likely(v >= FOU_FIB_NH0))
+		return &gw->nh[v - FOU_FIB_NH0];
+	nh = __atomic_load_n(default_nh, __ATOMIC_ACQUIRE);
+	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+}
+
 /* The next hop of the longest prefix that holds dst, or the default route. */
 static inline const struct fou_nexthop *
 fou_route4(const struct fou_gw *gw, rte_be32_t dst)
 {
-	uint32_t nh;
+	uint32_t ip = rte_be_to_cpu_32(dst);
+	uint64_t v;
 
-	if (rte_lpm_lookup(gw->lpm4, rte_be_to_cpu_32(dst), &nh) == 0)
-		return &gw->nh[nh];
-	nh = __atomic_load_n(&gw->default_nh4, __ATOMIC_ACQUIRE);
-	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+	do
+		rte_fib_lookup_bulk(gw->fib4, &ip, &v, 1);
+	while (unlikely(v == FOU_FIB_RETRY));
+	return fou_route_nh(gw, v, &gw->default_nh4);
 }
 
 static inline const struct fou_nexthop *
 fou_route6(const struct fou_gw *gw, const uint8_t *dst)
 {
-	uint32_t nh;
+	uint8_t ip[1][RTE_FIB6_IPV6_ADDR_SIZE];
+	uint64_t v;
 
-	if (rte_lpm6_lookup(gw->lpm6, dst, &nh) == 0)
-		return &gw->nh[nh];
-	nh = __atomic_load_n(&gw->default_nh6, __ATOMIC_ACQUIRE);
-	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+	memcpy(ip[0], dst, sizeof(ip[0]));
+	do
+		rte_fib6_lookup_bulk(gw->fib6, ip, &v, 1);
+	while (unlikely(v == FOU_FIB_RETRY));
+	return fou_route_nh(gw, v, &gw->default_nh6);
+}
+
+/*
+ * The same for n destinations at once (at most FOU_BURST): the FIB looks
+ * them up together, prefetching ahead, so that their cache misses overlap.
+ * nh[i] is dst[i]'s next hop, NULL for none.
+ */
+static inline void
+fou_route4_bulk(const struct fou_gw *gw, const rte_be32_t *dst, const struct fou_nexthop **nh,
+		unsigned int n)
+{
+	uint32_t ip[FOU_BURST];
+	uint64_t v[FOU_BURST];
+	unsigned int i;
+
+	RTE_ASSERT(n <= FOU_BURST);
+	for (i = 0; i < n; i++)
+		ip[i] = rte_be_to_cpu_32(dst[i]);
+	rte_fib_lookup_bulk(gw->fib4, ip, v, (int)n);
+	for (i = 0; i < n; i++) {
+		while (unlikely(v[i] == FOU_FIB_RETRY))
+			rte_fib_lookup_bulk(gw->fib4, &ip[i], &v[i], 1);
+		nh[i] = fou_route_nh(gw, v[i], &gw->default_nh4);
+	}
+}
+
+/* dst: n IPv6 addresses, 16 bytes each, back to back. */
+static inline void
+fou_route6_bulk(const struct fou_gw *gw, const uint8_t *dst, const struct fou_nexthop **nh,
+		unsigned int n)
+{
+	uint8_t ip[FOU_BURST][RTE_FIB6_IPV6_ADDR_SIZE];
+	uint64_t v[FOU_BURST];
+	unsigned int i;
+
+	RTE_ASSERT(n <= FOU_BURST);
+	memcpy(ip, dst, (size_t)n * RTE_FIB6_IPV6_ADDR_SIZE);
+	rte_fib6_lookup_bulk(gw->fib6, ip, v, (int)n);
+	for (i = 0; i < n; i++) {
+		while (unlikely(v[i] == FOU_FIB_RETRY))
+			rte_fib6_lookup_bulk(gw->fib6, &ip[i], &v[i], 1);
+		nh[i] = fou_route_nh(gw, v[i], &gw->default_nh6);
+	}
+}
+
+/* --- is this address ours ------------------------------------------------- */
+
+static inline uint32_t
+fou_own4_hash(rte_be32_t a)
+{
+	return (a * UINT32_C(0x9e3779b1)) >> 22;	/* log2(FOU_OWN4_SLOTS) bits */
+}
+
+static inline uint32_t
+fou_own6_hash(const uint8_t *a)
+{
+	uint32_t w[4];
+
+	memcpy(w, a, sizeof(w));
+	return ((w[0] ^ w[1] ^ w[2] ^ w[3]) * UINT32_C(0x9e3779b1)) >> 23;	/* FOU_OWN6_SLOTS */
+}
+static_assert(FOU_OWN4_SLOTS == 1 << 10 && FOU_OWN6_SLOTS == 1 << 9,
+	      "the own-address hashes' shifts are for 1024 and 512 slots");
+
+/* The entry of IPv4 address a in set ls: ours, a broadcast address of
+ * ours, or NULL. */
+static inline const struct fou_own4 *
+fou_own4_in(const struct fou_own_set *ls, rte_be32_t a)
+{
+	uint32_t h = fou_own4_hash(a);
+
+	for (;; h = (h + 1) & (FOU_OWN4_SLOTS - 1)) {
+		const struct fou_own4 *e = &ls->v4[h];
+
+		if (e->kind == 0)
+			return NULL;
+		if (e->addr == a)
+			return e;
+	}
+}
+
+static inline const struct fou_own6 *
+fou_own6_in(const struct fou_own_set *ls, const uint8_t *a)
+{
+	uint32_t h = fou_own6_hash(a);
+
+	for (;; h = (h + 1) & (FOU_OWN6_SLOTS - 1)) {
+		const struct fou_own6 *e = &ls->v6[h];
+
+		if (e->kind == 0)
+			return NULL;
+		if (memcmp(e->addr, a, 16) == 0)
+			return e;
+	}
+}
+
+/* The same, in what the workers see now. */
+static inline const struct fou_own4 *
+fou_own4(const struct fou_gw *gw, rte_be32_t a)
+{
+	return fou_own4_in(__atomic_load_n(&gw->own, __ATOMIC_ACQUIRE), a);
+}
+
+static inline const struct fou_own6 *
+fou_own6(const struct fou_gw *gw, const uint8_t *a)
+{
+	return fou_own6_in(__atomic_load_n(&gw->own, __ATOMIC_ACQUIRE), a);
+}
+
+/*
+ * Where a packet to dst goes: to us when dst is one of our addresses (the
+ * own set, no FIB lookup: the next hop of our addresses' routes, which
+ * is all the local path reads), else along its route. Equal to the route
+ * lookup, whose only FOU_NH_LOCAL routes are our addresses' own.
+ */
+static inline const struct fou_nexthop *
+fou_dst4(const struct fou_gw *gw, rte_be32_t dst)
+{
+	static const struct fou_nexthop local = { .type = FOU_NH_LOCAL, .family = AF_INET };
+	const struct fou_own4 *l = fou_own4(gw, dst);
+
+	if (l != NULL && l->kind == FOU_OWN_ADDR)
+		return &local;
+	return fou_route4(gw, dst);
+}
+
+static inline const struct fou_nexthop *
+fou_dst6(const struct fou_gw *gw, const uint8_t *dst)
+{
+	static const struct fou_nexthop local = { .type = FOU_NH_LOCAL, .family = AF_INET6 };
+
+	if (fou_own6(gw, dst) != NULL)
+		return &local;
+	return fou_route6(gw, dst);
 }
 
 /*

@@ -24,13 +24,11 @@
 #include "fou_rx.h"
 
 /* fib_validate_source: one of our addresses, or a connected network's
- * broadcast address, never arrives as a source. */
+ * broadcast address, never arrives as a source (the local set holds both). */
 static inline bool
 fou_src4_ours(const struct fou_gw *gw, rte_be32_t src)
 {
-	const struct fou_nexthop *nh = fou_route4(gw, src);
-
-	return nh != NULL && (nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST);
+	return fou_own4(gw, src) != NULL;
 }
 
 /* What the outer layers leave for the inner packet handler. */
@@ -198,7 +196,7 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		return FOU_DROP_INNER_MARTIAN;
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_INNER_OPTIONS_BAD;
-	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_route4(gw, ip->dst_addr), out_port);
+	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4(gw, ip->dst_addr), out_port);
 }
 
 static inline unsigned int
@@ -228,7 +226,7 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
 	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
-	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_route6(gw, ip6->dst_addr), out_port);
+	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6(gw, ip6->dst_addr), out_port);
 }
 
 /*
@@ -453,7 +451,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 		return FOU_DROP_BCAST_MCAST;
 	if (fou_martian4_dst(ip->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
-	nh = fou_route4(gw, ip->dst_addr);
+	nh = fou_dst4(gw, ip->dst_addr);
 	if (fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	/* ip_rcv_options, after the route lookup as in ip_rcv_finish_core */
@@ -496,7 +494,7 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 		return FOU_DROP_OUTER_MARTIAN;
 	if (ip6->dst_addr[0] == 0xff)
 		return FOU_DROP_BCAST_MCAST;
-	nh = fou_route6(gw, ip6->dst_addr);
+	nh = fou_dst6(gw, ip6->dst_addr);
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
 		return fou_local6(lc, m, &(struct fou_local){
 			.off = off, .hl = sizeof(*ip6), .tot = tot,

@@ -13,6 +13,7 @@
 
 #include "fou_ctl.h"
 #include "fou_hdr.h"
+#include "fou_idpool.h"
 
 /* --- FOU receive ports ------------------------------------------------ */
 
@@ -168,8 +169,9 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		      struct fou_err *err)
 {
 	const char *type = fou_proto_name(c->type);
+	struct fou_tun_key rxkey;
 	const struct fou_addr *a;
-	uint32_t i;
+	void *data;
 	int ret;
 
 	ret = fou_tunnel_name_check(c->name, err);
@@ -227,17 +229,14 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 			    type);
 		return -EINVAL;
 	}
-	/* ip_tunnel_find: one tunnel per type, endpoints and key */
-	for (i = 0; i < gw->params.max_tunnels; i++) {
-		const struct fou_tunnel_conf *o = &gw->tunnels[i].conf;
-
-		if (gw->tunnels[i].used && o->type == c->type &&
-		    o->local.v4 == c->local.v4 && o->remote.v4 == c->remote.v4 &&
-		    o->key_set == c->key_set && (!c->key_set || o->key == c->key)) {
-			fou_err_set(err, "tunnel %s has the same type, endpoints%s", o->name,
-				    c->type == IPPROTO_GRE ? " and key" : "");
-			return -EEXIST;
-		}
+	/* ip_tunnel_find: one tunnel per type, endpoints and key, which is
+	 * what the receive table matches on */
+	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
+	if (rte_hash_lookup_data(gw->tun_rx, &rxkey, &data) >= 0) {
+		fou_err_set(err, "tunnel %s has the same type, endpoints%s",
+			    gw->tunnels[(uintptr_t)data].conf.name,
+			    c->type == IPPROTO_GRE ? " and key" : "");
+		return -EEXIST;
 	}
 	return 0;
 }
@@ -315,19 +314,20 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
 	struct fou_tun_key rxkey;
 	struct fou_tunnel *t;
+	int64_t slot;
 	uint32_t idx;
 	int ret;
 
 	ret = fou_tunnel_conf_check(gw, c, err);
 	if (ret < 0)
 		return ret;
-	for (idx = 0; idx < gw->params.max_tunnels; idx++)
-		if (!gw->tunnels[idx].used)
-			break;
-	if (idx == gw->params.max_tunnels) {
+	/* the lowest free slot: the order of the listing, as a scan for it gave */
+	slot = fou_idpool_get(gw->tun_ids);
+	if (slot < 0) {
 		fou_err_set(err, "too many tunnels (at most %u)", gw->params.max_tunnels);
 		return -ENOSPC;
 	}
+	idx = (uint32_t)slot;
 	/* complete before the receive table or a route can lead a worker to it */
 	t = &gw->tunnels[idx];
 	memset(t, 0, sizeof(*t));
@@ -339,6 +339,8 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	strcpy(key, c->name);
 	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
 	if (ret < 0) {
+		fou_idpool_put(gw->tun_ids, idx);
+		memset(t, 0, sizeof(*t));
 		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
 		return ret;
 	}
@@ -346,29 +348,18 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	ret = rte_hash_add_key_data(gw->tun_rx, &rxkey, (void *)(uintptr_t)idx);
 	if (ret < 0) {
 		rte_hash_del_key(gw->tun_names, key);
+		fou_idpool_put(gw->tun_ids, idx);
+		memset(t, 0, sizeof(*t));
 		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
 		return ret;
 	}
 	t->used = 1;
 	/* from now on this type is received only from its tunnels */
 	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + 1, __ATOMIC_RELEASE);
-	if (!c->encap_fou)
+	if (!c->encap_fou && gw->tun_plain[c->type]++ == 0)
 		__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
 	fou_gw_commit(gw);
 	return 0;
-}
-
-/* Is there another tunnel than idx of this type with encap none? */
-static bool
-fou_tunnel_plain_other(const struct fou_gw *gw, uint8_t type, uint32_t idx)
-{
-	uint32_t i;
-
-	for (i = 0; i < gw->params.max_tunnels; i++)
-		if (i != idx && gw->tunnels[i].used && gw->tunnels[i].conf.type == type &&
-		    !gw->tunnels[i].conf.encap_fou)
-			return true;
-	return false;
 }
 
 /*
@@ -383,10 +374,10 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
 	struct fou_tunnel *t;
 	struct fou_tun_key rxkey;
+	static const uint8_t families[] = { AF_INET, AF_INET6 };
 	const struct fou_tunnel_conf *c;
-	unsigned int lc;
+	unsigned int lc, f;
 	int idx = fou_tunnel_find(gw, name);
-	uint32_t i;
 
 	if (idx < 0) {
 		fou_err_set(err, "no tunnel '%s'", name);
@@ -395,16 +386,17 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	t = &gw->tunnels[idx];
 	c = &t->conf;
 	fou_addr_flush_tunnel(gw, (uint32_t)idx);
-	for (i = gw->nb_routes; i-- > 0;) {
-		const struct fou_nexthop *nh = &gw->nh[gw->routes[i].nh];
+	/* the routes into it: those of its next hops, one per family */
+	for (f = 0; f < RTE_DIM(families); f++) {
+		int nh = fou_nh_find(gw, FOU_NH_TUNNEL, families[f], 0, NULL, (uint32_t)idx);
 
-		if (nh->type == FOU_NH_TUNNEL && nh->tunnel == (uint32_t)idx)
-			fou_route_uninstall(gw, i);
+		while (nh >= 0 && gw->nh_ctl[nh].head != FOU_NONE)
+			fou_route_uninstall(gw, gw->nh_ctl[nh].head);
 	}
 	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
 	rte_hash_del_key(gw->tun_rx, &rxkey);
 	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] - 1, __ATOMIC_RELEASE);
-	if (!c->encap_fou && !fou_tunnel_plain_other(gw, c->type, (uint32_t)idx))
+	if (!c->encap_fou && --gw->tun_plain[c->type] == 0)
 		__atomic_store_n(&gw->plain_rx[c->type], 0, __ATOMIC_RELEASE);
 	strcpy(key, c->name);
 	rte_hash_del_key(gw->tun_names, key);
@@ -416,6 +408,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	/* no worker holds the tunnel any more: none can lower its path MTU */
 	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	memset(t, 0, sizeof(*t));
+	fou_idpool_put(gw->tun_ids, (uint32_t)idx);
 	return 0;
 }
 

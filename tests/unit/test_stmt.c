@@ -21,7 +21,7 @@
 
 #include "unit.h"
 #include "fou_stmt.h"
-#include "fou_private.h"
+#include "fou_rib.h"
 
 /* --- snapshots of the control state ------------------------------------------ */
 
@@ -2486,7 +2486,7 @@ test_stats_reset(void **state)
 
 /*
  * A control operation returns only after every registered reader has
- * passed a quiescent state: the route is gone from the LPM while the
+ * passed a quiescent state: the route is gone from the FIB while the
  * reader (this thread) has not reported, and the delete has not returned.
  */
 struct del_thread {
@@ -2513,15 +2513,18 @@ test_grace_period(void **state)
 	const unsigned int reader = RTE_MAX_LCORE - 1;
 	struct fou_gw *gw = *state;
 	struct unit_lcore u = { 0 };
+	const rte_be32_t dst = rte_cpu_to_be_32(IP4(10, 20, 0, 7));
+	const struct fou_nexthop *nh;
 	pthread_t th;
-	uint32_t nh;
 
 	unit_lcore_begin_id(&u, gw, reader, 0);
 	assert_int_equal(fou_lcore_start(u.lc), 0);
 	assert_true(fou_lcore_is_reader(gw, reader));
+	nh = fou_route4(gw, dst);
+	assert_non_null(nh);
+	assert_int_equal(nh->type, FOU_NH_GATEWAY);
 	assert_int_equal(pthread_create(&th, NULL, del_thread_main, &t), 0);
-	while (rte_lpm_lookup(gw->lpm4, IP4(10, 20, 0, 7), &nh) == 0 &&
-	       gw->nh[nh].type == FOU_NH_GATEWAY)
+	while (fou_route4(gw, dst) == nh)
 		rte_pause();
 	assert_int_equal(__atomic_load_n(&t.done, __ATOMIC_ACQUIRE), 0);
 	fou_lcore_idle(u.lc, rte_rdtsc(), unit_emit_free, NULL);	/* a quiescent state */
