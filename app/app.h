@@ -14,13 +14,29 @@
 
 #define FOU_APP_EXIT_USAGE 2	/* bad option or config: nothing started */
 
+struct fou_app_stmts;
+
 struct fou_app_opts {
 	uint32_t idle_exit_ms;	/* 0 = run until a signal */
+	struct fou_app_stmts *stmts;	/* read, for fou_app_args_apply() */
 };
 
-/* Parse the application arguments (after EAL's) and apply them to gw.
- * Returns 0, 1 for --help, or -1 after printing a message naming the bad
- * option. */
+/*
+ * Parse the application arguments (after EAL's): the limits statements
+ * into *params (the gateway is made with them), every other statement
+ * into opts, sorted, for fou_app_args_apply(). params NULL: the gateway
+ * exists, limits are applied (refused) as the others. Returns 0, 1 for
+ * --help, or -1 after printing a message naming the bad option (opts then
+ * holds nothing).
+ */
+int fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
+		       struct fou_app_opts *opts);
+/* Apply the statements parsed to gw and free them: 0, or -1 after
+ * printing a message naming the statement. */
+int fou_app_args_apply(struct fou_gw *gw, struct fou_app_opts *opts);
+/* Free the statements parsed and not applied. */
+void fou_app_args_free(struct fou_app_opts *opts);
+/* Both, on a gateway that exists. */
 int fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts);
 void fou_app_usage(const char *prgname);
 

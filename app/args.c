@@ -2,8 +2,10 @@
 /*
  * Application options. Statements (--port, --addr, --route, --neigh,
  * --link and those of --config files) are collected first, then applied in
- * dependency order, so their order on the command line does not matter.
- * The first error stops everything: the caller exits without starting.
+ * dependency order, so their order on the command line does not matter;
+ * the limits statements before that, into the sizes the gateway is made
+ * with. The first error stops everything: the caller exits without
+ * starting.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -85,12 +87,15 @@ fou_app_stmts_free(struct fou_app_stmts *s)
 {
 	unsigned int i;
 
+	if (s == NULL)
+		return;
 	for (i = 0; i < s->n; i++) {
 		free(s->v[i].name);
 		free(s->v[i].arg);
 		free(s->v[i].origin);
 	}
 	free(s->v);
+	free(s);
 }
 
 /* fou_config_load() callback: queue one line of the file. */
@@ -137,13 +142,20 @@ enum {
 	OPT_STMT,	/* + the statement's rank */
 };
 
+/*
+ * Read the options and every statement (those of --config files too) and
+ * sort the statements into the order they apply in. The limits statements
+ * go into *params now, before the gateway is made; without params they
+ * stay with the others (and are refused: the gateway exists).
+ */
 int
-fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts)
+fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
+		   struct fou_app_opts *opts)
 {
 	struct option longopts[FOU_APP_MAX_STMTS + 4];
-	struct fou_app_stmts stmts = { 0 };
+	struct fou_app_stmts *stmts;
 	struct fou_err err = { "" };
-	unsigned int i;
+	unsigned int i, n;
 	int opt, ret = 0;
 	char origin[512];
 
@@ -156,13 +168,18 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 	longopts[i] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(opts, 0, sizeof(*opts));
+	stmts = calloc(1, sizeof(*stmts));
+	if (stmts == NULL) {
+		fprintf(stderr, "dpdk-fou: out of memory\n");
+		return -1;
+	}
 	optind = 1;	/* EAL used getopt before us */
 	opterr = 0;
 	while (ret == 0 && (opt = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (opt) {
 		case OPT_CONFIG:
-			stmts.cfg_path = optarg;
-			ret = fou_config_load(optarg, fou_app_cfg_stmt, &stmts, &err);
+			stmts->cfg_path = optarg;
+			ret = fou_config_load(optarg, fou_app_cfg_stmt, stmts, &err);
 			if (ret < 0)
 				fprintf(stderr, "dpdk-fou: --config %s\n", err.msg);
 			break;
@@ -176,7 +193,7 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 			break;
 		case OPT_HELP:
 			fou_app_usage(argv[0]);
-			fou_app_stmts_free(&stmts);
+			fou_app_stmts_free(stmts);
 			return 1;
 		case '?':
 			/* optopt: the long option's value when its argument is
@@ -199,7 +216,7 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 		default:
 			snprintf(origin, sizeof(origin), "--%s %s", fou_stmt_name(opt - OPT_STMT),
 				 optarg);
-			ret = fou_app_stmt_push(&stmts, fou_stmt_name(opt - OPT_STMT), optarg,
+			ret = fou_app_stmt_push(stmts, fou_stmt_name(opt - OPT_STMT), optarg,
 						origin);
 			break;
 		}
@@ -210,13 +227,62 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 	}
 
 	/* no statement: v is NULL, which qsort must not be given */
-	if (stmts.n != 0)
-		qsort(stmts.v, stmts.n, sizeof(*stmts.v), fou_app_stmt_cmp);
-	for (i = 0; ret == 0 && i < stmts.n; i++) {
-		ret = fou_stmt_apply(gw, stmts.v[i].name, stmts.v[i].arg, &err);
-		if (ret < 0)
-			fprintf(stderr, "dpdk-fou: %s: %s\n", stmts.v[i].origin, err.msg);
+	if (stmts->n != 0)
+		qsort(stmts->v, stmts->n, sizeof(*stmts->v), fou_app_stmt_cmp);
+	/* the table sizes, in the order given: a later key wins */
+	for (i = 0, n = 0; params != NULL && i < stmts->n; i++) {
+		struct fou_app_stmt *e = &stmts->v[i];
+
+		if (ret == 0 && strcmp(e->name, "limits") == 0) {
+			ret = fou_limits_parse(e->arg, params, &err);
+			if (ret < 0)
+				fprintf(stderr, "dpdk-fou: %s: %s\n", e->origin, err.msg);
+			free(e->name);
+			free(e->arg);
+			free(e->origin);
+			continue;
+		}
+		stmts->v[n++] = *e;
 	}
-	fou_app_stmts_free(&stmts);
+	if (params != NULL)
+		stmts->n = n;
+	if (ret != 0) {
+		fou_app_stmts_free(stmts);
+		return -1;
+	}
+	opts->stmts = stmts;
+	return 0;
+}
+
+int
+fou_app_args_apply(struct fou_gw *gw, struct fou_app_opts *opts)
+{
+	struct fou_app_stmts *stmts = opts->stmts;
+	struct fou_err err = { "" };
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; ret == 0 && stmts != NULL && i < stmts->n; i++) {
+		ret = fou_stmt_apply(gw, stmts->v[i].name, stmts->v[i].arg, &err);
+		if (ret < 0)
+			fprintf(stderr, "dpdk-fou: %s: %s\n", stmts->v[i].origin, err.msg);
+	}
+	fou_app_stmts_free(stmts);
+	opts->stmts = NULL;
 	return ret < 0 ? -1 : 0;
+}
+
+void
+fou_app_args_free(struct fou_app_opts *opts)
+{
+	fou_app_stmts_free(opts->stmts);
+	opts->stmts = NULL;
+}
+
+int
+fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts)
+{
+	int ret = fou_app_args_parse(argc, argv, NULL, opts);
+
+	return ret != 0 ? ret : fou_app_args_apply(gw, opts);
 }

@@ -126,8 +126,14 @@ static void
 fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
 {
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	struct fou_gw_params p;
 	unsigned int n, i, lcore;
 	uint16_t port;
+
+	fou_gw_params_get(gw, &p);
+	printf("tables: tunnels %u, routes4 %u, routes6 %u, neigh %u: %.1f MiB\n", p.max_tunnels,
+	       p.max_routes4, p.max_routes6, p.max_neighs,
+	       (double)fou_gw_memsize(gw) / (1024 * 1024));
 
 	RTE_ETH_FOREACH_DEV(port) {
 		struct rte_ether_addr mac;
@@ -246,11 +252,11 @@ main(int argc, char **argv)
 	static struct fou_worker workers[RTE_MAX_LCORE];
 	static struct fou_app_port ports[RTE_MAX_ETHPORTS];
 	struct fou_gw_params params;
-	struct fou_app_opts opts;
+	struct fou_app_opts opts = { 0 };
 	struct fou_err err = { "" };
 	struct rte_mempool *mp = NULL, *indirect = NULL;
 	struct fou_lcore *ctl = NULL;
-	struct fou_gw *gw;
+	struct fou_gw *gw = NULL;
 	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
 	uint16_t port;
 	int ret, status = FOU_APP_EXIT_USAGE;
@@ -266,8 +272,14 @@ main(int argc, char **argv)
 	signal(SIGINT, fou_app_signal);
 	signal(SIGTERM, fou_app_signal);
 
+	/* the table sizes first: the gateway is made with them */
 	fou_gw_params_default(&params);
 	params.socket_id = (int)rte_socket_id();
+	ret = fou_app_args_parse(argc, argv, &params, &opts);
+	if (ret != 0) {
+		status = ret > 0 ? EXIT_SUCCESS : FOU_APP_EXIT_USAGE;
+		goto out;
+	}
 	gw = fou_gw_create(&params, &err);
 	if (gw == NULL) {
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
@@ -282,11 +294,8 @@ main(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = fou_app_args(argc, argv, gw, &opts);
-	if (ret != 0) {
-		status = ret > 0 ? EXIT_SUCCESS : FOU_APP_EXIT_USAGE;
+	if (fou_app_args_apply(gw, &opts) != 0)
 		goto out;
-	}
 
 	nb_workers = rte_lcore_count() - 1;
 	nb_ports = rte_eth_dev_count_avail();
@@ -369,6 +378,7 @@ main(int argc, char **argv)
 	status = ok ? EXIT_SUCCESS : EXIT_FAILURE;
 
 out:
+	fou_app_args_free(&opts);	/* statements read and not applied */
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);

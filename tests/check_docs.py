@@ -27,7 +27,7 @@ def main(root):
     for name in sorted(drop_rows - set(code)):
         errors.append(f"README documents drop counter {name}, which fou.h does not have")
     for stmt in ("port", "addr", "route", "neigh", "link", "tunnel", "sport-range",
-                 "icmp-rate"):
+                 "icmp-rate", "limits"):
         if f"`--{stmt} " not in readme:
             errors.append(f"statement --{stmt} is not in the README")
     for e in errors:

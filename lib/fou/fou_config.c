@@ -150,6 +150,28 @@ fou_dump_emit(struct fou_dump *d, const char *name, const char *fmt, ...)
 	d->ret = d->cb(d->ctx, name, arg, d->err);
 }
 
+/* The table sizes, where they are not the defaults. */
+static void
+fou_dump_limits(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct fou_gw_params p, def;
+	char arg[128] = "";
+	size_t n = 0;
+
+	fou_gw_params_get(gw, &p);
+	fou_gw_params_default(&def);
+	if (p.max_tunnels != def.max_tunnels)
+		n += snprintf(arg + n, sizeof(arg) - n, ",tunnels=%u", p.max_tunnels);
+	if (p.max_routes4 != def.max_routes4)
+		n += snprintf(arg + n, sizeof(arg) - n, ",routes4=%u", p.max_routes4);
+	if (p.max_routes6 != def.max_routes6)
+		n += snprintf(arg + n, sizeof(arg) - n, ",routes6=%u", p.max_routes6);
+	if (p.max_neighs != def.max_neighs)
+		snprintf(arg + n, sizeof(arg) - n, ",neigh=%u", p.max_neighs);
+	if (arg[0] != '\0')
+		fou_dump_emit(d, "limits", "%s", arg + 1);
+}
+
 static void
 fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 {
@@ -332,6 +354,7 @@ fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_e
 {
 	struct fou_dump d = { .cb = cb, .ctx = ctx, .err = err };
 
+	fou_dump_limits(gw, &d);
 	fou_dump_links(gw, &d);
 	fou_dump_table(gw, &d, sizeof(struct fou_addr_info), fou_dump_list_addrs, fou_dump_addr);
 	fou_dump_table(gw, &d, sizeof(struct fou_neigh_info), fou_dump_list_neighs,

@@ -651,8 +651,26 @@ fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_icmp_rate_set(gw, rate, burst, err);
 }
 
+/* The gateway's tables are made once, at their sizes: the app reads its
+ * limits statements before it makes them (fou_limits_parse()). */
+static int
+fou_stmt_limits(struct fou_gw *gw __rte_unused, struct fou_fields *f __rte_unused,
+		struct fou_err *err)
+{
+	fou_err_set(err, "limits can only be set at start");
+	return -EBUSY;
+}
+
+#define FOU_LIMITS_USAGE "[tunnels=N][,routes4=N][,routes6=N][,neigh=N]"
+
 /* In application order: what a statement refers to comes before it. */
 static const struct fou_stmt fou_stmts[] = {
+	{ "limits",
+	  "table sizes, set at start only: tunnels (default 1024, 0-1048576), IPv4 and IPv6 routes besides the default route (65536 each, 1-16777216), neighbours (4096, 1-65536)",
+	  { FOU_LIMITS_USAGE, 0, { "tunnels", "routes4", "routes6", "neigh" }, { NULL },
+	    fou_stmt_limits,
+	    "Table sizes: only at start (--limits, a config file's limits = ...); this answers an error" },
+	  { NULL } },
 	{ "sport-range",
 	  "UDP source ports for encap-sport auto (default 32768-60999, Linux' ip_local_port_range)",
 	  { "MIN-MAX", 1, { NULL }, { NULL }, fou_stmt_sport_range,
@@ -817,4 +835,51 @@ int
 fou_stmt_del(struct fou_gw *gw, const char *name, const char *arg, struct fou_err *err)
 {
 	return fou_stmt_run(gw, name, true, arg, err);
+}
+
+/* One key of a limits statement: its value, within [min, max]. */
+static int
+fou_limit_field(const struct fou_fields *f, const char *key, uint32_t min, uint32_t max,
+		uint32_t *out, struct fou_err *err)
+{
+	const char *v = fou_fields_get(f, key);
+	uint32_t n;
+
+	if (v == NULL)
+		return 0;
+	if (fou_parse_u32(v, max, &n) < 0 || n < min) {
+		fou_err_set(err, "%s '%s' is not in %u-%u", key, v, min, max);
+		return -EINVAL;
+	}
+	*out = n;
+	return 0;
+}
+
+int
+fou_limits_parse(const char *arg, struct fou_gw_params *p, struct fou_err *err)
+{
+	const struct fou_stmt_form *form = &fou_stmt_find("limits")->add;
+	struct fou_gw_params n = *p;
+	struct fou_fields f;
+	int ret;
+
+	ret = fou_fields_split(form, arg, &f, err);
+	if (ret < 0)
+		return ret;
+	if (f.nkv == 0) {
+		fou_err_set(err, "nothing to set (usage: %s)", FOU_LIMITS_USAGE);
+		return -EINVAL;
+	}
+	ret = fou_limit_field(&f, "tunnels", 0, FOU_LIMIT_TUNNELS_MAX, &n.max_tunnels, err);
+	if (ret == 0)
+		ret = fou_limit_field(&f, "routes4", 1, FOU_LIMIT_ROUTES_MAX, &n.max_routes4, err);
+	if (ret == 0)
+		ret = fou_limit_field(&f, "routes6", 1, FOU_LIMIT_ROUTES_MAX, &n.max_routes6, err);
+	if (ret == 0)
+		ret = fou_limit_field(&f, "neigh", 1, FOU_LIMIT_NEIGH_MAX, &n.max_neighs, err);
+	if (ret < 0)
+		return ret;
+	n.max_nexthops = FOU_NEXTHOPS(n.max_tunnels);
+	*p = n;
+	return 0;
 }

@@ -39,6 +39,15 @@ const char *fou_stmt_help(const char *name);
  * only set). */
 const char *fou_stmt_tel_help(const char *name, bool del);
 
+/*
+ * The limits statement (`limits tunnels=N,routes4=N,routes6=N,neigh=N`, any
+ * of the keys): the table sizes, which only a gateway being made takes.
+ * fou_limits_parse() applies arg to p (the keys given; the next hops follow
+ * the tunnels), or changes nothing and names the bad key and its range.
+ * fou_stmt_apply(gw, "limits", ...) refuses: the tables exist.
+ */
+int fou_limits_parse(const char *arg, struct fou_gw_params *p, struct fou_err *err);
+
 /* Parsers for the pieces of statements, exposed for the app and the tests. */
 int fou_parse_u32(const char *s, uint32_t max, uint32_t *out);
 int fou_parse_ip(const char *s, bool want_prefix, struct fou_ip *out, struct fou_err *err);
@@ -57,7 +66,8 @@ int fou_parse_fields_copy(char *buf, size_t len, const char *arg, struct fou_err
 typedef int (*fou_stmt_cb)(void *ctx, const char *name, const char *arg, struct fou_err *err);
 int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err *err);
 /*
- * The running configuration as statements that rebuild it (every link,
+ * The running configuration as statements that rebuild it (the limits that
+ * are not the defaults, every link,
  * sport-range and icmp-rate, then the ports' addresses, neighbours, FOU
  * ports, tunnels, the tunnels' addresses and routes in the order they are
  * held): cb for each, stops at the first non-zero return.

@@ -140,6 +140,22 @@ BAD_OPTIONS = {
                                     '# a route into a tunnel nobody made\n'
                                     'route = 172.16.0.0/16,dev=nosuch\n',
                                     ['{cfg}', 'route = 172.16.0.0/16,dev=nosuch', "'nosuch'"]),
+    # table sizes: each key's range named; a valid limit too small for the
+    # setup fails the statement that does not fit
+    'limits_tunnels_over_max': (['--limits', 'tunnels=1048577'], None,
+                                ['--limits tunnels=1048577', "tunnels '1048577' is not in "
+                                 '0-1048576']),
+    'limits_routes4_zero': (['--limits', 'routes4=0'], None,
+                            ['--limits routes4=0', "routes4 '0' is not in 1-16777216"]),
+    'limits_neigh_not_a_number': (['--limits', 'routes6=10,neigh=many'], None,
+                                  ['--limits routes6=10,neigh=many', "neigh 'many'", '1-65536']),
+    'limits_unknown_key': (['--limits', 'routes=5'], None, ['--limits routes=5', "'routes'"]),
+    'limits_nothing': (['--limits', 'neigh'], None, ['--limits neigh', "unexpected 'neigh'"]),
+    'limits_too_small': (['--limits', 'neigh=1'], None,
+                         ['--neigh 192.168.1.3,dev=1', 'neighbour table full (at most 1']),
+    'config_limits_routes6_over_max': (['--config', '{cfg}'], 'limits = routes6=16777217\n',
+                                       ['{cfg}', 'limits = routes6=16777217',
+                                        "routes6 '16777217' is not in 1-16777216"]),
     'config_tunnel_duplicate_name': (['--config', '{cfg}'],
                                      'tunnel = t1,%s,encap-dport=5555\n'
                                      'tunnel = t1,%s,encap-dport=5556\n' %
@@ -184,7 +200,7 @@ class CommandLineErrors(ft.GatewayTestCase):
         run = self.run_gw({}, ['--help'], idle_exit=None)
         self.assertEqual(run.rc, 0, run.describe())
         for opt in ('--port', '--addr', '--route', '--neigh', '--link', '--config',
-                    '--idle-exit', '--tunnel', '--sport-range', '--icmp-rate'):
+                    '--idle-exit', '--tunnel', '--sport-range', '--icmp-rate', '--limits'):
             self.assertIn(opt, run.stdout)
         self.assertFalse(run.summary.printed)
 

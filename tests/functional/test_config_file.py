@@ -149,6 +149,29 @@ class ConfigFile(ft.GatewayTestCase):
         opts += ['--config', self.write('base.conf', '\r\n'.join(rest) + '\r\n')]
         self.check_same_as_command_line(opts)
 
+    def test_config_file_limits(self):
+        """Smaller tables from the file's limits statement: the same traffic
+        and summary; the startup line says the sizes, and less memory."""
+        run = self.run_gw({0: self.input}, ['--config', self.write(
+            'gw.conf', '# small tables\nlimits = tunnels=8,routes4=100\n' + CONFIG)])
+        self.check_traffic(run)
+        tables = re.compile(r'^tables: tunnels (\d+), routes4 (\d+), routes6 (\d+), '
+                            r'neigh (\d+): (\d+\.\d) MiB$')
+
+        def split(r):
+            lines = summary_lines(r)
+            t = [tables.match(ln) for ln in lines if tables.match(ln)]
+            self.assertEqual(len(t), 1, r.describe())
+            return [ln for ln in lines if not tables.match(ln)], t[0]
+        lines, small = split(run)
+        ref_lines, ref = split(self.ref)
+        self.assertEqual(lines, ref_lines)
+        self.assertEqual(small.groups()[:4], ('8', '100', '65536', '4096'))
+        self.assertEqual(ref.groups()[:4], ('1024', '65536', '65536', '4096'))
+        self.assertLess(float(small[5]), float(ref[5]))
+        for port in (0, 1):
+            self.assertEqual(ft.tshark_raw(run.outputs[port]), self.ref_out[port])
+
 
 class Demo(ft.GatewayTestCase):
     def test_demo(self):

@@ -185,6 +185,7 @@ class TelemetryControl(ft.GatewayTestCase):
             ('/fou/routes,offset=1,offset=2', "'offset' given twice"),
             ('/fou/stats,lcore=9999', 'lcore'),
             ('/fou/config,x', "unknown parameter 'x'"),
+            ('/fou/limits/set,tunnels=2048', 'limits can only be set at start'),
             # a quote and a backslash in the reply would break its JSON, and
             # so would DPDK's escaping of bytes from 0x80 up (UTF-8 here)
             ('/fou/port/add,"\\', "'??' is not UDPPORT:PROTO"),
@@ -239,6 +240,33 @@ class TelemetryControl(ft.GatewayTestCase):
             self.assertEqual(r.get('errno'), -16, (cmd, r))
             self.assertIn(want, r['error'], cmd)
         self.assertEqual(saved, before)
+
+    def test_limits_at_start_only(self):
+        """The table sizes of --limits: /fou/config shows the keys that are not
+        the default (first: they are taken before the tables are made), the
+        startup line the sizes, /fou/limits/set is refused, and the saved
+        config starts a gateway with the same sizes."""
+        gw = self.start({}, ft.BASE_OPTS + ['--limits', 'tunnels=16,neigh=64',
+                                            '--limits', 'routes6=1000'])
+        c = self.client(gw)
+        saved = ft.config_lines(c)
+        self.assertEqual(saved[0], 'limits = tunnels=16,routes6=1000,neigh=64')
+        r = c.cmd('/fou/limits/set,tunnels=32')
+        self.assertEqual(r, {'error': 'limits can only be set at start', 'errno': -16})
+        self.assertEqual(ft.config_lines(c), saved)
+        path = self.path('saved.conf')
+        with open(path, 'w') as f:
+            f.write('\n'.join(saved) + '\n')
+        gw.signal(signal.SIGTERM)
+        run = gw.wait(timeout=30)
+        self.assertEqual(run.rc, 0, run.describe())
+        self.assertRegex(run.stdout, r'(?m)^tables: tunnels 16, routes4 65536, routes6 1000, '
+                         r'neigh 64: \d+\.\d MiB$')
+        gw2 = self.start({}, ['--config', path])
+        c2 = self.client(gw2)
+        self.assertEqual(ft.config_lines(c2), saved)
+        gw2.signal(signal.SIGTERM)
+        self.assertEqual(gw2.wait(timeout=30).rc, 0)
 
     def test_tables_are_paged(self):
         """More routes and FOU ports than a reply holds: every page within

@@ -274,10 +274,10 @@ static void
 test_stmt_rank_usage(void **state)
 {
 	(void)state;
-	/* the README's order: sport-range, icmp-rate, link, gro, addr, neigh, port, tunnel,
-	 * route */
-	static const char *const order[] = { "sport-range", "icmp-rate", "link", "gro", "addr",
-					     "neigh", "port", "tunnel", "route" };
+	/* the README's order: limits (taken before the gateway is made), sport-range,
+	 * icmp-rate, link, gro, addr, neigh, port, tunnel, route */
+	static const char *const order[] = { "limits", "sport-range", "icmp-rate", "link", "gro",
+					     "addr", "neigh", "port", "tunnel", "route" };
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(order); i++) {
@@ -323,7 +323,8 @@ static void
 test_tel_cmds_from_stmts(void **state)
 {
 	static const char *const expect[] = {
-		"/fou/sport_range/set", "/fou/icmp_rate/set", "/fou/link/set", "/fou/gro/add",
+		"/fou/limits/set", "/fou/sport_range/set", "/fou/icmp_rate/set", "/fou/link/set",
+		"/fou/gro/add",
 		"/fou/gro/del", "/fou/addr/add", "/fou/addr/del", "/fou/neigh/add",
 		"/fou/neigh/del", "/fou/port/add", "/fou/port/del", "/fou/tunnel/add",
 		"/fou/tunnel/del", "/fou/route/add", "/fou/route/del",
@@ -2535,6 +2536,146 @@ test_grace_period(void **state)
 }
 
 
+/* --- limits: the table sizes -------------------------------------------------- */
+
+/* fou_limits_parse() takes the keys given, within their bounds; a bad
+ * argument names the key and its range and changes nothing. */
+static void
+test_limits_parse(void **state)
+{
+	static const struct {
+		const char *arg, *msg;
+	} bad[] = {
+		{ "tunnels=1048577", "tunnels '1048577' is not in 0-1048576" },
+		{ "tunnels=-1", "tunnels '-1' is not in 0-1048576" },
+		{ "tunnels=1k", "tunnels '1k' is not in 0-1048576" },
+		{ "routes4=0", "routes4 '0' is not in 1-16777216" },
+		{ "routes6=16777217", "routes6 '16777217' is not in 1-16777216" },
+		{ "neigh=0", "neigh '0' is not in 1-65536" },
+		{ "neigh=65537", "neigh '65537' is not in 1-65536" },
+		{ "tunnels=5,neigh=99999", "neigh '99999' is not in 1-65536" },
+		{ "routes=5", "unknown parameter 'routes' (usage: [tunnels=N][,routes4=N]"
+			      "[,routes6=N][,neigh=N])" },
+		{ "tunnels", "unexpected 'tunnels'" },
+		{ "tunnels=5,tunnels=6", "parameter 'tunnels' given twice" },
+		{ "tunnels=", "parameter 'tunnels' has no value" },
+		{ "tunnels=5,", "empty field" },
+		{ "", "nothing to set (usage: [tunnels=N][,routes4=N][,routes6=N][,neigh=N])" },
+	};
+	struct fou_gw_params p, def;
+	struct fou_err err;
+	unsigned int i;
+
+	(void)state;
+	fou_gw_params_default(&def);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		unit_ctx("limits %s", bad[i].arg);
+		p = def;
+		err.msg[0] = '\0';
+		assert_int_equal(fou_limits_parse(bad[i].arg, &p, &err), -EINVAL);
+		if (strstr(err.msg, bad[i].msg) == NULL)
+			fail_msg("limits %s: \"%s\" does not say \"%s\"", bad[i].arg, err.msg,
+				 bad[i].msg);
+		assert_memory_equal(&p, &def, sizeof(p));
+	}
+	/* the defaults are today's; the next hops follow the tunnels */
+	assert_int_equal(def.max_tunnels, 1024);
+	assert_int_equal(def.max_routes4, 65536);
+	assert_int_equal(def.max_routes6, 65536);
+	assert_int_equal(def.max_neighs, 4096);
+	assert_int_equal(def.max_nexthops, 4096);
+	p = def;
+	assert_int_equal(fou_limits_parse("tunnels=65536,routes4=1048576", &p, &err), 0);
+	assert_int_equal(p.max_tunnels, 65536);
+	assert_int_equal(p.max_routes4, 1048576);
+	assert_int_equal(p.max_routes6, 65536);
+	assert_int_equal(p.max_neighs, 4096);
+	assert_int_equal(p.max_nexthops, 2 * 65536 + 2048);
+	/* a later statement changes the keys it names */
+	assert_int_equal(fou_limits_parse("neigh=65536,routes6=1,tunnels=0", &p, &err), 0);
+	assert_int_equal(p.max_tunnels, 0);
+	assert_int_equal(p.max_routes4, 1048576);
+	assert_int_equal(p.max_routes6, 1);
+	assert_int_equal(p.max_neighs, 65536);
+	assert_int_equal(p.max_nexthops, 2048);
+	assert_int_equal(fou_limits_parse("routes4=16777216,tunnels=1048576", &p, &err), 0);
+	assert_int_equal(p.max_routes4, 16777216);
+	assert_int_equal(p.max_tunnels, 1048576);
+}
+
+/* Once the tables are made, limits is refused, whatever its argument, and
+ * nothing changes. */
+static void
+test_limits_at_start_only(void **state)
+{
+	struct fou_gw *gw = *state;
+
+	EXPECT_STMT_ERR(gw, "limits", "tunnels=5", -EBUSY, "limits can only be set at start");
+	EXPECT_STMT_ERR(gw, "limits", "tunnels=1024", -EBUSY, "limits can only be set at start");
+	EXPECT_STMT_ERR(gw, "limits", "neigh=0", -EBUSY, "limits can only be set at start");
+	EXPECT_DEL_ERR(gw, "limits", "tunnels=5", -EOPNOTSUPP, "limits is set, not deleted");
+	assert_null(fou_stmt_del_usage("limits"));
+}
+
+/* A gateway made with limits holds that much and no more, says so in
+ * /fou/config (only what is not the default), and takes less memory. */
+static void
+test_limits_gateway(void **state)
+{
+	struct dump_lines *a = calloc(1, sizeof(*a));
+	struct fou_gw_params p, got;
+	struct fou_err err;
+	struct fou_gw *gw, *def;
+	char arg[128];
+	unsigned int i;
+
+	assert_non_null(a);
+	fou_gw_params_default(&p);
+	assert_int_equal(fou_limits_parse("tunnels=3,routes4=4,routes6=2,neigh=2", &p, &err), 0);
+	gw = unit_gw_new(&p);
+	*state = gw;
+	fou_gw_params_get(gw, &got);
+	assert_memory_equal(&got, &p, sizeof(p));
+	assert_int_equal(fou_iface_set(gw, EG_PORT, &mac_eg, 1500, &err), 0);
+	UNIT_APPLY(gw, "addr", "1,192.168.1.1/24");	/* 3 IPv4 routes */
+	UNIT_APPLY(gw, "route", "10.1.0.0/16,dev=1,via=192.168.1.2");
+	EXPECT_STMT_ERR(gw, "route", "10.2.0.0/16,dev=1", -ENOSPC,
+			"cannot add route to 10.2.0.0/16: routing table full");
+	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2");	/* not in the table */
+	UNIT_APPLY(gw, "addr", "1,fd00:1::1/64");	/* 2 IPv6 routes */
+	EXPECT_STMT_ERR(gw, "route", "fd00:2::/32,dev=1", -ENOSPC, "routing table full");
+	UNIT_APPLY(gw, "neigh", "192.168.1.2,dev=1,lladdr=02:00:00:00:01:02");
+	UNIT_APPLY(gw, "neigh", "192.168.1.3,dev=1,lladdr=02:00:00:00:01:03");
+	EXPECT_STMT_ERR(gw, "neigh", "192.168.1.4,dev=1,lladdr=02:00:00:00:01:04", -ENOSPC,
+			"neighbour table full (at most 2, all static)");
+	for (i = 0; i < 3; i++) {
+		snprintf(arg, sizeof(arg), "t%u,type=ipip,local=192.168.1.1,remote=10.9.0.%u,"
+			 "encap=none", i, i + 1);
+		UNIT_APPLY(gw, "tunnel", arg);
+	}
+	EXPECT_STMT_ERR(gw, "tunnel", "t3,type=ipip,local=192.168.1.1,remote=10.9.0.9,encap=none",
+			-ENOSPC, "too many tunnels (at most 3)");
+	assert_int_equal(fou_config_dump(gw, dump_cb, a, &err), 0);
+	assert_string_equal(a->line[0], "limits tunnels=3,routes4=4,routes6=2,neigh=2");
+	assert_string_equal(a->line[1], "sport-range 32768-60999");
+
+	/* the same sizes but one: only that one is written */
+	free(a);
+	a = calloc(1, sizeof(*a));
+	assert_non_null(a);
+	fou_gw_params_default(&p);
+	assert_int_equal(fou_limits_parse("neigh=64", &p, &err), 0);
+	def = unit_gw_new(&p);
+	assert_int_equal(fou_config_dump(def, dump_cb, a, &err), 0);
+	assert_string_equal(a->line[0], "limits neigh=64");
+	/* the FIBs' first level alone (2^24 entries of 2 bytes, IPv4 and IPv6)
+	 * is 64 MiB; the defaults take more than the small tables */
+	assert_true(fou_gw_memsize(gw) >= 64u << 20);
+	assert_true(fou_gw_memsize(def) > fou_gw_memsize(gw));
+	fou_gw_free(def);
+	free(a);
+}
+
 #define T_BARE(f) cmocka_unit_test_setup_teardown(f, setup_bare, teardown_gw)
 #define T_ADDRS(f) cmocka_unit_test_setup_teardown(f, setup_addrs, teardown_gw)
 #define T_STD(f) cmocka_unit_test_setup_teardown(f, setup_std, teardown_gw)
@@ -2606,6 +2747,9 @@ main(int argc, char **argv)
 		T_ADDRS(test_reload_gateway_net_deleted),
 		T_STD(test_stats_reset),
 		T_STD(test_grace_period),
+		T(test_limits_parse),
+		T_STD(test_limits_at_start_only),
+		cmocka_unit_test_teardown(test_limits_gateway, teardown_gw),
 	};
 	int failures;
 
