@@ -24,6 +24,13 @@
  * Output: CSV on stdout, progress on stderr. Under valgrind --tool=callgrind
  * the per-stage functions fou_mb_stage_<stage>() are what --toggle-collect
  * names (see bench/callgrind).
+ *
+ * --control times the control operations instead, through fou.h's
+ * functions on a gateway made with --limits sized for them: the last
+ * --tunnels count of tunnel adds, their routes, the last --routes count of
+ * route adds (the stages' routes), as many static neighbours as the table
+ * holds (at most the tunnels), then every delete. CSV: operation, count,
+ * seconds, microseconds per operation.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -63,6 +70,7 @@ struct fou_mb_opts {
 	uint32_t tunnels[FOU_MB_MAX_LEVELS], routes[FOU_MB_MAX_LEVELS];
 	unsigned int nb_tunnels, nb_routes;
 	bool stage[FOU_MB_STAGES];
+	bool control;
 	uint32_t flows, bursts, passes, inner_len, mem_mb;
 };
 
@@ -142,8 +150,9 @@ fou_mb_octets(uint8_t *out)
 }
 
 /* Route lengths in the order they are handed out: every length gets its
- * share (rte_lpm keeps the rules of one length in a list it scans on every
- * add, so one length with a million rules would take hours to build). */
+ * share. (The mix dates from rte_lpm, which scanned the rules of one
+ * length on every add, so that one length with a million rules took hours
+ * to build; it stays so that the figures compare with the earlier ones.) */
 static const uint8_t fou_mb_depths[] = {
 	24, 16, 20, 28, 22, 18, 26, 32, 23, 17, 21, 25, 30, 19, 27, 31, 29,
 	15, 14, 13, 12, 11, 10, 9,
@@ -254,10 +263,14 @@ fou_mb_gw_create(struct fou_mb *b)
 	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1];
 	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
 
+	char limits[128];
+
+	/* as a user sizes the tables: --limits */
 	fou_gw_params_default(&p);
-	p.max_tunnels = max_t;
-	p.max_nexthops = max_t + 64;
-	p.max_routes4 = max_r + max_t + 64;
+	snprintf(limits, sizeof(limits), "tunnels=%u,routes4=%u,neigh=%u", max_t,
+		 max_r + max_t + 64, RTE_MIN(RTE_MAX(max_t, 64u), (uint32_t)FOU_LIMIT_NEIGH_MAX));
+	if (fou_limits_parse(limits, &p, &err) != 0)
+		fou_mb_die(limits, &err);
 	p.socket_id = (int)rte_socket_id();
 	b->gw = fou_gw_create(&p, &err);
 	if (b->gw == NULL)
@@ -541,6 +554,96 @@ fou_mb_mbufs(struct fou_mb *b)
 		fou_mb_die("templates: out of memory", NULL);
 }
 
+/* --- control operations ---------------------------------------------------- */
+
+static void
+fou_mb_control_row(const char *op, uint32_t n, double t0)
+{
+	double s = fou_mb_now() - t0;
+
+	printf("%s,%u,%.3f,%.2f\n", op, n, s, n != 0 ? s * 1e6 / n : 0.0);
+	fflush(stdout);
+	fprintf(stderr, "fou-microbench: %s x %u: %.2f s\n", op, n, s);
+}
+
+static struct fou_ip
+fou_mb_neigh_ip(uint32_t k)
+{
+	return fou_mb_ip4(IP4(172, 16, 0, 1) + k, 32);	/* 172.16.0.0/12 holds 65536 */
+}
+
+static void
+fou_mb_control(struct fou_mb *b)
+{
+	const uint32_t nt = b->o.tunnels[b->o.nb_tunnels - 1];
+	const uint32_t nr = b->o.routes[b->o.nb_routes - 1];
+	struct fou_gw_params p;
+	struct fou_tunnel_conf c;
+	struct fou_err err;
+	struct fou_ip ip;
+	uint32_t k, nn;
+	double t0;
+
+	fou_gw_params_get(b->gw, &p);
+	nn = RTE_MIN(nt, p.max_neighs - fou_neigh_list(b->gw, NULL, 0, 0));
+	printf("operation,count,seconds,us_per_op\n");
+	t0 = fou_mb_now();
+	for (k = 0; k < nt; k++) {
+		fou_tunnel_conf_default(&c);
+		snprintf(c.name, sizeof(c.name), "t%u", k);
+		c.type = IPPROTO_IPIP;
+		c.local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
+		c.remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
+		c.encap_dport = FOU_MB_FOU_PORT;
+		if (fou_tunnel_add(b->gw, &c, &err) != 0)
+			fou_mb_die("tunnel add", &err);
+	}
+	fou_mb_control_row("tunnel_add", nt, t0);
+	t0 = fou_mb_now();
+	for (k = 0; k < nt; k++) {
+		ip = fou_mb_ip4(FOU_MB_TUNNET(k), 24);
+		snprintf(c.name, sizeof(c.name), "t%u", k);
+		if (fou_route_add_tunnel(b->gw, &ip, c.name, &err) != 0)
+			fou_mb_die("route into a tunnel", &err);
+	}
+	b->nb_tunnels = nt;
+	fou_mb_control_row("route_add_tunnel", nt, t0);
+	t0 = fou_mb_now();
+	fou_mb_grow_routes(b, nr);
+	fou_mb_control_row("route_add", nr, t0);
+	t0 = fou_mb_now();
+	for (k = 0; k < nn; k++) {
+		const struct rte_ether_addr mac = { { 0x02, 0x01, 0, 0, (uint8_t)(k >> 8),
+						       (uint8_t)k } };
+
+		ip = fou_mb_neigh_ip(k);
+		if (fou_neigh_add(b->gw, &ip, 1, &mac, &err) != 0)
+			fou_mb_die("neighbour add", &err);
+	}
+	fou_mb_control_row("neigh_add", nn, t0);
+	t0 = fou_mb_now();
+	for (k = 0; k < nr; k++) {
+		ip = fou_mb_ip4(b->routes[k].prefix, b->routes[k].plen);
+		if (fou_route_del(b->gw, &ip, &err) != 0)
+			fou_mb_die("route delete", &err);
+	}
+	fou_mb_control_row("route_del", nr, t0);
+	t0 = fou_mb_now();
+	for (k = 0; k < nn; k++) {
+		ip = fou_mb_neigh_ip(k);
+		if (fou_neigh_del(b->gw, &ip, 1, &err) != 0)
+			fou_mb_die("neighbour delete", &err);
+	}
+	fou_mb_control_row("neigh_del", nn, t0);
+	t0 = fou_mb_now();
+	for (k = 0; k < nt; k++) {
+		snprintf(c.name, sizeof(c.name), "t%u", k);
+		if (fou_tunnel_del(b->gw, c.name, &err) != 0)
+			fou_mb_die("tunnel delete (with its route)", &err);
+	}
+	fou_mb_control_row("tunnel_del", nt, t0);
+}
+
 /* --- options ----------------------------------------------------------- */
 
 static void
@@ -549,11 +652,13 @@ fou_mb_usage(void)
 	fprintf(stderr,
 		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap]\n"
 		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
-		"                      [--cpu N] [--mem MB]\n"
+		"                      [--cpu N] [--mem MB] [--control]\n"
 		"  tunnels grow along the list at the first route count, then routes\n"
 		"  grow along theirs at the last tunnel count (both ascending).\n"
 		"  defaults: --tunnels 1,1000,65536 --routes 10,10000,1000000 --flows 65536\n"
-		"            --bursts 4000 --passes 5 --size 64 (inner IP packet bytes)\n");
+		"            --bursts 4000 --passes 5 --size 64 (inner IP packet bytes)\n"
+		"  --control: time adding and deleting the last tunnel and route counts\n"
+		"             (and neighbours) through fou.h instead of the stages\n");
 }
 
 static int
@@ -603,6 +708,7 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		{ "size", required_argument, NULL, 'z' },
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "mem", required_argument, NULL, 'm' },
+		{ "control", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t v;
@@ -637,6 +743,9 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		case 'c':
 			ret = fou_parse_u32(optarg, CPU_SETSIZE - 1, &v);
 			*cpu = (int)v;
+			break;
+		case 'C':
+			o->control = true;
 			break;
 		default:
 			ret = -1;
@@ -692,6 +801,10 @@ main(int argc, char **argv)
 	fou_mb_eal(argv[0], cpu, b.o.mem_mb);
 	fou_mb_mbufs(&b);
 	fou_mb_gw_create(&b);
+	if (b.o.control) {
+		fou_mb_control(&b);
+		goto out;
+	}
 	b.tsc_overhead = fou_mb_tsc_overhead();
 	printf("stage,tunnels,routes,inner_bytes,flows,packets,cycles_per_pkt,cycles_per_pkt_min,"
 	       "reset_cycles_per_pkt,tsc_mhz\n");
@@ -699,6 +812,7 @@ main(int argc, char **argv)
 		fou_mb_level(&b, b.o.tunnels[i], b.o.routes[0]);
 	for (i = 1; i < b.o.nb_routes; i++)
 		fou_mb_level(&b, b.o.tunnels[b.o.nb_tunnels - 1], b.o.routes[i]);
+out:
 	rte_pktmbuf_free_bulk(b.ring, RTE_DIM(b.ring));
 	fou_lcore_free(b.lc);
 	fou_gw_free(b.gw);

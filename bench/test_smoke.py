@@ -85,6 +85,20 @@ class BenchTiny(unittest.TestCase):
                 self.assertRegex(x['function'], r'^\S+:\w+', x)
                 positive(self, x['instructions_per_pkt'], 'instructions of %s' % (x,))
 
+    def test_control_csv(self):
+        r = rows(os.path.join(self.out, 'control.csv'))
+        self.assertEqual([x['operation'] for x in r],
+                         ['tunnel_add', 'route_add_tunnel', 'route_add', 'neigh_add',
+                          'route_del', 'neigh_del', 'tunnel_del'])
+        counts = {x['operation']: int(x['count']) for x in r}
+        self.assertEqual(counts['tunnel_add'], 10)
+        self.assertEqual(counts['route_add'], 100)
+        self.assertEqual(counts['route_del'], 100)
+        self.assertGreater(counts['neigh_add'], 0)
+        for x in r:
+            for col in ('seconds', 'us_per_op'):
+                self.assertGreaterEqual(float(x[col]), 0, '%s of %s' % (col, x))
+
     def test_gro_csv(self):
         r = rows(os.path.join(self.out, 'gro.csv'))
         self.assertEqual([x['case'] for x in r], ['gro off', 'gro on, egress mtu 1500 (rte_gso)',
@@ -105,6 +119,7 @@ class BenchTiny(unittest.TestCase):
         self.assertIn('| encap | 10 | 100 |', text)
         self.assertIn('Machine: ', text)
         self.assertIn('| gro on, egress mtu 9000 (whole) |', text)
+        self.assertIn('| tunnel_add | 10 |', text)
 
 
 if __name__ == '__main__':
