@@ -1411,7 +1411,7 @@ test_gw_create_enomem(void **state)
 	for (i = 0; i < n; i++)
 		fou_gw_free(gws[i]);
 	assert_true(n < RTE_DIM(gws));
-	/* with -m 512 two gateways fit (see unit_eal_init) */
+	/* with -m 512 three gateways fit (see unit_eal_init) */
 	if (strstr(err.msg, "cannot allocate the gateway tables") == NULL ||
 	    strstr(err.msg, strerror(ENOMEM)) == NULL)
 		fail_msg("after %u gateways: \"%s\" does not say \"%s\"", n, err.msg,
@@ -1628,7 +1628,7 @@ test_del_route(void **state)
 	BAD_DEL_ARGS(gw, "route", t);
 	UNIT_DEL(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2");
 	EXPECT_GOLDEN_DROP(gw, FOU_DROP_NO_ROUTE);
-	/* a default route is found after the LPM misses, and goes too */
+	/* a default route is found after the FIB misses, and goes too */
 	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2");
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
 	assert_int_equal(fou_parse_ip("0.0.0.0/0", true, &def, NULL), 0);

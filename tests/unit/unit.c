@@ -52,9 +52,10 @@ unit_eal_init(const char *prog)
 	/*
 	 * No hugepages, no shared runtime files and no telemetry socket, so
 	 * that test binaries run side by side and without root (--in-memory
-	 * would do the same but EAL refuses it with --no-huge). A gateway
-	 * takes about 200 MB (the rte_lpm and rte_lpm6 tables): 512 MB hold
-	 * two, which test_forward and test_stmt need.
+	 * would do the same but EAL refuses it with --no-huge). A gateway of
+	 * the default sizes takes about 141 MiB (most of it the first levels
+	 * of rte_fib and rte_fib6, 32 MiB each, and their RIBs): 512 MB hold
+	 * three; test_forward and test_stmt need two.
 	 */
 	char *argv[] = {
 		(char *)prog, "-l", lcore, "--no-huge", "-m", "512", "--no-pci",
