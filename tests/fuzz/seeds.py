@@ -116,7 +116,7 @@ def encap_seeds(src, out, nb_tunnels=13):
 
 def readme_statements(src):
     readme = open(os.path.join(src, "README.md")).read()
-    names = "port|addr|route|tunnel|sport-range|icmp-rate|neigh|link"
+    names = "port|addr|route|tunnel|sport-range|icmp-rate|neigh|link|limits"
     return [f"{n} {a}" for n, a in re.findall(rf"`--({names}) ([^`\s]+)`", readme)
             if "\\" not in a and "|" not in a and "[" not in a]
 
@@ -152,7 +152,8 @@ def args_seeds(src, out):
             write(out, "args", f"--{name}\n{arg}".encode())
     for extra in ("--help", "--config\nok.conf", "--config\nbad.conf\n--port\n5555:ipip",
                   "--config\ndir", "--config\nmissing.conf", "--idle-exit\n500",
-                  "--port=5557:sit\n--config=empty.conf", "-x", "--port", "stray"):
+                  "--port=5557:sit\n--config=empty.conf", "-x", "--port", "stray",
+                  "--limits\ntunnels=16,neigh=64"):
         write(out, "args", extra.encode())
 
 
