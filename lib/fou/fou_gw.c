@@ -121,6 +121,17 @@ fou_fib_2b(const struct fou_gw_params *p, uint32_t groups)
 	return p->max_nexthops + FOU_FIB_NH0 <= INT16_MAX && groups <= INT16_MAX;
 }
 
+/* A FIB's name names its RIB's mempool ("MP_" in front), that pool's ring
+ * ("MP_") and the ring's memzone ("RG_"), which holds 31 characters: 22
+ * for the name, of which the pointer may take 14 (fou_obj_name() is too
+ * long). */
+static const char *
+fou_fib_name(char *buf, size_t len, int family, const struct fou_gw *gw)
+{
+	snprintf(buf, len, "fib%d_%p", family, (const void *)gw);
+	return buf;
+}
+
 static int
 fou_gw_fibs_create(struct fou_gw *gw)
 {
@@ -130,7 +141,7 @@ fou_gw_fibs_create(struct fou_gw *gw)
 
 	/* rte_fib makes its RIB with twice the routes in nodes: the branch
 	 * nodes of a full tree fit too */
-	gw->fib4 = rte_fib_create(fou_obj_name(name, sizeof(name), "fib4", gw), p->socket_id,
+	gw->fib4 = rte_fib_create(fou_fib_name(name, sizeof(name), 4, gw), p->socket_id,
 		&(struct rte_fib_conf){
 			.type = RTE_FIB_DIR24_8,
 			.default_nh = FOU_FIB_NONE,
@@ -144,7 +155,7 @@ fou_gw_fibs_create(struct fou_gw *gw)
 		});
 	if (gw->fib4 == NULL)
 		return -1;
-	gw->fib6 = rte_fib6_create(fou_obj_name(name, sizeof(name), "fib6", gw), p->socket_id,
+	gw->fib6 = rte_fib6_create(fou_fib_name(name, sizeof(name), 6, gw), p->socket_id,
 		&(struct rte_fib6_conf){
 			.type = RTE_FIB6_TRIE,
 			.default_nh = FOU_FIB_NONE,
