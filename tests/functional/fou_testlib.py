@@ -814,13 +814,16 @@ class Traffic:
                                    l3=l3 if l3 is not None else forwarded_l3(inner, ecn),
                                    decap=decap_key(frame, self.gre_ports), rx=rx))
 
-    def drop(self, name, frame, reason, decap=None, rx=0, plain=False):
-        """plain: frame is not FOU for us (an IP packet routed as it is)."""
+    def drop(self, name, frame, reason, decap=None, rx=0, plain=False, icmp=None):
+        """plain: frame is not FOU for us (an IP packet routed as it is).
+        icmp: the kind of the ICMP message the gateway built in answer (so
+        counted as sent), which waited for a neighbour and is the drop."""
         assert reason in DROP_REASONS, reason
+        assert icmp is None or icmp in ICMP_KINDS, icmp
         frame = bytes(frame)
         if decap is None and reason in POST_DECAP_DROPS and not plain:
             decap = decap_key(frame, self.gre_ports)
-        self.cases.append(Expected(name, frame, reason=reason, decap=decap, rx=rx))
+        self.cases.append(Expected(name, frame, reason=reason, decap=decap, rx=rx, icmp=icmp))
 
     def route(self, name, frame, port, eth_dst, rx=0, ecn=None):
         """frame is an IP packet not for us: it must leave on port to
