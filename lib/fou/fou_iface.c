@@ -124,6 +124,8 @@ fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac
 	/* A packet in flight may see half of a new MAC address: the data
 	 * path does not stop for a link change, as a NIC's filter would not. */
 	gw->iface[port].mac = *mac;
+	gw->iface[port].ll_nh = (struct fou_nexthop){
+		.type = FOU_NH_CONNECTED, .family = AF_INET6, .port = port };
 	__atomic_store_n(&gw->iface[port].mtu, mtu, __ATOMIC_RELEASE);
 	__atomic_store_n(&gw->iface[port].enabled, 1, __ATOMIC_RELEASE);
 	fou_gw_sync(gw);
