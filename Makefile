@@ -105,7 +105,7 @@ $(FUZZ_BUILD)/build.ninja:
 fuzz-build: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) -j2
 
-# README "Fuzzing": each target for FUZZ_SECONDS, or FUZZ_RUNS executions.
+# doc/testing.md, "Fuzzing": each target for FUZZ_SECONDS, or FUZZ_RUNS executions.
 fuzz: fuzz-build
 	/usr/bin/python3 tests/fuzz/run --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) \
 		$(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) $(FUZZ_TARGETS)
@@ -116,7 +116,7 @@ fuzz-smoke: fuzz-build
 
 test: check
 
-# README "Performance": dpdk-fou beside dpdk-testpmd, cycles and instructions
+# doc/performance.md: dpdk-fou beside dpdk-testpmd, cycles and instructions
 # per packet per stage; results in $(BUILD)/bench-results. About 7 minutes;
 # BENCH_ARGS=--quick about 1.
 bench: build

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The rules lib/fou's layout keeps (README "Layout"), checked on the sources.
+"""The rules lib/fou's layout keeps (doc/layout.md), checked on the sources.
 
 - No include cycle among lib/fou's files.
 - The text layer (statements, config files, telemetry) includes public

@@ -274,7 +274,7 @@ static void
 test_stmt_rank_usage(void **state)
 {
 	(void)state;
-	/* the README's order: sport-range, icmp-rate, link, gro, addr, neigh, port, tunnel,
+	/* doc/running.md's order: sport-range, icmp-rate, link, gro, addr, neigh, port, tunnel,
 	 * route */
 	static const char *const order[] = { "sport-range", "icmp-rate", "link", "gro", "addr",
 					     "neigh", "port", "tunnel", "route" };
