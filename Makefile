@@ -7,6 +7,11 @@
 #   make bench   install, build, run the benchmark (bench/run; BENCH_ARGS=--quick)
 #   make fuzz    install, build the libFuzzer targets with clang, run each for
 #                FUZZ_SECONDS (FUZZ_RUNS=N: N executions; FUZZ_TARGETS: which)
+#   make install build and install dpdk-fou, fouctl, the man pages, the systemd
+#                unit and the example configuration (doc/deploying.md) under
+#                PREFIX (/usr/local), the configuration under SYSCONFDIR (/etc),
+#                all under DESTDIR when given; make uninstall takes them away
+#                but for the configuration the operator edits
 
 BUILD ?= build
 # The same sources built with AddressSanitizer (LeakSanitizer included) and
@@ -39,7 +44,7 @@ FUZZ_RUNS ?=
 FUZZ_TARGETS ?=
 
 .PHONY: all deps build build-asan demo check check-asan test bench clean fuzz-build fuzz \
-	fuzz-smoke
+	fuzz-smoke install uninstall
 
 all: build
 
@@ -121,6 +126,23 @@ test: check
 # BENCH_ARGS=--quick about 1.
 bench: build
 	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)
+
+# Only meson: no Debian package is installed and no test is run. The
+# configuration stays in /etc whatever the prefix, where systemd and
+# operators look for it; the files an operator edits there are never
+# replaced (config/install-conffile.sh). meson install builds what is not.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+
+install: $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dprefix=$(PREFIX) -Dsysconfdir=$(SYSCONFDIR)
+	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
+
+# What the last make install (or meson install) of $(BUILD) installed, from
+# its log; SYSCONFDIR's dpdk-fou/dpdk-fou.conf and default/dpdk-fou stay.
+uninstall:
+	ninja -C $(BUILD) uninstall
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
