@@ -572,6 +572,7 @@ main(int argc, char **argv)
 	if (optind >= argc)
 		fouctl_usage_error("no command");
 	ret = fouctl_run(&c, argc - optind, argv + optind);
+	fouctl_close(&c);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		fouctl_die("writing the output: %s", strerror(errno));
 	return ret;

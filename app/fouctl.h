@@ -42,6 +42,8 @@ double fouctl_seconds(const char *opt, const char *s, bool zero_ok);
  * any other error reply, no reply or no gateway ends fouctl with a message.
  */
 json_t *fouctl_cmd(struct fouctl *c, const char *cmd, const char *param);
+/* The connection closed, if one was opened. */
+void fouctl_close(struct fouctl *c);
 /*
  * Every page of a paged table (offset=N, "next") merged into one object
  * shaped as a single page: {"count": N, "offset": 0, entries...}.

@@ -30,8 +30,8 @@
 /* Agreed with the gateway: -EAGAIN until its commands work; DPDK's
  * telemetry carries errno values negated. */
 #define FOUCTL_NOT_READY (-EAGAIN)
-/* A reply never takes long: commands run on a telemetry thread, never
- * behind the workers, so a silent gateway is a stuck one. */
+/* A reply never takes long: a command waits at most for each worker's
+ * next pass through its loop, so a gateway silent for seconds is stuck. */
 #define FOUCTL_REPLY_MIN_S 5.0
 
 void
@@ -289,6 +289,16 @@ fouctl_cmd(struct fouctl *c, const char *cmd, const char *param)
 	json_incref(v);
 	json_decref(root);
 	return v;
+}
+
+void
+fouctl_close(struct fouctl *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(c->buf);
+	c->buf = NULL;
 }
 
 bool
