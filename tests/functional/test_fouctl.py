@@ -356,22 +356,28 @@ class WithGateway(FouctlCase):
         self.assertNotIn('\x1b', p.stdout, 'no escape codes without a terminal')
         blocks = re.split(r'\n(?=\d\d:\d\d:\d\d, per second over )', p.stdout)
         self.assertEqual(len(blocks), 3, p.stdout)
+        # traffic loops without end; which interval a busy machine starves
+        # the worker in is not up to the test, so: in some interval
+        rates = []
         for b in blocks:
             self.assertRegex(b, r'^\d\d:\d\d:\d\d, per second over \d+\.\d\d s: rx \S+ tx \S+ '
                                 r'dropped \S+\n\nport  rx pkt/s  rx bit/s  tx pkt/s  tx bit/s\n')
             rows = {l.split()[0]: l.split()[1:] for l in b.splitlines() if l.strip()}
-            self.assertNotEqual(rows['0'][0], '0', 'port 0 receives')
-            self.assertNotEqual(rows['fou-ipip'][0], '0', 'fou-ipip decapsulates')
+            rates.append((rows['0'][0], rows.get('fou-ipip', ['0'])[0]))
+        self.assertTrue(any(r[0] != '0' and r[1] != '0' for r in rates), p.stdout)
         p = run(['-p', gw.prefix, '-j', 'stats', '-w', '0.2', '-c', '2'])
         self.assertEqual(p.returncode, 0)
-        lines = p.stdout.splitlines()
+        lines = [json.loads(line) for line in p.stdout.splitlines()]
         self.assertEqual(len(lines), 2)
-        for line in lines:
-            r = json.loads(line)
-            self.assertGreater(r['ports']['0']['rx_pps'], 0)
-            self.assertGreater(r['ports']['0']['rx_bps'], 8 * 60 * r['ports']['0']['rx_pps'])
-            self.assertGreater(r['tunnels']['fou-ipip']['rx_pps'], 0)
+        for r in lines:
+            self.assertEqual(set(r['ports']), {'0', '1'})
+            self.assertEqual(set(r['tunnels']), {'fou-ipip', 'fou-gre', 'fou-sit'})
             self.assertIn('no_route', r['drops'])
+            self.assertGreater(r['interval'], 0)
+        self.assertTrue(any(r['ports']['0']['rx_pps'] > 0 and
+                            r['tunnels']['fou-ipip']['rx_pps'] > 0 and
+                            r['ports']['0']['rx_bps'] > 8 * 60 * r['ports']['0']['rx_pps']
+                            for r in lines), lines)
 
         # SIGINT ends the view between blocks: exit 0
         w = self.watch(gw)
@@ -509,7 +515,9 @@ class FakeServer(FouctlCase):
         self.fails(sock + ['-t', '0.5', 'route', 'show'],
                    re.escape('dpdk-fou is not ready after 0.5 s') + '$')
         self.assertGreaterEqual(time.monotonic() - t0, 0.5)
-        self.assertGreaterEqual(len(s.received), 4)
+        # asked again at least once (how often a loaded machine lets it is
+        # not the point)
+        self.assertGreaterEqual(len(s.received), 2)
         self.assertTrue(all(m == '/fou/routes,offset=0' for _, m in s.received))
         n = len(s.received)
         self.fails(sock + ['-t', '0', 'stats'], re.escape('dpdk-fou is not ready after 0 s'))
