@@ -509,6 +509,29 @@ class FakeServer(FouctlCase):
         gaps = [b[0] - a[0] for a, b in zip(s.received, s.received[1:])]
         self.assertTrue(all(g >= 0.09 for g in gaps), gaps)
 
+    def test_commands_not_yet_registered_are_waited_for(self):
+        # the socket exists from EAL's start, the /fou commands a moment
+        # later: DPDK answers null for them and lists none
+        asked = []
+
+        def reply(m, n):
+            if m == '/':
+                return ['/', '/info']
+            asked.append(m)
+            if len(asked) <= 2:
+                return b'{"/fou/config": null}'
+            return {'count': 1, 'offset': 0, '0': ['port', '5555:ipip']}
+        s, sock = self.serve(reply)
+        p = run(sock + ['config'])
+        self.assertEqual((p.returncode, p.stdout, p.stderr), (0, 'port = 5555:ipip\n', ''))
+        self.assertEqual([m for _, m in s.received], ['/fou/config,offset=0', '/'] * 2 +
+                         ['/fou/config,offset=0'])
+        # a DPDK application without them, after --timeout
+        _, sock = self.serve(lambda m, n: ['/', '/info'] if m == '/' else
+                             b'{"/fou/stats": null}')
+        self.fails(sock + ['-t', '0.3', 'stats'],
+                   re.escape('no /fou commands after 0.3 s: is it dpdk-fou?'))
+
     def test_not_ready_until_the_timeout(self):
         s, sock = self.serve(lambda m, n: NOT_READY)
         t0 = time.monotonic()
