@@ -23,13 +23,13 @@ ASAN_MESON_OPTS = -Db_sanitize=address,undefined -Db_lundef=false \
 DEMO_OUT ?= $(BUILD)/demo
 MESON_TEST_ARGS ?= --print-errorlogs
 
-# Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
+# Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py), jansson (fouctl),
 # the build, the tests (cmocka, scapy, tshark), the interop test's Linux peer
 # VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2), the
 # benchmark (valgrind for callgrind, matplotlib for the charts), the fuzz
 # targets (clang with its libFuzzer and sanitizer runtimes), the install
 # test's rendering of the man pages (groff, man).
-DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
+DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev libjansson-dev \
 	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2 \
 	valgrind python3-matplotlib clang libclang-rt-14-dev groff-base man-db
