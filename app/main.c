@@ -250,12 +250,25 @@ main(int argc, char **argv)
 	struct fou_err err = { "" };
 	struct rte_mempool *mp = NULL, *indirect = NULL;
 	struct fou_lcore *ctl = NULL;
-	struct fou_gw *gw;
+	struct fou_gw *gw = NULL;
 	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
 	uint16_t port;
 	int ret, status = FOU_APP_EXIT_USAGE;
 	bool started[RTE_MAX_ETHPORTS] = { false }, ok;
 
+	/*
+	 * Before the EAL opens the telemetry socket, as DPDK's libraries
+	 * register theirs (from constructors): a client that connects as soon
+	 * as the socket appears gets "not ready" (-EAGAIN) until
+	 * fou_telemetry_start(), never an unknown command (null) that a
+	 * script might take for done.
+	 */
+	ret = fou_telemetry_register();
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-fou: cannot register the telemetry commands: %s\n",
+			strerror(-ret));
+		return FOU_APP_EXIT_USAGE;
+	}
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "dpdk-fou: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
@@ -352,16 +365,16 @@ main(int argc, char **argv)
 	/* from here on a link change goes to the ethdev too, and telemetry
 	 * commands are the only writer */
 	fou_gw_ports_running(gw);
-	if (fou_telemetry_register(gw) != 0)
-		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_remote_launch(fou_worker_main, &workers[lcore], lcore);
+	/* the telemetry commands are the only writer from now on */
+	fou_telemetry_start(gw);
 
 	uint64_t t0 = rte_get_timer_cycles();
 
 	fou_app_monitor(gw, ctl, &opts);
+	fou_telemetry_stop();		/* no command changes what the summary reads */
 	rte_eal_mp_wait_lcore();
-	fou_telemetry_stop(gw);		/* no command changes what the summary reads */
 	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
@@ -369,6 +382,7 @@ main(int argc, char **argv)
 	status = ok ? EXIT_SUCCESS : EXIT_FAILURE;
 
 out:
+	fou_telemetry_stop();		/* a start that failed answers "stopping" */
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);
