@@ -8,7 +8,8 @@
  * startup lines, link changes); the exit summary is printed on stdout for
  * scripts, and the errors that stop it before it starts go to stderr.
  * The telemetry commands exist before rte_eal_init() opens their socket
- * and work once the workers run (fou_telemetry_start()).
+ * and work once the workers run, when systemd hears READY=1
+ * (fou_telemetry_start(), fou_app_notify()).
  */
 #include <inttypes.h>
 #include <signal.h>
@@ -446,13 +447,17 @@ main(int argc, char **argv)
 	fou_gw_ports_running(gw);
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_remote_launch(fou_worker_main, &workers[lcore], lcore);
-	/* the telemetry commands are the only writer from now on */
+	/* the telemetry commands are the only writer from now on; once they
+	 * work the gateway is ready */
 	fou_telemetry_start(gw);
+	fou_app_notify("READY=1\nSTATUS=forwarding: %u ports, %u worker lcores", nb_ports,
+		       nb_workers);
 
 	uint64_t t0 = rte_get_timer_cycles();
 
 	fou_app_monitor(gw, ctl, &opts);
 	fou_telemetry_stop();		/* no command changes what the summary reads */
+	fou_app_notify("STOPPING=1\nSTATUS=stopping");
 	rte_eal_mp_wait_lcore();
 	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
 	printf("dpdk-fou: stopped after %.2f s\n",
