@@ -216,6 +216,8 @@ fou_app_args(int argc, char **argv, struct fou_gw *gw, struct fou_app_opts *opts
 		ret = fou_stmt_apply(gw, stmts.v[i].name, stmts.v[i].arg, &err);
 		if (ret < 0)
 			fprintf(stderr, "dpdk-fou: %s: %s\n", stmts.v[i].origin, err.msg);
+		else
+			FOU_LOG(DEBUG, ctl, "config: %s: ok", stmts.v[i].origin);
 	}
 	fou_app_stmts_free(&stmts);
 	return ret < 0 ? -1 : 0;

@@ -115,11 +115,18 @@ fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac
 		return -EINVAL;
 	}
 	if (gw->ports_running) {
+		char s[RTE_ETHER_ADDR_FMT_SIZE];
 		bool promisc;
 		int ret = fou_iface_ethdev(port, mac, mtu, &promisc, err);
 
 		if (ret < 0)
 			return ret;
+		if (promisc) {
+			/* as the app's start says it (app/port.c) */
+			rte_ether_format_addr(s, sizeof(s), mac);
+			FOU_LOG(WARNING, port, "dpdk-fou: port %u cannot change its MAC address; "
+				"%s is used in software, port in promiscuous mode", port, s);
+		}
 	}
 	/* A packet in flight may see half of a new MAC address: the data
 	 * path does not stop for a link change, as a NIC's filter would not. */
