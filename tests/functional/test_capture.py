@@ -108,22 +108,23 @@ def unusable():
 class Hugepages:
     """pages free 2 MB hugepages on a hugetlbfs mount of the test's own
     (--huge-dir), limited to that many; what the kernel had to reserve for
-    them is given back by close(). unavailable: why not, else None."""
+    them is given back by close() (as a difference: a reservation someone
+    else makes meanwhile stays). unavailable: why not, else None."""
 
     def __init__(self, pages):
         self.dir = None
-        self.old = None
+        self.added = 0
         self.unavailable = None
         nr_path = os.path.join(HUGE_SYSFS, 'nr_hugepages')
         free = _read_int(os.path.join(HUGE_SYSFS, 'free_hugepages'))
         if free < pages:
-            self.old = _read_int(nr_path)
+            old = _read_int(nr_path)
             try:
-                _write_int(nr_path, self.old + pages - free)
+                _write_int(nr_path, old + pages - free)
             except OSError as e:
-                self.old = None
                 self.unavailable = 'cannot reserve hugepages (%s): %s' % (nr_path, e)
                 return
+            self.added = max(_read_int(nr_path) - old, 0)
             free = _read_int(os.path.join(HUGE_SYSFS, 'free_hugepages'))
             if free < pages:
                 self.close()
@@ -150,9 +151,10 @@ class Hugepages:
             subprocess.run(['umount', self.dir], check=True)
             os.rmdir(self.dir)
             self.dir = None
-        if self.old is not None:
-            _write_int(os.path.join(HUGE_SYSFS, 'nr_hugepages'), self.old)
-            self.old = None
+        if self.added:
+            nr_path = os.path.join(HUGE_SYSFS, 'nr_hugepages')
+            _write_int(nr_path, max(_read_int(nr_path) - self.added, 0))
+            self.added = 0
 
 
 class Netns:
