@@ -16,6 +16,7 @@
 
 struct fou_app_opts {
 	uint32_t idle_exit_ms;	/* 0 = run until a signal */
+	bool no_pdump;		/* dpdk-dumpcap cannot attach */
 };
 
 /* Parse the application arguments (after EAL's) and apply them to gw.

@@ -29,6 +29,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pdump.h>
 #include <rte_random.h>
 
 #include "app.h"
@@ -334,7 +335,7 @@ main(int argc, char **argv)
 	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
 	uint16_t port;
 	int ret, status = FOU_APP_EXIT_USAGE;
-	bool started[RTE_MAX_ETHPORTS] = { false }, ok;
+	bool started[RTE_MAX_ETHPORTS] = { false }, pdump = false, ok;
 
 	fou_app_log_init(argc, argv);
 	/*
@@ -442,6 +443,18 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		goto out;
 	}
+	/* Only now: a capture asked for before the ports have their queues
+	 * would be refused. rte_pdump installs its RX/TX callbacks when a
+	 * dpdk-dumpcap starts and removes them when it stops, so a gateway
+	 * nobody captures from runs its bursts as if this were not here. */
+	if (!opts.no_pdump && rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		if (rte_pdump_init() != 0) {
+			fprintf(stderr, "dpdk-fou: cannot initialise packet capture (rte_pdump): %s"
+				" (--no-pdump runs without it)\n", rte_strerror(rte_errno));
+			goto out;
+		}
+		pdump = true;
+	}
 	fou_app_print_config(gw, ports);
 	/* from here on a link change goes to the ethdev too */
 	fou_gw_ports_running(gw);
@@ -471,6 +484,9 @@ out:
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);
 	fou_lcore_free(ctl);
+	/* the workers are stopped: no callback of a capture still running */
+	if (pdump)
+		rte_pdump_uninit();
 	RTE_ETH_FOREACH_DEV(port) {
 		if (started[port])
 			rte_eth_dev_stop(port);
