@@ -7,6 +7,11 @@
 #   make bench   install, build, run the benchmark (bench/run; BENCH_ARGS=--quick)
 #   make fuzz    install, build the libFuzzer targets with clang, run each for
 #                FUZZ_SECONDS (FUZZ_RUNS=N: N executions; FUZZ_TARGETS: which)
+#   make install build and install dpdk-fou, fouctl, the man pages, the systemd
+#                unit and the example configuration (doc/deploying.md) under
+#                PREFIX (/usr/local), the configuration under SYSCONFDIR (/etc),
+#                all under DESTDIR when given; make uninstall takes them away
+#                but for the configuration the operator edits
 
 BUILD ?= build
 # The same sources built with AddressSanitizer (LeakSanitizer included) and
@@ -18,15 +23,16 @@ ASAN_MESON_OPTS = -Db_sanitize=address,undefined -Db_lundef=false \
 DEMO_OUT ?= $(BUILD)/demo
 MESON_TEST_ARGS ?= --print-errorlogs
 
-# Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py),
+# Debian 12 packages: DPDK 22.11 (libs, PMDs, testpmd, dpdk-telemetry.py), jansson (fouctl),
 # the build, the tests (cmocka, scapy, tshark), the interop test's Linux peer
 # VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2), the
 # benchmark (valgrind for callgrind, matplotlib for the charts), the fuzz
-# targets (clang with its libFuzzer and sanitizer runtimes).
-DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev \
+# targets (clang with its libFuzzer and sanitizer runtimes), the install
+# test's rendering of the man pages (groff, man).
+DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev libjansson-dev \
 	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2 \
-	valgrind python3-matplotlib clang libclang-rt-14-dev
+	valgrind python3-matplotlib clang libclang-rt-14-dev groff-base man-db
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -39,7 +45,7 @@ FUZZ_RUNS ?=
 FUZZ_TARGETS ?=
 
 .PHONY: all deps build build-asan demo check check-asan test bench clean fuzz-build fuzz \
-	fuzz-smoke
+	fuzz-smoke install uninstall
 
 all: build
 
@@ -105,7 +111,7 @@ $(FUZZ_BUILD)/build.ninja:
 fuzz-build: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD) -j2
 
-# README "Fuzzing": each target for FUZZ_SECONDS, or FUZZ_RUNS executions.
+# doc/testing.md, "Fuzzing": each target for FUZZ_SECONDS, or FUZZ_RUNS executions.
 fuzz: fuzz-build
 	/usr/bin/python3 tests/fuzz/run --build $(FUZZ_BUILD) --seconds $(FUZZ_SECONDS) \
 		$(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS)) $(FUZZ_TARGETS)
@@ -116,11 +122,28 @@ fuzz-smoke: fuzz-build
 
 test: check
 
-# README "Performance": dpdk-fou beside dpdk-testpmd, cycles and instructions
+# doc/performance.md: dpdk-fou beside dpdk-testpmd, cycles and instructions
 # per packet per stage; results in $(BUILD)/bench-results. About 7 minutes;
 # BENCH_ARGS=--quick about 1.
 bench: build
 	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)
+
+# Only meson: no Debian package is installed and no test is run. The
+# configuration stays in /etc whatever the prefix, where systemd and
+# operators look for it; the files an operator edits there are never
+# replaced (config/install-conffile.sh). meson install builds what is not.
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+
+install: $(BUILD)/build.ninja
+	meson configure $(BUILD) -Dprefix=$(PREFIX) -Dsysconfdir=$(SYSCONFDIR)
+	meson install -C $(BUILD) $(if $(DESTDIR),--destdir "$(DESTDIR)")
+
+# What the last make install (or meson install) of $(BUILD) installed, from
+# its log; SYSCONFDIR's dpdk-fou/dpdk-fou.conf and default/dpdk-fou stay.
+uninstall:
+	ninja -C $(BUILD) uninstall
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

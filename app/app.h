@@ -19,6 +19,7 @@ struct fou_app_stmts;
 struct fou_app_opts {
 	uint32_t idle_exit_ms;	/* 0 = run until a signal */
 	struct fou_app_stmts *stmts;	/* read, for fou_app_args_apply() */
+	bool no_pdump;		/* dpdk-dumpcap cannot attach */
 };
 
 /*
@@ -71,6 +72,15 @@ struct fou_worker {
 } __rte_cache_aligned;
 
 extern volatile bool fou_app_quit;
+
+/* Before rte_eal_init(): rte_log's messages to stdout, with their
+ * priority when stdout is systemd's journal, to syslog with --syslog
+ * (app/log.c). */
+void fou_app_log_init(int argc, char **argv);
+
+/* One sd_notify datagram ("READY=1", "STOPPING=1", "STATUS=...", lines
+ * joined by '\n') to $NOTIFY_SOCKET if systemd gave one (app/notify.c). */
+int fou_app_notify(const char *fmt, ...) __rte_format_printf(1, 2);
 
 /* Worker number idx (0-based) of nb: TX queue idx on every port, RX queue
  * idx where the port has that many. */

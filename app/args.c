@@ -49,6 +49,8 @@ fou_app_usage(const char *prgname)
 	       "  --config FILE                read statements from FILE\n"
 	       "  --idle-exit MS               stop once no packet has arrived for MS milliseconds\n"
 	       "                               (offline runs over pcap files)\n"
+	       "  --no-pdump                   do not initialise rte_pdump: dpdk-dumpcap cannot\n"
+	       "                               capture from this gateway\n"
 	       "  --help                       this text\n");
 }
 
@@ -138,6 +140,7 @@ fou_app_stmt_cmp(const void *a, const void *b)
 enum {
 	OPT_CONFIG = 256,
 	OPT_IDLE_EXIT,
+	OPT_NO_PDUMP,
 	OPT_HELP,
 	OPT_STMT,	/* + the statement's rank */
 };
@@ -152,7 +155,7 @@ int
 fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
 		   struct fou_app_opts *opts)
 {
-	struct option longopts[FOU_APP_MAX_STMTS + 4];
+	struct option longopts[FOU_APP_MAX_STMTS + 5];
 	struct fou_app_stmts *stmts;
 	struct fou_err err = { "" };
 	unsigned int i, n;
@@ -164,6 +167,7 @@ fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
 					       OPT_STMT + (int)i };
 	longopts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
 	longopts[i++] = (struct option){ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT };
+	longopts[i++] = (struct option){ "no-pdump", no_argument, NULL, OPT_NO_PDUMP };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
 	longopts[i] = (struct option){ NULL, 0, NULL, 0 };
 
@@ -191,15 +195,18 @@ fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
 				ret = -1;
 			}
 			break;
+		case OPT_NO_PDUMP:
+			opts->no_pdump = true;
+			break;
 		case OPT_HELP:
 			fou_app_usage(argv[0]);
 			fou_app_stmts_free(stmts);
 			return 1;
 		case '?':
 			/* optopt: the long option's value when its argument is
-			 * missing (or given to --help), the character of an
+			 * missing (or given to an option that takes none), the character of an
 			 * unknown short option, 0 for an unknown long option */
-			if (optopt == OPT_HELP)
+			if (optopt == OPT_HELP || optopt == OPT_NO_PDUMP)
 				fprintf(stderr, "dpdk-fou: option takes no argument: %s\n",
 					argv[optind - 1]);
 			else if (optopt >= OPT_CONFIG)
@@ -266,6 +273,8 @@ fou_app_args_apply(struct fou_gw *gw, struct fou_app_opts *opts)
 		ret = fou_stmt_apply(gw, stmts->v[i].name, stmts->v[i].arg, &err);
 		if (ret < 0)
 			fprintf(stderr, "dpdk-fou: %s: %s\n", stmts->v[i].origin, err.msg);
+		else
+			FOU_LOG(DEBUG, ctl, "config: %s: ok", stmts->v[i].origin);
 	}
 	fou_app_stmts_free(stmts);
 	opts->stmts = NULL;

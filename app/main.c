@@ -2,10 +2,19 @@
 /*
  * dpdk-fou: EAL, options, ports, worker launch, and the end of a run:
  * stop, flush, print what was done, check that every packet and every mbuf
- * is accounted for.
+ * is accounted for. Every option is read before the gateway is made, since
+ * the limits statements size its tables; the others are applied to it.
+ *
+ * What it says while it runs goes through rte_log (fou.port, fou.app: the
+ * startup lines, link changes); the exit summary is printed on stdout for
+ * scripts, and the errors that stop it before it starts go to stderr.
+ * The telemetry commands exist before rte_eal_init() opens their socket
+ * and work once the workers run, when systemd hears READY=1
+ * (fou_telemetry_start(), fou_app_notify()).
  */
 #include <inttypes.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +30,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_pdump.h>
 #include <rte_random.h>
 
 #include "app.h"
@@ -29,6 +39,32 @@
 /* The main lcore's round: the local stack's service (ARP/ND answers come
  * from the workers at once; resolution waits at most this) and --idle-exit. */
 #define FOU_MONITOR_US 1000
+/* Rounds between two looks at the ports' links: a second. */
+#define FOU_LINK_ROUNDS 1000
+
+/*
+ * A line built in pieces, logged at once: rte_log writes each call to
+ * syslog as a message of its own, so a line must be one call.
+ */
+struct fou_line {
+	char s[1024];
+	size_t n;
+};
+
+static void __rte_format_printf(2, 3)
+fou_line_add(struct fou_line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->n >= sizeof(l->s) - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->s + l->n, sizeof(l->s) - l->n, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->n = RTE_MIN(l->n + (size_t)n, sizeof(l->s) - 1);
+}
 
 static void
 fou_app_signal(int sig __rte_unused)
@@ -47,17 +83,57 @@ fou_app_rx_total(struct fou_gw *gw)
 	return rx;
 }
 
+/*
+ * Log a port's link when it differs from *last (always with first): up at
+ * INFO, down as a WARNING, in ethdev's words ("Link up at 10 Gbps FDX
+ * Autoneg"). A device that cannot tell is not logged.
+ */
+static void
+fou_app_link_check(uint16_t port, struct rte_eth_link *last, bool first)
+{
+	char name[RTE_ETH_NAME_MAX_LEN] = "?", str[RTE_ETH_LINK_MAX_STR_LEN];
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(port, &link) != 0)
+		return;
+	if (!first && link.link_status == last->link_status &&
+	    link.link_speed == last->link_speed && link.link_duplex == last->link_duplex)
+		return;
+	*last = link;
+	rte_eth_dev_get_name_by_port(port, name);
+	rte_eth_link_to_str(str, sizeof(str), &link);
+	if (link.link_status == RTE_ETH_LINK_UP)
+		FOU_LOG(INFO, port, "port %u (%s): %s", port, name, str);
+	else
+		FOU_LOG(WARNING, port, "port %u (%s): %s", port, name, str);
+}
+
+static void
+fou_app_links(struct rte_eth_link *last, bool first)
+{
+	uint16_t port;
+
+	RTE_ETH_FOREACH_DEV(port)
+		fou_app_link_check(port, &last[port], first);
+}
+
 /* Runs on the main lcore while the workers forward: the gateway's own
- * stack through the control context, and --idle-exit. */
+ * stack through the control context, the ports' links, and --idle-exit. */
 static void
 fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_opts *opts)
 {
+	static struct rte_eth_link links[RTE_MAX_ETHPORTS];
 	uint64_t last_rx = 0, last_change = rte_get_timer_cycles();
 	const uint64_t idle = opts->idle_exit_ms * (rte_get_timer_hz() / 1000);
+	unsigned int rounds = 0;
 
+	fou_app_links(links, true);
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		rte_delay_us_sleep(FOU_MONITOR_US);
 		fou_neigh_service(ctl, rte_rdtsc());
+		if (++rounds % FOU_LINK_ROUNDS == 0)
+			fou_app_links(links, false);
 		if (opts->idle_exit_ms == 0)
 			continue;
 		uint64_t rx = fou_app_rx_total(gw), now = rte_get_timer_cycles();
@@ -71,7 +147,8 @@ fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_o
 	}
 }
 
-/* One line per tunnel: its configuration, or what it sent. */
+/* One line per tunnel: its configuration at startup (logged), or what it
+ * did in the exit summary (printed). */
 static void
 fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 {
@@ -87,6 +164,7 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 	for (i = 0; i < n; i++) {
 		const struct fou_tunnel_conf *c = &ti[i].conf;
 		char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN];
+		struct fou_line line = { .n = 0 };
 
 		if (counters) {
 			printf("tunnel %s: encapsulated %" PRIu64 " (%" PRIu64 " bytes)"
@@ -96,50 +174,53 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 		}
 		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));
 		inet_ntop(AF_INET, &c->remote.v4, r, sizeof(r));
-		printf("tunnel %s: %s local %s remote %s encap %s", c->name, fou_proto_name(c->type),
-		       l, r, c->encap_fou ? "fou" : "none");
+		fou_line_add(&line, "tunnel %s: %s local %s remote %s encap %s", c->name,
+			     fou_proto_name(c->type), l, r, c->encap_fou ? "fou" : "none");
 		if (c->encap_fou)
-			printf(" dport %u", c->encap_dport);
+			fou_line_add(&line, " dport %u", c->encap_dport);
 		if (ti[i].unresolved == NULL)
-			printf(" mtu %u\n", ti[i].mtu);
+			fou_line_add(&line, " mtu %u", ti[i].mtu);
 		else
-			printf(" (%s)\n", ti[i].unresolved);
+			fou_line_add(&line, " (%s)", ti[i].unresolved);
+		FOU_LOG(INFO, app, "%s", line.s);
 	}
 	free(ti);
 }
 
 /* Names of the offloads a port uses, for the startup lines. */
 static void
-fou_app_print_offloads(uint64_t tx_offloads)
+fou_app_line_offloads(struct fou_line *line, uint64_t tx_offloads)
 {
 	if (tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
-		printf(" ipv4_cksum");
+		fou_line_add(line, " ipv4_cksum");
 	if (tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
-		printf(" udp_cksum");
+		fou_line_add(line, " udp_cksum");
 	if (tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO)
-		printf(" tcp_tso");
+		fou_line_add(line, " tcp_tso");
 	if (!(tx_offloads & (RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_TSO)))
-		printf(" none (checksums in software)");
+		fou_line_add(line, " none (checksums in software)");
 }
 
+/* The startup lines (tests and scripts read them: keep their text). */
 static void
 fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
 {
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
-	struct fou_gw_params p;
+	struct fou_gw_params lim;
 	unsigned int n, i, lcore;
 	uint16_t port;
 
-	fou_gw_params_get(gw, &p);
-	printf("tables: tunnels %u, routes4 %u, routes6 %u, neigh %u: %.1f MiB\n", p.max_tunnels,
-	       p.max_routes4, p.max_routes6, p.max_neighs,
-	       (double)fou_gw_memsize(gw) / (1024 * 1024));
+	fou_gw_params_get(gw, &lim);
+	FOU_LOG(INFO, app, "tables: tunnels %u, routes4 %u, routes6 %u, neigh %u: %.1f MiB",
+		lim.max_tunnels, lim.max_routes4, lim.max_routes6, lim.max_neighs,
+		(double)fou_gw_memsize(gw) / (1024 * 1024));
 
 	RTE_ETH_FOREACH_DEV(port) {
 		struct rte_ether_addr mac;
 		char macs[RTE_ETHER_ADDR_FMT_SIZE], name[RTE_ETH_NAME_MAX_LEN] = "?";
 		char lls[INET6_ADDRSTRLEN];
 		const struct fou_app_port *p = &ports[port];
+		struct fou_line line = { .n = 0 };
 		struct fou_ip ll;
 		uint16_t mtu;
 
@@ -147,30 +228,31 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
 		fou_iface_ll6(gw, port, &ll);
 		rte_ether_format_addr(macs, sizeof(macs), &mac);
 		rte_eth_dev_get_name_by_port(port, name);
-		printf("port %u (%s): mac %s mtu %u, link-local %s, %u rx / %u tx queues, rss %s, tx offloads",
-		       port, name, macs, mtu, fou_ip_str(&ll, lls, sizeof(lls)), p->nb_rxq, p->nb_txq,
-		       p->rss_hf != 0 ? "on" : "off");
-		fou_app_print_offloads(p->tx_offloads);
-		printf("\n");
+		fou_line_add(&line, "port %u (%s): mac %s mtu %u, link-local %s, %u rx / %u tx queues, rss %s, tx offloads",
+			     port, name, macs, mtu, fou_ip_str(&ll, lls, sizeof(lls)), p->nb_rxq,
+			     p->nb_txq, p->rss_hf != 0 ? "on" : "off");
+		fou_app_line_offloads(&line, p->tx_offloads);
+		FOU_LOG(INFO, port, "%s", line.s);
 	}
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		const struct fou_worker_conf *c = fou_worker_get(gw, lcore);
+		struct fou_line line = { .n = 0 };
 
-		printf("lcore %u: tx queue %u on every port, rx", lcore, c->tx_queue);
+		fou_line_add(&line, "lcore %u: tx queue %u on every port, rx", lcore, c->tx_queue);
 		for (i = 0; i < c->nb_rxq; i++)
-			printf(" port %u queue %u%s", c->rxq[i].port, c->rxq[i].queue,
-			       i + 1 < c->nb_rxq ? "," : "");
-		printf("%s\n", c->nb_rxq == 0 ? " none" : "");
+			fou_line_add(&line, " port %u queue %u%s", c->rxq[i].port, c->rxq[i].queue,
+				     i + 1 < c->nb_rxq ? "," : "");
+		fou_line_add(&line, "%s", c->nb_rxq == 0 ? " none" : "");
+		FOU_LOG(INFO, app, "%s", line.s);
 	}
 	n = fou_port_list(gw, info, RTE_DIM(info));
 	for (i = 0; i < n; i++) {
 		const char *name = fou_proto_name(info[i].ipproto);
 
-		printf("fou port %u: ipproto %u (%s)\n", info[i].udp_port, info[i].ipproto,
-		       name != NULL ? name : "no handler");
+		FOU_LOG(INFO, app, "fou port %u: ipproto %u (%s)", info[i].udp_port,
+			info[i].ipproto, name != NULL ? name : "no handler");
 	}
 	fou_app_print_tunnels(gw, false);
-	fflush(stdout);
 }
 
 /* Print what the run did; returns false if a packet is unaccounted for. */
@@ -260,8 +342,22 @@ main(int argc, char **argv)
 	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
 	uint16_t port;
 	int ret, status = FOU_APP_EXIT_USAGE;
-	bool started[RTE_MAX_ETHPORTS] = { false }, ok;
+	bool started[RTE_MAX_ETHPORTS] = { false }, pdump = false, ok;
 
+	fou_app_log_init(argc, argv);
+	/*
+	 * Before the EAL opens the telemetry socket, as DPDK's libraries
+	 * register theirs (from constructors): a client that connects as soon
+	 * as the socket appears gets "not ready" (-EAGAIN) until
+	 * fou_telemetry_start(), never an unknown command (null) that a
+	 * script might take for done.
+	 */
+	ret = fou_telemetry_register();
+	if (ret != 0) {
+		fprintf(stderr, "dpdk-fou: cannot register the telemetry commands: %s\n",
+			strerror(-ret));
+		return FOU_APP_EXIT_USAGE;
+	}
 	ret = rte_eal_init(argc, argv);
 	if (ret < 0) {
 		fprintf(stderr, "dpdk-fou: EAL initialisation failed: %s\n", rte_strerror(rte_errno));
@@ -357,20 +453,35 @@ main(int argc, char **argv)
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		goto out;
 	}
+	/* Only now: a capture asked for before the ports have their queues
+	 * would be refused. rte_pdump installs its RX/TX callbacks when a
+	 * dpdk-dumpcap starts and removes them when it stops, so a gateway
+	 * nobody captures from runs its bursts as if this were not here. */
+	if (!opts.no_pdump && rte_eal_process_type() == RTE_PROC_PRIMARY) {
+		if (rte_pdump_init() != 0) {
+			fprintf(stderr, "dpdk-fou: cannot initialise packet capture (rte_pdump): %s"
+				" (--no-pdump runs without it)\n", rte_strerror(rte_errno));
+			goto out;
+		}
+		pdump = true;
+	}
 	fou_app_print_config(gw, ports);
-	/* from here on a link change goes to the ethdev too, and telemetry
-	 * commands are the only writer */
+	/* from here on a link change goes to the ethdev too */
 	fou_gw_ports_running(gw);
-	if (fou_telemetry_register(gw) != 0)
-		fprintf(stderr, "dpdk-fou: telemetry commands not registered\n");
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		rte_eal_remote_launch(fou_worker_main, &workers[lcore], lcore);
+	/* the telemetry commands are the only writer from now on; once they
+	 * work the gateway is ready */
+	fou_telemetry_start(gw);
+	fou_app_notify("READY=1\nSTATUS=forwarding: %u ports, %u worker lcores", nb_ports,
+		       nb_workers);
 
 	uint64_t t0 = rte_get_timer_cycles();
 
 	fou_app_monitor(gw, ctl, &opts);
+	fou_telemetry_stop();		/* no command changes what the summary reads */
+	fou_app_notify("STOPPING=1\nSTATUS=stopping");
 	rte_eal_mp_wait_lcore();
-	fou_telemetry_stop(gw);		/* no command changes what the summary reads */
 	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
@@ -379,10 +490,14 @@ main(int argc, char **argv)
 
 out:
 	fou_app_args_free(&opts);	/* statements read and not applied */
+	fou_telemetry_stop();		/* a start that failed answers "stopping" */
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);
 	fou_lcore_free(ctl);
+	/* the workers are stopped: no callback of a capture still running */
+	if (pdump)
+		rte_pdump_uninit();
 	RTE_ETH_FOREACH_DEV(port) {
 		if (started[port])
 			rte_eth_dev_stop(port);

@@ -2,7 +2,8 @@
 /*
  * Ethdev setup: a TX queue per worker, RX queues spread by RSS, and the
  * checksum offloads the port has; the MTU and MAC address the gateway holds
- * go to the device through fou_iface_program().
+ * go to the device through fou_iface_program(). What the device cannot do
+ * is a warning (fou.port); what stops the start goes to stderr.
  */
 #include <stdio.h>
 #include <string.h>
@@ -77,12 +78,12 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 	if (out->nb_rxq > 1) {
 		out->rss_hf = info->flow_type_rss_offloads & FOU_RSS_HF;
 		if (out->rss_hf == 0)
-			printf("dpdk-fou: port %u (%s) has no RSS for IP/UDP/TCP: its %u RX queues get what the device puts on each\n",
-			       port, info->driver_name, out->nb_rxq);
+			FOU_LOG(WARNING, port, "dpdk-fou: port %u (%s) has no RSS for IP/UDP/TCP: its %u RX queues get what the device puts on each",
+				port, info->driver_name, out->nb_rxq);
 	}
 	if (out->nb_rxq < nb_workers)
-		printf("dpdk-fou: port %u (%s) has %u RX queue(s): %u of the %u workers poll it\n",
-		       port, info->driver_name, out->nb_rxq, out->nb_rxq, nb_workers);
+		FOU_LOG(WARNING, port, "dpdk-fou: port %u (%s) has %u RX queue(s): %u of the %u workers poll it",
+			port, info->driver_name, out->nb_rxq, out->nb_rxq, nb_workers);
 
 	memset(conf, 0, sizeof(*conf));
 	conf->rxmode.mtu = mtu;
@@ -172,8 +173,8 @@ fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
 		/* the address lives in software too: the data path checks and
 		 * writes it */
 		rte_ether_format_addr(s, sizeof(s), &mac);
-		printf("dpdk-fou: port %u (%s) cannot change its MAC address; %s is used in software, port in promiscuous mode\n",
-		       port, info.driver_name, s);
+		FOU_LOG(WARNING, port, "dpdk-fou: port %u (%s) cannot change its MAC address; %s is used in software, port in promiscuous mode",
+			port, info.driver_name, s);
 	}
 	ret = rte_eth_dev_start(port);
 	if (ret != 0) {

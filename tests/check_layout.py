@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The rules lib/fou's layout keeps (README "Layout"), checked on the sources.
+"""The rules lib/fou's layout keeps (doc/layout.md), checked on the sources.
 
 - No include cycle among lib/fou's files.
 - The text layer (statements, config files, telemetry) includes public
@@ -9,6 +9,8 @@
   fou_ctl.h, the header of what the control files share.
 - Control never calls the text layer: no control or data-path file
   includes fou_stmt.h.
+- The data path never logs or prints (a syscall per message on a worker):
+  its files call no FOU_LOG, rte_log, RTE_LOG, printf, fprintf or puts.
 
 Each file's role comes from the table below; a new file in lib/fou must be
 given one here, so that the rules cover it.
@@ -28,6 +30,8 @@ ROLES = {
     'fou_ctl.h': 'control', 'fou_gw.c': 'control', 'fou_iface.c': 'control',
     'fou_rib.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
+    # the rte_log types (fou.ctl, fou.telemetry, ...)
+    'fou_log.c': 'control',
     # the per-lcore context: created by control, driven by its worker
     'fou_lcore.c': 'datapath',
     # the data path by stage
@@ -47,6 +51,19 @@ ROLES = {
 def includes(path):
     with open(path) as f:
         return re.findall(r'^\s*#\s*include\s+"([^"]+)"', f.read(), re.M)
+
+
+# A call that writes a message; snprintf and the like format into memory.
+LOG_CALL = re.compile(r'\b(FOU_LOG|rte_log|rte_vlog|RTE_LOG|printf|fprintf|puts|fputs|'
+                      r'syslog)\s*\(')
+
+
+def log_calls(path):
+    """Lines of path that log or print, comments left out."""
+    with open(path) as f:
+        text = re.sub(r'/\*.*?\*/', lambda m: '\n' * m[0].count('\n'), f.read(), flags=re.S)
+    return [n for n, line in enumerate(text.splitlines(), 1)
+            if LOG_CALL.search(re.sub(r'//.*', '', line))]
 
 
 def find_cycle(graph):
@@ -86,6 +103,10 @@ def main(root):
                os.path.exists(os.path.join(libdir, i))]
         graph[f] = inc
         role = ROLES[f]
+        if role == 'datapath':
+            for n in log_calls(os.path.join(libdir, f)):
+                errors.append(f'{f}:{n}: the data path logs or prints (a worker never does: '
+                              'count it, or leave it to the control thread)')
         for i in inc:
             if i not in ROLES:
                 errors.append(f'{f} includes {i}, which has no role')

@@ -31,6 +31,7 @@
 #include <rte_common.h>
 #include <rte_config.h>
 #include <rte_ether.h>
+#include <rte_log.h>
 #include <rte_mbuf.h>
 
 #define FOU_BURST 32		/* packets per rx burst and per call */
@@ -617,5 +618,28 @@ const char *fou_icmp_name(enum fou_icmp_kind k);
 const char *fou_icmp_desc(enum fou_icmp_kind k);
 const char *fou_local_name(enum fou_local_counter c);
 const char *fou_local_desc(enum fou_local_counter c);
+
+/* --- logging ------------------------------------------------------------------ */
+
+/*
+ * rte_log types, each INFO unless --log-level says otherwise
+ * (doc/logging.md): fou.ctl control and configuration, fou.telemetry the
+ * commands (changes at INFO, reads at DEBUG), fou.neigh the neighbour
+ * table's events (DEBUG), fou.port the DPDK ports (startup lines, link
+ * changes, what a device cannot do), fou.app the rest of the program. Only
+ * the main lcore and the telemetry threads log: never a worker, which
+ * would make a syscall per message.
+ */
+extern int fou_logtype_ctl;
+extern int fou_logtype_telemetry;
+extern int fou_logtype_neigh;
+extern int fou_logtype_port;
+extern int fou_logtype_app;
+
+/* One message, a line: FOU_LOG(INFO, port, "port %u: ...", p). */
+#define FOU_LOG(level, type, fmt, ...) \
+	rte_log(RTE_LOG_ ## level, fou_logtype_ ## type, fmt "\n", ##__VA_ARGS__)
+/* Whether FOU_LOG(level, type) prints: skips building what would not be. */
+#define FOU_LOG_ON(level, type) rte_log_can_log(fou_logtype_ ## type, RTE_LOG_ ## level)
 
 #endif /* FOU_H */

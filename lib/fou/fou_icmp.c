@@ -306,7 +306,7 @@ fou_icmp6_error(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t
 			return fallback;
 	}
 	memcpy(daddr, ip6->src_addr, 16);
-	if (fou_icmp_route(lc, fou_route6(gw, daddr), daddr, &a, &mac, &neigh) != FOU_FWD)
+	if (fou_icmp_route(lc, fou_route6_from(gw, m, daddr), daddr, &a, &mac, &neigh) != FOU_FWD)
 		return fallback;
 	/* about a packet for us, the address it was sent to (icmp6_send);
 	 * else an address of the tunnel or of the egress port, or the
@@ -411,7 +411,7 @@ fou_icmp6_echo(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t 
 
 	memcpy(saddr, ip6->dst_addr, 16);
 	memcpy(daddr, ip6->src_addr, 16);
-	r = fou_icmp_route(lc, fou_route6(gw, daddr), daddr, &a, &mac, &neigh);
+	r = fou_icmp_route(lc, fou_route6_from(gw, m, daddr), daddr, &a, &mac, &neigh);
 	if (r != FOU_FWD)
 		return r;
 	if (tot > a.mtu)

@@ -115,15 +115,24 @@ fou_iface_set(struct fou_gw *gw, uint16_t port, const struct rte_ether_addr *mac
 		return -EINVAL;
 	}
 	if (gw->ports_running) {
+		char s[RTE_ETHER_ADDR_FMT_SIZE];
 		bool promisc;
 		int ret = fou_iface_ethdev(port, mac, mtu, &promisc, err);
 
 		if (ret < 0)
 			return ret;
+		if (promisc) {
+			/* as the app's start says it (app/port.c) */
+			rte_ether_format_addr(s, sizeof(s), mac);
+			FOU_LOG(WARNING, port, "dpdk-fou: port %u cannot change its MAC address; "
+				"%s is used in software, port in promiscuous mode", port, s);
+		}
 	}
 	/* A packet in flight may see half of a new MAC address: the data
 	 * path does not stop for a link change, as a NIC's filter would not. */
 	gw->iface[port].mac = *mac;
+	gw->iface[port].ll_nh = (struct fou_nexthop){
+		.type = FOU_NH_CONNECTED, .family = AF_INET6, .port = port };
 	__atomic_store_n(&gw->iface[port].mtu, mtu, __ATOMIC_RELEASE);
 	__atomic_store_n(&gw->iface[port].enabled, 1, __ATOMIC_RELEASE);
 	fou_gw_sync(gw);

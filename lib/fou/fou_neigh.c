@@ -18,9 +18,13 @@
  * allocation, and one thread writes the table, under the gateway's control
  * lock that the telemetry commands hold too (fou_gw_lock()).
  *
- * The constants are Linux' defaults (net.ipv4.neigh.default.*).
+ * The constants are Linux' defaults (net.ipv4.neigh.default.*). The
+ * control thread logs what happens to an entry at DEBUG (fou.neigh):
+ * resolved, failed, its MAC changed; the workers never log.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +102,35 @@ fou_neigh_st(struct fou_gw *gw)
 {
 	return &gw->stats[FOU_LCORE_CONTROL];
 }
+
+/* "neigh: IP dev PORT: ...": an event of e, at DEBUG, on the control thread. */
+static void __rte_format_printf(2, 3)
+fou_neigh_log(const struct fou_neigh_entry *e, const char *fmt, ...)
+{
+	char ip[INET6_ADDRSTRLEN], msg[128];
+	va_list ap;
+
+	inet_ntop(e->key.family, e->key.addr, ip, sizeof(ip));
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	FOU_LOG(DEBUG, neigh, "neigh: %s dev %u: %s", ip, e->key.port, msg);
+}
+
+static const char *
+fou_neigh_mac_str(const struct rte_ether_addr *mac, char *buf)
+{
+	rte_ether_format_addr(buf, RTE_ETHER_ADDR_FMT_SIZE, mac);
+	return buf;
+}
+
+#define NEIGHMAC(m) fou_neigh_mac_str((m), (char[RTE_ETHER_ADDR_FMT_SIZE]){ 0 })
+
+/* Nothing is formatted, the MAC addresses neither, unless fou.neigh logs DEBUG. */
+#define NEIGH_LOG(e, ...) do { \
+	if (FOU_LOG_ON(DEBUG, neigh)) \
+		fou_neigh_log((e), __VA_ARGS__); \
+} while (0)
 
 int
 fou_neigh_tbl_create(struct fou_gw *gw)
@@ -544,6 +577,8 @@ fou_neigh_update(struct fou_lcore *ctl, struct fou_neigh_entry *e,
 	if (e->state == FOU_NUD_INCOMPLETE || e->state == FOU_NUD_FAILED) {
 		if (e->state == FOU_NUD_INCOMPLETE)
 			FOU_STAT_ADD(ctl->st->local[FOU_LOCAL_NEIGH_RESOLVED], 1);
+		NEIGH_LOG(e, "resolved to %s (was %s), packets waiting: %u", NEIGHMAC(mac),
+			      fou_neigh_state_name(e->state), e->qn);
 		e->mac = *mac;
 		fou_neigh_set_state(gw, e, state, now);
 		fou_neigh_dp_set(gw, e);
@@ -553,6 +588,7 @@ fou_neigh_update(struct fou_lcore *ctl, struct fou_neigh_entry *e,
 	if (!rte_is_same_ether_addr(mac, &e->mac)) {
 		if (!override && now - e->updated < fou_ms(gw->nt, FOU_NEIGH_LOCKTIME_MS))
 			return;
+		NEIGH_LOG(e, "lladdr changed to %s (was %s)", NEIGHMAC(mac), NEIGHMAC(&e->mac));
 		e->mac = *mac;
 		fou_neigh_set_state(gw, e, state, now);
 		fou_neigh_dp_set(gw, e);
@@ -593,6 +629,7 @@ fou_neigh_update6(struct fou_lcore *ctl, struct fou_neigh_entry *e,
 				fou_neigh_set_state(gw, e, FOU_NUD_STALE, now);
 			return false;
 		}
+		NEIGH_LOG(e, "lladdr changed to %s (was %s)", NEIGHMAC(mac), NEIGHMAC(&e->mac));
 		e->mac = *mac;
 		fou_neigh_set_state(gw, e, state, now);
 		fou_neigh_dp_set(gw, e);
@@ -668,6 +705,7 @@ fou_neigh_hold(struct fou_lcore *ctl, struct rte_mbuf *m, uint64_t now)
 		/* the first request at once (neigh_probe), from an address of
 		 * the port: without one there is nobody to ask */
 		if (!fou_neigh_solicit(ctl, e)) {
+			NEIGH_LOG(e, "failed: the port has no address to ask from");
 			fou_neigh_free(gw, e, FOU_DROP_NO_NEIGH);
 			e = NULL;
 		} else {
@@ -687,6 +725,8 @@ fou_neigh_hold(struct fou_lcore *ctl, struct rte_mbuf *m, uint64_t now)
 static void
 fou_neigh_fail(struct fou_lcore *ctl, struct fou_neigh_entry *e, uint64_t now)
 {
+	NEIGH_LOG(e, "failed in %s after %u probes, packets waiting: %u",
+		      fou_neigh_state_name(e->state), e->probes, e->qn);
 	FOU_STAT_ADD(ctl->st->local[FOU_LOCAL_NEIGH_FAILED], 1);
 	fou_neigh_dp_clear(ctl->gw, e);
 	fou_neigh_set_state(ctl->gw, e, FOU_NUD_FAILED, now);

@@ -118,6 +118,9 @@ struct fou_iface {
 	uint8_t gro;		/* GRO on packets received here */
 	uint32_t gro_timeout_us;	/* control only: as configured */
 	uint64_t gro_hold_tsc;	/* how long a flow may be held, in TSC cycles */
+	/* fe80::/64 on this port, as the route Linux gives every interface:
+	 * the way back to a link-local address heard here */
+	struct fou_nexthop ll_nh;
 };
 
 #define FOU_TXOL_IPV4 0x01	/* outer IPv4 header checksum */

@@ -256,6 +256,27 @@ fou_dst6(const struct fou_gw *gw, const uint8_t *dst)
 	return fou_route6(gw, dst);
 }
 
+static inline bool
+fou_ll6_addr(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+/*
+ * The way to an IPv6 destination from where m came in: a link-local one
+ * is on the port it was heard on (m->port, set by the receive path for
+ * what it delivers from or to a link-local address), as every Linux
+ * interface has its own fe80::/64; anything else is routed.
+ */
+static inline const struct fou_nexthop *
+fou_route6_from(const struct fou_gw *gw, const struct rte_mbuf *m, const uint8_t *dst)
+{
+	if (fou_ll6_addr(dst))
+		return m->port < RTE_MAX_ETHPORTS && gw->iface[m->port].enabled ?
+		       &gw->iface[m->port].ll_nh : NULL;
+	return fou_route6(gw, dst);
+}
+
 /*
  * A tunnel's path MTU word: the outer packet size the path carries in the
  * high 16 bits, and when it expires in the low 48 (TSC >> FOU_PMTU_SHIFT:

@@ -472,10 +472,12 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	   uint32_t off, bool l2_group, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+	static const struct fou_nexthop fou_nh_local6 = { .type = FOU_NH_LOCAL, .family = AF_INET6 };
 	const struct fou_nexthop *nh;
 	struct rte_ipv6_hdr *ip6;
 	uint32_t tot;
 	unsigned int r;
+	bool src_ll;
 
 	r = fou_need(m, off, pkt_len - off, sizeof(*ip6), FOU_DROP_IP_TRUNCATED);
 	if (r != FOU_FWD)
@@ -490,17 +492,27 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	 * sources, to groups, so ahead of the checks that refuse those */
 	if (fou_ndisc_match(gw, m, off, ip6))
 		return fou_ndisc_input(lc, rx_port, m, off, out_port);
-	if (ip6->src_addr[0] == 0xff || fou_martian6_addr(ip6->src_addr))
+	/* a link-local source may talk to us (ping6 fe80::...%eth0, or from
+	 * its link-local address to a global one of ours), never through us */
+	src_ll = fou_ll6_addr(ip6->src_addr);
+	if (ip6->src_addr[0] == 0xff || (!src_ll && fou_martian6_addr(ip6->src_addr)))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (ip6->dst_addr[0] == 0xff)
 		return FOU_DROP_BCAST_MCAST;
-	nh = fou_dst6(gw, ip6->dst_addr);
-	if (nh != NULL && nh->type == FOU_NH_LOCAL)
+	if (fou_ll6_addr(ip6->dst_addr))
+		/* scoped to the port: ours only if it is this port's */
+		nh = fou_addr6_mine_on(gw, rx_port, ip6->dst_addr) ? &fou_nh_local6 : NULL;
+	else
+		nh = fou_dst6(gw, ip6->dst_addr);
+	if (nh != NULL && nh->type == FOU_NH_LOCAL) {
+		/* the way back to a link-local address is the port it came in by */
+		m->port = rx_port;
 		return fou_local6(lc, m, &(struct fou_local){
 			.off = off, .hl = sizeof(*ip6), .tot = tot,
 			.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group },
 			out_port);
-	if (fou_martian6_addr(ip6->dst_addr))
+	}
+	if (src_ll || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;

@@ -75,13 +75,19 @@ int fou_config_load(const char *path, fou_stmt_cb cb, void *ctx, struct fou_err 
 int fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_err *err);
 
 /*
- * Telemetry: the /fou/... commands (see fou_telemetry.c), registered once
- * the ports run. fou_telemetry_stop(): from now on they answer nothing
- * and change nothing (waits for one in progress), so that what the
- * caller reads after it is final, and gw may be freed.
+ * Telemetry: the /fou/... commands (see fou_telemetry.c).
+ * fou_telemetry_register() before rte_eal_init() opens the socket (or
+ * right after): from then on every command exists and answers {"error": "not ready: dpdk-fou is starting",
+ * "errno": -EAGAIN}, changing nothing, so that a client that connects as
+ * soon as the socket appears learns to wait instead of getting null.
+ * fou_telemetry_start(gw): the commands work on gw. fou_telemetry_stop():
+ * from then on they answer {"error": "dpdk-fou is stopping", "errno":
+ * -ESHUTDOWN} and change nothing (it waits for one in progress), so that
+ * what the caller reads after it is final, and gw may be freed.
  */
-int fou_telemetry_register(struct fou_gw *gw);
-void fou_telemetry_stop(struct fou_gw *gw);
+int fou_telemetry_register(void);
+void fou_telemetry_start(struct fou_gw *gw);
+void fou_telemetry_stop(void);
 
 /* The /fou/... commands fou_telemetry_register() registers, in one table
  * (the statements' commands made from the statement table), so that a test

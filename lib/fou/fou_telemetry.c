@@ -7,9 +7,12 @@
  * (/fou/ports, /fou/tunnels, /fou/routes, /fou/neighs, /fou/addrs, paged
  * with offset=N), the counters (/fou/stats, /fou/stats/reset) and the
  * running configuration (/fou/config), the worker lcores (/fou/lcores).
- * The app registers them once its ports run. They run on telemetry
- * threads, never on a worker, and parse nothing themselves:
- * fou_stmt_apply() and fou_stmt_del() do. Text layer, on the public headers.
+ * The app registers them before rte_eal_init(); they answer "not
+ * ready" until the gateway runs (fou_telemetry_start()) and "stopping"
+ * from fou_telemetry_stop() on. They run on telemetry threads, never on a
+ * worker, and parse nothing themselves: fou_stmt_apply() and
+ * fou_stmt_del() do. Every change is logged (fou.telemetry, INFO) with
+ * what was asked and what came of it. Text layer, on the public headers.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -24,19 +27,33 @@
 #include "fou_stmt.h"
 
 /*
- * Telemetry runs a thread per client connection, and the thread outlives
- * the gateway: every command holds fou_tel_lock, which makes the commands
- * the one writer the tables allow, one at a time, and lets
- * fou_telemetry_stop() wait for the command in progress.
+ * Telemetry runs a thread per client connection from rte_eal_init() on,
+ * and the threads outlive the gateway: every command holds fou_tel_lock,
+ * which makes the commands the one writer the tables allow, one at a time,
+ * lets fou_telemetry_start() publish the gateway to them at one instant
+ * and fou_telemetry_stop() wait for the command in progress. The gateway
+ * is read only in FOU_TEL_RUNNING: before, the app is still building it
+ * (the command line, the ports) without the lock, and a command must not
+ * see it half made; after, the app reads the final state and frees it.
  */
+enum fou_tel_state { FOU_TEL_STARTING, FOU_TEL_RUNNING, FOU_TEL_STOPPING };
+
 static pthread_mutex_t fou_tel_lock = PTHREAD_MUTEX_INITIALIZER;
+static enum fou_tel_state fou_tel_state;
 static struct fou_gw *fou_tel_gw;
 
+#define FOU_TEL_MSG_STARTING "not ready: dpdk-fou is starting"
+#define FOU_TEL_MSG_STOPPING "dpdk-fou is stopping"
+
+/* The gateway under the locks, or NULL with *ret -EAGAIN (starting) or
+ * -ESHUTDOWN (stopping) and *msg what to answer. */
 static struct fou_gw *
-fou_tel_enter(void)
+fou_tel_enter(int *ret, const char **msg)
 {
 	pthread_mutex_lock(&fou_tel_lock);
-	if (fou_tel_gw == NULL) {
+	*ret = fou_tel_state == FOU_TEL_STARTING ? -EAGAIN : -ESHUTDOWN;
+	*msg = fou_tel_state == FOU_TEL_STARTING ? FOU_TEL_MSG_STARTING : FOU_TEL_MSG_STOPPING;
+	if (fou_tel_state != FOU_TEL_RUNNING || fou_tel_gw == NULL) {
 		pthread_mutex_unlock(&fou_tel_lock);
 		return NULL;
 	}
@@ -53,13 +70,43 @@ fou_tel_leave(void)
 }
 
 void
-fou_telemetry_stop(struct fou_gw *gw)
+fou_telemetry_start(struct fou_gw *gw)
 {
 	pthread_mutex_lock(&fou_tel_lock);
-	if (fou_tel_gw == gw)
-		fou_tel_gw = NULL;
+	fou_tel_gw = gw;
+	fou_tel_state = FOU_TEL_RUNNING;
 	pthread_mutex_unlock(&fou_tel_lock);
 }
+
+void
+fou_telemetry_stop(void)
+{
+	pthread_mutex_lock(&fou_tel_lock);
+	fou_tel_state = FOU_TEL_STOPPING;
+	fou_tel_gw = NULL;
+	pthread_mutex_unlock(&fou_tel_lock);
+}
+
+/*
+ * A client's bytes as a log line shows them: control characters and bytes
+ * from 0x7f up become '?' (a newline would forge a second line in the
+ * journal), and a long one is cut with "...".
+ */
+static const char *
+fou_tel_log_str(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i + 1 < len; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ? '?' : s[i];
+	buf[i] = '\0';
+	if (s[i] != '\0' && len > 4)
+		memcpy(buf + len - 4, "...", 4);
+	return buf;
+}
+
+#define FOU_TEL_LOG_ARG 256
+#define TELLOGSTR(s) fou_tel_log_str((s), (char[FOU_TEL_LOG_ARG]){ 0 }, FOU_TEL_LOG_ARG)
 
 /*
  * DPDK 22.11 telemetry writes string values into JSON as they are: a quote
@@ -342,28 +389,6 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 		ret = fou_tel_add_container(d, "dropped_by_lcore", fou_tel_per_lcore(gw, 2));
 	free(s);
 	return ret;
-}
-
-static int
-fou_tel_neigh_flush_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
-			 struct rte_tel_data *d)
-{
-	unsigned int n = fou_neigh_flush(gw);
-
-	rte_tel_data_start_dict(d);
-	fou_tel_add_str(d, "status", "ok");
-	rte_tel_data_add_dict_u64(d, "flushed", n);
-	return 0;
-}
-
-static int
-fou_tel_reset_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
-		   struct rte_tel_data *d)
-{
-	fou_stats_reset(gw);
-	rte_tel_data_start_dict(d);
-	fou_tel_add_str(d, "status", "ok");
-	return 0;
 }
 
 /* --- tables -------------------------------------------------------------- */
@@ -705,39 +730,144 @@ static const char *const fou_tel_no_keys[] = { NULL };
 static const char *const fou_tel_offset_keys[] = { "offset", NULL };
 static const char *const fou_tel_stats_keys[] = { "lcore", NULL };
 
-static int
-fou_tel_read(fou_tel_fill fill, const char *const *keys, const char *params,
-	     struct rte_tel_data *d)
+/*
+ * The start of every command: the gateway under the locks and params
+ * parsed by keys, or NULL once the error reply is in d. A refusal while
+ * starting is logged at DEBUG (a client may poll until ready), none while
+ * stopping (the exit summary is being printed on the same stdout); a bad
+ * parameter at INFO for a change, at DEBUG for a read.
+ */
+static struct fou_gw *
+fou_tel_begin(const char *what, const char *params, const char *const *keys, bool change,
+	      struct fou_tel_args *a, struct rte_tel_data *d)
 {
-	struct fou_tel_args a;
 	struct fou_err err;
+	const char *msg;
 	struct fou_gw *gw;
 	int ret;
 
-	gw = fou_tel_enter();
+	gw = fou_tel_enter(&ret, &msg);
+	if (gw == NULL) {
+		if (ret == -EAGAIN)
+			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
+		fou_tel_error(d, ret, msg);
+		return NULL;
+	}
+	ret = fou_tel_args_parse(params, keys, a, &err);
+	if (ret < 0) {
+		fou_tel_leave();
+		if (change)
+			FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, TELLOGSTR(err.msg));
+		else
+			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, TELLOGSTR(err.msg));
+		fou_tel_error(d, ret, err.msg);
+		return NULL;
+	}
+	return gw;
+}
+
+/* "CMD PARAMS" for the log. */
+static const char *
+fou_tel_what(const char *cmd, const char *params, char *buf, size_t len)
+{
+	bool p = params != NULL && params[0] != '\0';
+
+	snprintf(buf, len, "%s%s%s", cmd, p ? " " : "", p ? TELLOGSTR(params) : "");
+	return buf;
+}
+
+static int
+fou_tel_read(const char *cmd, fou_tel_fill fill, const char *const *keys, const char *params,
+	     struct rte_tel_data *d)
+{
+	char what[FOU_TEL_LOG_ARG + 64];
+	struct fou_tel_args a;
+	struct fou_gw *gw;
+	int ret;
+
+	fou_tel_what(cmd, params, what, sizeof(what));
+	gw = fou_tel_begin(what, params, keys, false, &a, d);
 	if (gw == NULL)
-		return -ENODEV;
-	ret = fou_tel_args_parse(params, keys, &a, &err);
-	if (ret < 0)
-		ret = fou_tel_error(d, ret, err.msg);
-	else
-		ret = fill(gw, &a, d);
+		return 0;
+	ret = fill(gw, &a, d);
 	fou_tel_leave();
+	FOU_LOG(DEBUG, telemetry, "telemetry: %s", what);
 	return ret;
+}
+
+#define FOU_TEL_READ_CMD(fn, fill, keys) \
+static int \
+fn(const char *cmd, const char *params, struct rte_tel_data *d) \
+{ \
+	return fou_tel_read(cmd, fill, keys, params, d); \
+}
+
+FOU_TEL_READ_CMD(fou_tel_stats, fou_tel_stats_fill, fou_tel_stats_keys)
+FOU_TEL_READ_CMD(fou_tel_ports, fou_tel_ports_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_tunnels, fou_tel_tunnels_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_routes, fou_tel_routes_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_neighs, fou_tel_neighs_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_addrs, fou_tel_addrs_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_config, fou_tel_config_fill, fou_tel_offset_keys)
+FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
+
+/* /fou/stats/reset: a change of what telemetry shows, logged. */
+static int
+fou_tel_stats_reset(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	char what[FOU_TEL_LOG_ARG + 64];
+	struct fou_tel_args a;
+	struct fou_gw *gw;
+
+	gw = fou_tel_begin(fou_tel_what("stats reset", params, what, sizeof(what)), params,
+			   fou_tel_no_keys, true, &a, d);
+	if (gw == NULL)
+		return 0;
+	fou_stats_reset(gw);
+	fou_tel_leave();
+	FOU_LOG(INFO, telemetry, "telemetry: %s: ok", what);
+	rte_tel_data_start_dict(d);
+	fou_tel_add_str(d, "status", "ok");
+	return 0;
+}
+
+/* /fou/neigh/flush: {"status": "ok", "flushed": N}, logged. */
+static int
+fou_tel_neigh_flush(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	char what[FOU_TEL_LOG_ARG + 64];
+	struct fou_tel_args a;
+	struct fou_gw *gw;
+	unsigned int n;
+
+	gw = fou_tel_begin(fou_tel_what("neigh flush", params, what, sizeof(what)), params,
+			   fou_tel_no_keys, true, &a, d);
+	if (gw == NULL)
+		return 0;
+	n = fou_neigh_flush(gw);
+	fou_tel_leave();
+	FOU_LOG(INFO, telemetry, "telemetry: %s: ok, %u flushed", what, n);
+	rte_tel_data_start_dict(d);
+	fou_tel_add_str(d, "status", "ok");
+	rte_tel_data_add_dict_u64(d, "flushed", n);
+	return 0;
 }
 
 /*
  * /fou/NAME/add|set|del,ARG: the statement NAME (with '_' for '-') given
  * ARG, exactly as on the command line. {"status": "ok"} once it is in
  * effect on every worker, else the parser's or the operation's error, and
- * nothing changed.
+ * nothing changed. Logged as "telemetry: NAME VERB ARG: ok|ERROR", the
+ * statement as a config file's reader knows it.
  */
 static int
 fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	char name[32];
+	char name[32], what[FOU_TEL_LOG_ARG + 64];
 	const char *verb = strrchr(cmd, '/');
+	const char *arg = params != NULL ? params : "";
 	struct fou_err err = { "" };
+	const char *msg;
 	struct fou_gw *gw;
 	size_t i, len;
 	int ret;
@@ -747,38 +877,27 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 	for (i = 0; name[i] != '\0'; i++)
 		if (name[i] == '_')
 			name[i] = '-';
-	gw = fou_tel_enter();
-	if (gw == NULL)
-		return -ENODEV;
+	snprintf(what, sizeof(what), "%s %s%s%s", name, verb + 1, arg[0] != '\0' ? " " : "",
+		 arg[0] != '\0' ? TELLOGSTR(arg) : "");
+	gw = fou_tel_enter(&ret, &msg);
+	if (gw == NULL) {
+		if (ret == -EAGAIN)
+			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
+		return fou_tel_error(d, ret, msg);
+	}
 	if (strcmp(verb, "/del") == 0)
-		ret = fou_stmt_del(gw, name, params != NULL ? params : "", &err);
+		ret = fou_stmt_del(gw, name, arg, &err);
 	else
-		ret = fou_stmt_apply(gw, name, params != NULL ? params : "", &err);
+		ret = fou_stmt_apply(gw, name, arg, &err);
 	fou_tel_leave();
+	/* the parser's message may quote the client's bytes */
+	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err.msg) : "ok");
 	if (ret < 0)
 		return fou_tel_error(d, ret, err.msg);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_string(d, "status", "ok");
 	return 0;
 }
-
-#define FOU_TEL_READ_CMD(fn, fill, keys) \
-static int \
-fn(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d) \
-{ \
-	return fou_tel_read(fill, keys, params, d); \
-}
-
-FOU_TEL_READ_CMD(fou_tel_stats, fou_tel_stats_fill, fou_tel_stats_keys)
-FOU_TEL_READ_CMD(fou_tel_stats_reset, fou_tel_reset_fill, fou_tel_no_keys)
-FOU_TEL_READ_CMD(fou_tel_ports, fou_tel_ports_fill, fou_tel_offset_keys)
-FOU_TEL_READ_CMD(fou_tel_tunnels, fou_tel_tunnels_fill, fou_tel_offset_keys)
-FOU_TEL_READ_CMD(fou_tel_routes, fou_tel_routes_fill, fou_tel_offset_keys)
-FOU_TEL_READ_CMD(fou_tel_neighs, fou_tel_neighs_fill, fou_tel_offset_keys)
-FOU_TEL_READ_CMD(fou_tel_neigh_flush, fou_tel_neigh_flush_fill, fou_tel_no_keys)
-FOU_TEL_READ_CMD(fou_tel_addrs, fou_tel_addrs_fill, fou_tel_offset_keys)
-FOU_TEL_READ_CMD(fou_tel_config, fou_tel_config_fill, fou_tel_offset_keys)
-FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
 
 
 /* Help texts: rte_telemetry_register_cmd refuses one of RTE_TEL_MAX_STRING_LEN
@@ -849,18 +968,23 @@ fou_telemetry_cmds(unsigned int *n)
 	return fou_tel_cmds;
 }
 
+/*
+ * Once per process: DPDK 22.11 keeps a command registered twice twice.
+ * The commands answer "not ready" until fou_telemetry_start().
+ */
 int
-fou_telemetry_register(struct fou_gw *gw)
+fou_telemetry_register(void)
 {
+	static bool done;
 	const struct fou_tel_cmd *cmds;
 	unsigned int i, n;
 	int ret = 0;
 
 	cmds = fou_telemetry_cmds(&n);
 	pthread_mutex_lock(&fou_tel_lock);
-	fou_tel_gw = gw;
-	pthread_mutex_unlock(&fou_tel_lock);
-	for (i = 0; i < n && ret == 0; i++)
+	for (i = 0; i < n && ret == 0 && !done; i++)
 		ret = rte_telemetry_register_cmd(cmds[i].cmd, cmds[i].fn, cmds[i].help);
+	done = ret == 0;
+	pthread_mutex_unlock(&fou_tel_lock);
 	return ret;
 }

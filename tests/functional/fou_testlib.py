@@ -233,6 +233,12 @@ def split_neigh(path, ip_path):
     return own
 
 
+# What every /fou command answers before the gateway runs (-EAGAIN), and
+# from the moment it stops (-ESHUTDOWN).
+NOT_READY = {'error': 'not ready: dpdk-fou is starting', 'errno': -11}
+STOPPING = {'error': 'dpdk-fou is stopping', 'errno': -108}
+
+
 class Run:
     """A finished gateway process. Its captures come in two views: raw_outputs
     (every frame a port sent) and outputs (the same without the gateway's
@@ -317,7 +323,8 @@ class Gateway:
 
     def telemetry(self, *commands, timeout=10):
         """Send commands with dpdk-telemetry.py; a list of decoded replies,
-        or None while the socket is not there yet."""
+        or None while the socket is not there yet, the gateway is not ready
+        (a reply is NOT_READY: ask again) or is stopping (STOPPING)."""
         try:
             p = subprocess.run([PYTHON, TELEMETRY_SCRIPT, '-f', self.prefix],
                                input=''.join(c + '\n' for c in commands),
@@ -329,6 +336,9 @@ class Gateway:
             line = line.strip()
             if line.startswith('{') or line == 'null':
                 replies.append(json.loads(line))
+        if any(isinstance(r, dict) and (NOT_READY in r.values() or STOPPING in r.values())
+               for r in replies):
+            return None
         return replies if len(replies) == len(commands) else None
 
 
@@ -814,13 +824,16 @@ class Traffic:
                                    l3=l3 if l3 is not None else forwarded_l3(inner, ecn),
                                    decap=decap_key(frame, self.gre_ports), rx=rx))
 
-    def drop(self, name, frame, reason, decap=None, rx=0, plain=False):
-        """plain: frame is not FOU for us (an IP packet routed as it is)."""
+    def drop(self, name, frame, reason, decap=None, rx=0, plain=False, icmp=None):
+        """plain: frame is not FOU for us (an IP packet routed as it is).
+        icmp: the kind of the ICMP message the gateway built in answer (so
+        counted as sent), which waited for a neighbour and is the drop."""
         assert reason in DROP_REASONS, reason
+        assert icmp is None or icmp in ICMP_KINDS, icmp
         frame = bytes(frame)
         if decap is None and reason in POST_DECAP_DROPS and not plain:
             decap = decap_key(frame, self.gre_ports)
-        self.cases.append(Expected(name, frame, reason=reason, decap=decap, rx=rx))
+        self.cases.append(Expected(name, frame, reason=reason, decap=decap, rx=rx, icmp=icmp))
 
     def route(self, name, frame, port, eth_dst, rx=0, ecn=None):
         """frame is an IP packet not for us: it must leave on port to
@@ -1175,9 +1188,10 @@ class TelemetryClient:
         self.sock.settimeout(timeout)
         self.sock.connect(path)
         self.max_len = json.loads(self.sock.recv(1024).decode())['max_output_len']
-        # the socket is there from EAL start; the commands once the ports run
-        if not wait_for(lambda: self.cmd('/fou/stats') is not None, timeout):
-            raise RuntimeError('the gateway registered no /fou commands')
+        # the socket and the commands are there from EAL start; the commands
+        # answer NOT_READY until the workers run
+        if not wait_for(lambda: self.cmd('/fou/stats') not in (None, NOT_READY), timeout):
+            raise RuntimeError('the gateway did not get ready')
 
     def cmd(self, command):
         self.sock.send(command.encode())

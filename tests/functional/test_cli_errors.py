@@ -76,6 +76,7 @@ BAD_OPTIONS = {
     'missing_argument_config': (IDLE + ['--config'], None, ['--config', 'argument']),
     'idle_exit_zero': (['--idle-exit', '0'], None, ['--idle-exit 0']),
     'idle_exit_not_a_number': (['--idle-exit', '1s'], None, ['--idle-exit 1s']),
+    'no_pdump_with_argument': (['--no-pdump=yes'], None, ['--no-pdump=yes', 'no argument']),
     'config_missing_file': (['--config', '{cfg}.missing'], None, ['{cfg}.missing']),
     'config_unknown_statement': (['--config', '{cfg}'],
                                  '# FOU ports\nport = 5566:ipip\nporte = 5567:gre\n',
@@ -200,7 +201,8 @@ class CommandLineErrors(ft.GatewayTestCase):
         run = self.run_gw({}, ['--help'], idle_exit=None)
         self.assertEqual(run.rc, 0, run.describe())
         for opt in ('--port', '--addr', '--route', '--neigh', '--link', '--config',
-                    '--idle-exit', '--tunnel', '--sport-range', '--icmp-rate', '--limits'):
+                    '--idle-exit', '--no-pdump', '--tunnel', '--sport-range', '--icmp-rate',
+                    '--limits'):
             self.assertIn(opt, run.stdout)
         self.assertFalse(run.summary.printed)
 

@@ -33,7 +33,7 @@ those that were sent.
 - the counters (exit summary, /fou/stats: merged, flushed, tso, gso packets
   and segments, the accounting line), config file and telemetry.
 
-How a merge leaves a port without TSO (README, GRO): where the egress MTU
+How a merge leaves a port without TSO (doc/datapath.md, GRO): where the egress MTU
 holds two segments the merge grows up to the MTU and leaves whole; else an
 IPv4 merge grows to 64 KiB and rte_gso cuts it back into its segments, and
 IPv6 is not merged.
@@ -1014,7 +1014,7 @@ class TableFull(GroTestCase):
     write merged; more: every output packet must still be consecutive
     segments of one flow merged correctly, in order, nothing lost or
     repeated, checksums valid, the counters consistent; and exactly what
-    the README says: a full table sends its oldest flow on."""
+    doc/datapath.md says: a full table sends its oldest flow on."""
 
     def run_flows(self, nb, name):
         flows = [Flow('T%02d' % i, IPIP if i % 2 else GRE1,

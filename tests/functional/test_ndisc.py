@@ -258,6 +258,32 @@ class Netns:
 
 TAP0, TAP1 = 'fou-nd0', 'fou-nd1'
 
+# Echo requests from src to dst on the tap (the kernel's raw ICMPv6 socket:
+# it fills in the checksum); prints the sequence numbers answered.
+PING6 = r"""
+import socket, struct, sys, time
+dst, src, dev, n = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+idx = socket.if_nametoindex(dev)
+s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+s.bind((src, 0, 0, idx if src.startswith('fe80') else 0))
+s.settimeout(0.5)
+got = []
+for seq in range(1, n + 1):
+    s.sendto(struct.pack('!BBHHH', 128, 0, 0, 0x4d4d, seq) + b'dpdk-fou',
+             (dst, 0, 0, idx if dst.startswith('fe80') else 0))
+    end = time.time() + 3
+    while time.time() < end:
+        try:
+            b, a = s.recvfrom(2048)
+        except socket.timeout:
+            continue
+        if b[0] == 129 and struct.unpack('!HH', b[4:8]) == (0x4d4d, seq) and \
+                a[0].split('%')[0] == dst:
+            got.append(seq)
+            break
+print(*got)
+"""
+
 
 def netns_usable():
     """Why the kernel test cannot run here, or None."""
@@ -393,6 +419,19 @@ class KernelNeighbour(ft.GatewayTestCase):
             self.assertEqual(one(r, 'ipv6.hlim'), '255')
             self.assertEqual(one(r, 'icmpv6.checksum.status'), '1')
             self.assertEqual(one(r, 'eth.dst'), MAC_NB)
+
+    def test_kernel_pings_link_local(self):
+        """ping6 fe80::...%tap: the gateway answers on its link-local
+        address as Linux does, and a ping of its global address from the
+        kernel's link-local one too; the replies go back out of the port
+        they came in by, after the gateway has solicited the kernel's
+        link-local address if it did not know it yet."""
+        gw = self.start()
+        for dst, src in ((LL_P1, NB), (LL_P1, NB_LL), ('fd00:1::1', NB_LL)):
+            got = self.ns.out([ft.PYTHON, '-c', PING6, dst, src, TAP1, '3']).split()
+            self.assertEqual(got, ['1', '2', '3'], 'echo replies from %s to %s' % (dst, src))
+        run = self.stop(gw)
+        self.assertEqual(run.summary.icmp.get('icmp6_echo_reply'), 9, run.describe())
 
     def test_gateway_resolves_kernel(self):
         """A packet routed to fd00:1::9 waits while the gateway solicits

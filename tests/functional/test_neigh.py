@@ -21,6 +21,8 @@ every mbuf back in every run.
   neigh_queue_full), then leave in order once it answers.
 - No answer at all: three broadcast requests a second apart, then the
   entry is FAILED and what waited is dropped (neigh_failed).
+- The control thread logs the resolution and the failure (fou.neigh at
+  DEBUG, --log-level=fou.neigh:debug).
 - A static entry keeps its MAC whatever ARP says; /fou/neighs shows each
   entry's state; /fou/neigh/flush drops the learnt ones, keeps the static.
 - An ARP flood from thousands of random senders cannot grow the table past
@@ -113,7 +115,7 @@ class Neigh(ft.GatewayTestCase):
         def make_cmd(prefix):
             cmd = [ft.Config.gateway, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
                    '--file-prefix', prefix, '--log-level=lib.eal:warning',
-                   '--log-level=pmd.net.tap:error',
+                   '--log-level=pmd.net.tap:error', '--log-level=fou.neigh:debug',
                    '--vdev', 'net_tap0,iface=' + TAP0, '--vdev', 'net_tap1,iface=' + TAP1,
                    '--'] + list(opts)
             return self.ns.cmd(cmd), {}
@@ -298,6 +300,9 @@ class Neigh(ft.GatewayTestCase):
         self.assertEqual(s.drops, {'neigh_queue_full': n - 101}, run.describe())
         self.assertEqual(s.consumed, len(answer), run.describe())
         self.assertEqual((s.local['neigh_queued'], s.local['neigh_resolved']), (n, 1))
+        # the control thread's log (fou.neigh, DEBUG)
+        self.assertIn('neigh: %s dev 1: resolved to %s (was INCOMPLETE), packets waiting: 101'
+                      % (KERNEL_IP, self.kernel_mac.upper()), run.stdout.splitlines())
         self.assertEqual(s.tx[1], 101 + 5 + len(requests) + 1, run.describe())
 
     def test_no_answer_three_requests_then_failed(self):
@@ -328,6 +333,8 @@ class Neigh(ft.GatewayTestCase):
         run = self.stop_gw()
         self.assertEqual(run.summary.drops, {}, run.describe())
         self.assertEqual(run.summary.icmp, {'icmp_host_unreach': 1}, run.describe())
+        self.assertIn('neigh: 192.168.1.99 dev 1: failed in INCOMPLETE after 3 probes, '
+                      'packets waiting: 1', run.stdout.splitlines())
 
     def test_static_kept_states_and_flush(self):
         """The static 192.168.1.7 keeps its MAC whatever ARP says (a reply,

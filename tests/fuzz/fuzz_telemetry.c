@@ -59,7 +59,11 @@ LLVMFuzzerInitialize(int *argc __rte_unused, char ***argv __rte_unused)
 	gw = fuzz_gw_new(fuzz_parser_stmts, true);
 	/* the ports run: /fou/link/set reaches the ethdev */
 	fou_gw_ports_running(gw);
-	FUZZ_ASSERT(fou_telemetry_register(gw) == 0, "fou_telemetry_register");
+	FUZZ_ASSERT(fou_telemetry_register() == 0, "fou_telemetry_register");
+	fou_telemetry_start(gw);
+	/* every change is logged at INFO: a line per input would slow the
+	 * fuzzer down to what the terminal takes */
+	rte_log_set_level_pattern("fou.*", RTE_LOG_WARNING);
 	cmds = fou_telemetry_cmds(&nb_cmds);
 	fuzz_config_text(gw, base, sizeof(base));
 	fuzz_tel_connect();

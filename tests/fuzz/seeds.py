@@ -10,10 +10,12 @@ rx:        every frame of tests/data/*.pcap (the Linux 6.1 FOU peer's and the
            announcements for the gateway's addresses and others
 encap:     the inside hosts' packets (inside-replies.pcap) into every tunnel
 stmt:      config/*.conf as statements, one file each, their deletes, and
-           every `--NAME ARG` example of the README
+           every `--NAME ARG` example of the documentation
 config:    config/*.conf as they are
-args:      the README's command lines (after `--`), and the options
-telemetry: the README's telemetry session and command table
+args:      the documentation's command lines (after `--`), and the options
+telemetry: the documentation's telemetry session and command table
+
+The documentation is README.md and doc/**/*.md, where the reference moved.
 gro:       bursts of in-order TCP segments (IPv4 in ipip and GRE, IPv6 in sit,
            plain routed IPv4), built with scapy, for each egress MTU / TSO choice
 
@@ -114,10 +116,22 @@ def encap_seeds(src, out, nb_tunnels=13):
         write(out, "encap", bytes([t, 0x40, 0x33]) + picks[0])
 
 
-def readme_statements(src):
-    readme = open(os.path.join(src, "README.md")).read()
+def docs_text(src):
+    """README.md and the reference in doc/, continued lines joined."""
+    paths = [os.path.join(src, "README.md")]
+    for d, _, names in sorted(os.walk(os.path.join(src, "doc"))):
+        paths += [os.path.join(d, n) for n in sorted(names) if n.endswith(".md")]
+    text = ""
+    for p in paths:
+        with open(p, encoding="utf-8") as f:
+            text += f.read() + "\n"
+    return text.replace("\\\n", " ")
+
+
+def doc_statements(src):
+    text = docs_text(src)
     names = "port|addr|route|tunnel|sport-range|icmp-rate|neigh|link|limits"
-    return [f"{n} {a}" for n, a in re.findall(rf"`--({names}) ([^`\s]+)`", readme)
+    return [f"{n} {a}" for n, a in re.findall(rf"`--({names}) ([^`\s]+)`", text)
             if "\\" not in a and "|" not in a and "[" not in a]
 
 
@@ -130,7 +144,7 @@ def stmt_seeds(src, out):
         write(out, "stmt", "\n".join("-" + s for s in reversed(stmts)).encode())
         for s in stmts:
             write(out, "stmt", (s + "\n-" + s).encode())
-    for s in readme_statements(src):
+    for s in doc_statements(src):
         write(out, "stmt", s.encode())
 
 
@@ -142,11 +156,11 @@ def config_seeds(src, out):
 
 
 def args_seeds(src, out):
-    readme = open(os.path.join(src, "README.md")).read()
-    for line in re.findall(r"^dpdk-fou .* -- (.*)$", readme, re.M):
+    text = docs_text(src)
+    for line in re.findall(r"^dpdk-fou .* -- (.*)$", text, re.M):
         args = [a for a in line.split() if a != "..." and "/" not in a]
         write(out, "args", "\n".join(args).encode())
-    for s in readme_statements(src)[:12]:
+    for s in doc_statements(src)[:12]:
         name, arg = s.split(" ", 1)
         if "/" not in arg:
             write(out, "args", f"--{name}\n{arg}".encode())
@@ -158,11 +172,11 @@ def args_seeds(src, out):
 
 
 def telemetry_seeds(src, out):
-    readme = open(os.path.join(src, "README.md")).read()
-    session = re.findall(r"^--> (/fou/\S*)$", readme, re.M)
+    text = docs_text(src)
+    session = re.findall(r"^--> (/fou/\S*)$", text, re.M)
     if session:
         write(out, "telemetry", "\n".join(session).encode())
-    for cmd in sorted(set(re.findall(r"`(/fou/[a-z_/]+)(?:\[,[^`]*\])?`", readme))):
+    for cmd in sorted(set(re.findall(r"`(/fou/[a-z_/]+)(?:\[,[^`]*\])?`", text))):
         write(out, "telemetry", cmd.encode())
     for s in conf_statements(os.path.join(src, "config", "demo.conf")):
         name, arg = s.split(" ", 1)

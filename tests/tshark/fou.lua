@@ -1,7 +1,9 @@
 -- SPDX-License-Identifier: BSD-3-Clause
 -- Wireshark/tshark dissector for Foo-over-UDP: the UDP payload on a FOU port
 -- is an IP protocol (4 IPv4, 41 IPv6, 47 GRE) with no header of its own.
--- Wireshark has no decode-as from a UDP port to an IP protocol, hence this.
+-- tshark 4.0's decode-as reads it too (-d udp.port==5555,ip, likewise ipv6
+-- and gre: doc/capture.md); this script names the FOU layer in the decode
+-- and takes every port:protocol pair of a test in one preference.
 --   tshark -X lua_script:fou.lua -o "fou.ports:5555:4,5556:47,5557:41" -r x.pcap
 local fou = Proto("fou", "Foo-over-UDP")
 fou.prefs.ports = Pref.string("ports", "5555:4,5556:47,5557:41",

@@ -1142,7 +1142,7 @@ test_tunnel_resolution(void **state)
 			FOU_DROP_TTL_EXCEEDED);
 }
 
-/* The MTU and overhead fou_tunnel_list() reports (README: 1472 and 1468). */
+/* The MTU and overhead fou_tunnel_list() reports (doc/datapath.md: 1472 and 1468). */
 static void
 test_tunnel_mtu_list(void **state)
 {

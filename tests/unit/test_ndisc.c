@@ -577,9 +577,61 @@ test_nd_not_taken(void **state)
 	ip6("fd00:1::9", b + O_SRC);
 	nd_fix(b);
 	EXPECT_ND_DROP(b, sizeof(g_ns_mcast), FOU_DROP_BCAST_MCAST);
+	/* (from a link-local source, which may talk to us: a group
+	 * destination that is not ND as the gateway reads it) */
 	memcpy(b, g_ns_mcast, sizeof(g_ns_mcast));
 	b[ETH + 6] = 0;
-	EXPECT_ND_DROP(b, sizeof(g_ns_mcast), FOU_DROP_OUTER_MARTIAN);
+	EXPECT_ND_DROP(b, sizeof(g_ns_mcast), FOU_DROP_BCAST_MCAST);
+	EXPECT_NO_EVENT();
+}
+
+/*
+ * Echo requests from a link-local source, or to the port's link-local
+ * address: delivered as Linux delivers them (every interface has its own
+ * fe80::/64), the reply leaving by the port the request came in by; a
+ * link-local address of another port is not ours here, and a link-local
+ * source is never forwarded.
+ */
+static void
+test_echo_link_local(void **state)
+{
+	static const struct {
+		const char *src, *dst;
+		unsigned int verdict;	/* UNIT_FWD: an echo reply on port 1 */
+	} cases[] = {
+		{ "fe80::9", "fe80::ff:fe00:101", UNIT_FWD },
+		{ "fe80::9", "fd00:1::1", UNIT_FWD },
+		{ "fe80::9", "fe80::ff:fe00:1", FOU_DROP_OUTER_MARTIAN },	/* port 0's */
+		{ "fe80::9", "fe80::77", FOU_DROP_OUTER_MARTIAN },
+		{ "fe80::9", "fd00:41::1", FOU_DROP_OUTER_MARTIAN },		/* forwarded */
+	};
+	uint8_t b[UNIT_PKT_MAX], src[16], dst[16];
+	unsigned int i;
+
+	(void)state;
+	UNIT_APPLY(gw, "neigh", "fe80::9,dev=1,lladdr=02:00:00:00:01:09");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		uint32_t len = nd_build(b, &mac_eg, cases[i].src, cases[i].dst, 128, 0x4d4d0001,
+					"fd00:1::9", NULL, 0);
+
+		unit_ctx("echo %s -> %s", cases[i].src, cases[i].dst);
+		if (cases[i].verdict != UNIT_FWD) {
+			EXPECT_ND_DROP(b, len, cases[i].verdict);
+			continue;
+		}
+		nd_run(b, len);
+		assert_int_equal(res.out_len, len);
+		assert_int_equal(res.out_port, EG_PORT);
+		assert_int_equal(res.st.icmp_out[FOU_ICMP_ECHO6_REPLY], 1);
+		assert_memory_equal(res.out, &mac_nb, 6);
+		assert_memory_equal(res.out + 6, &mac_eg, 6);
+		ip6(cases[i].src, src);
+		ip6(cases[i].dst, dst);
+		assert_memory_equal(res.out + O_SRC, dst, 16);
+		assert_memory_equal(res.out + O_DST, src, 16);
+		assert_int_equal(res.out[O_ICMP], 129);
+		assert_true(nd_cksum_ok(res.out, ETH));
+	}
 	EXPECT_NO_EVENT();
 }
 
@@ -1049,6 +1101,7 @@ main(int argc, char **argv)
 		T(test_ns_all_nodes),
 		T(test_nd_bad),
 		T(test_nd_not_taken),
+		T(test_echo_link_local),
 		T(test_na_in),
 		T(test_announce),
 		T(test_resolve),

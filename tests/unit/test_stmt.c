@@ -274,7 +274,7 @@ static void
 test_stmt_rank_usage(void **state)
 {
 	(void)state;
-	/* the README's order: limits (taken before the gateway is made), sport-range,
+	/* doc/running.md's order: limits (taken before the gateway is made), sport-range,
 	 * icmp-rate, link, gro, addr, neigh, port, tunnel, route */
 	static const char *const order[] = { "limits", "sport-range", "icmp-rate", "link", "gro",
 					     "addr", "neigh", "port", "tunnel", "route" };
@@ -356,6 +356,63 @@ test_tel_cmds_from_stmts(void **state)
 	assert_true(i < n);
 	assert_string_equal(cmds[i].help, "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,"
 			    "remote=IP[,...], as --tunnel");
+}
+
+static const struct fou_tel_cmd *
+tel_cmd(const char *name)
+{
+	const struct fou_tel_cmd *cmds;
+	unsigned int n, i;
+
+	cmds = fou_telemetry_cmds(&n);
+	for (i = 0; i < n && strcmp(cmds[i].cmd, name) != 0; i++)
+		;
+	assert_true(i < n);
+	return &cmds[i];
+}
+
+/* Run the handler of name as telemetry would; its return value. */
+static int
+tel_run(const char *name, const char *params)
+{
+	const struct fou_tel_cmd *c = tel_cmd(name);
+	struct rte_tel_data *d = rte_tel_data_alloc();
+	int ret;
+
+	assert_non_null(d);
+	ret = c->fn(c->cmd, params, d);
+	rte_tel_data_free(d);
+	return ret;
+}
+
+/*
+ * Ready means ready: before fou_telemetry_start() (the app is still
+ * building the gateway, without the lock) and after fou_telemetry_stop()
+ * (it reads the final state, then frees it) a command answers its error
+ * (the handler returns 0: a reply, not telemetry's null) and touches
+ * nothing; in between it works. This binary starts no other command.
+ */
+static void
+test_tel_ready_window(void **state)
+{
+	struct fou_port_info info[FOU_MAX_UDP_PORTS];
+	struct fou_gw *gw = *state;
+
+	assert_int_equal(tel_run("/fou/port/add", "7000:ipip"), 0);
+	assert_int_equal(tel_run("/fou/neigh/flush", NULL), 0);
+	assert_int_equal(tel_run("/fou/ports", NULL), 0);
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 0);
+
+	fou_telemetry_start(gw);
+	assert_int_equal(tel_run("/fou/port/add", "7000:ipip"), 0);
+	assert_int_equal(tel_run("/fou/port/add", "7001:gre"), 0);
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 2);
+
+	fou_telemetry_stop();
+	assert_int_equal(tel_run("/fou/port/del", "7000"), 0);
+	assert_int_equal(tel_run("/fou/stats/reset", NULL), 0);
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 2);
+	assert_int_equal(info[0].udp_port, 7000);
 }
 
 /* GRO per receiving port: on with a hold time, off again; bad ports and
@@ -2690,6 +2747,7 @@ main(int argc, char **argv)
 		T_BARE(test_stmt_too_long),
 		T(test_stmt_rank_usage),
 		T(test_tel_cmds_from_stmts),
+		T_BARE(test_tel_ready_window),
 		T_ADDRS(test_stmt_empty_fields),
 		T_BARE(test_gro_stmt),
 		T(test_parse_u32),
