@@ -232,29 +232,6 @@ class PcapND(ft.GatewayTestCase):
         self.assertEqual(one(r, 'icmpv6.checksum.status'), '1')
 
 
-class Netns:
-    """A network namespace of its own, deleted at the end; IPv6 off on
-    every interface until the test turns it on for one."""
-
-    def __init__(self):
-        self.name = 'fou-nd-%d' % os.getpid()
-        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
-        self.run(['ip', 'link', 'set', 'lo', 'up'])
-        for conf in ('default', 'all'):
-            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
-
-    def cmd(self, args):
-        return ['ip', 'netns', 'exec', self.name] + list(args)
-
-    def run(self, args, check=True, **kw):
-        return subprocess.run(self.cmd(args), check=check, **kw)
-
-    def out(self, args):
-        return self.run(args, capture_output=True, text=True).stdout
-
-    def close(self):
-        subprocess.run(['ip', 'netns', 'del', self.name])
-
 
 TAP0, TAP1 = 'fou-nd0', 'fou-nd1'
 
@@ -307,7 +284,7 @@ class KernelNeighbour(ft.GatewayTestCase):
 
     def setUp(self):
         super().setUp()
-        self.ns = Netns()
+        self.ns = ft.Netns('nd')
 
     def tearDown(self):
         super().tearDown()      # the gateway first: the taps go with it

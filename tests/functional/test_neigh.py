@@ -62,29 +62,6 @@ OPTS = [
 ]
 
 
-class Netns:
-    """A network namespace of its own (IPv6 off: no kernel ND on the taps),
-    deleted at the end."""
-
-    def __init__(self):
-        self.name = 'fou-nb-%d' % os.getpid()
-        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
-        self.run(['ip', 'link', 'set', 'lo', 'up'])
-        for conf in ('default', 'all'):
-            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
-
-    def cmd(self, args):
-        return ['ip', 'netns', 'exec', self.name] + list(args)
-
-    def run(self, args, **kw):
-        return subprocess.run(self.cmd(args), check=True, **kw)
-
-    def out(self, args):
-        return self.run(args, capture_output=True, text=True).stdout
-
-    def close(self):
-        subprocess.run(['ip', 'netns', 'del', self.name])
-
 
 def to_kernel(i, dst=KERNEL_IP):
     """Packet i from the peer's side, routed by the gateway to dst on port 1;
@@ -102,7 +79,7 @@ class Neigh(ft.GatewayTestCase):
 
     def setUp(self):
         super().setUp()
-        self.ns = Netns()
+        self.ns = ft.Netns('nb')
         self.gw = None
 
     def tearDown(self):
