@@ -938,6 +938,21 @@ class Netns:
     def out(self, args):
         return self.run(args, capture_output=True, text=True).stdout
 
+    def dumpcap(self, iface, path, timeout):
+        """Linux' dumpcap on iface in the namespace, writing path: the
+        process once its pcap header is written (its packet socket is
+        bound), or (None, why) if it did not start within timeout."""
+        p = subprocess.Popen(self.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        started = wait_for(lambda: p.poll() is not None or (
+            os.path.exists(path) and os.path.getsize(path) >= PCAP_GLOBAL_HEADER_LEN), timeout)
+        if started and p.poll() is None:
+            return p, None
+        if p.poll() is None:
+            p.kill()
+        why = p.communicate()[1].decode(errors='replace')
+        return None, why or 'not within %s s' % timeout
+
     def close(self):
         subprocess.run(['ip', 'netns', 'del', self.name])
 

@@ -272,14 +272,9 @@ class Capture(ft.GatewayTestCase):
         """Linux' dumpcap on the kernel's side of a tap, until stopped: a
         pcap file written once the packet socket is bound."""
         path = self.path('kernel-%s.pcap' % iface)
-        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p, why = self.ns.dumpcap(iface, path, WAIT)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
         self.procs.append(p)
-        started = ft.wait_for(lambda: p.poll() is not None or (
-            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
-        self.assertTrue(started and p.poll() is None,
-                        'dumpcap did not start: %s' % (p.poll() is not None and
-                                                        p.stderr.read().decode()))
         return p, path
 
     def stop(self, p):

@@ -202,13 +202,8 @@ class TapQueues(MultiCoreTestCase):
     def capture(self, iface, name):
         """dumpcap on the kernel side of a tap, until stop_capture()."""
         path = self.path(name)
-        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        started = ft.wait_for(lambda: p.poll() is not None or (
-            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
-        self.assertTrue(started and p.poll() is None,
-                        'dumpcap did not start: %s' % (p.poll() is not None and
-                                                        p.stderr.read().decode()))
+        p, why = self.ns.dumpcap(iface, path, WAIT)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
         time.sleep(0.5)
         return p, path
 

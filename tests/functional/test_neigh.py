@@ -34,7 +34,6 @@ times are seconds; the checks allow generous slack (behaviour, not speed).
 import os
 import random
 import signal
-import subprocess
 import sys
 import time
 
@@ -132,13 +131,8 @@ class Neigh(ft.GatewayTestCase):
     def capture(self, iface, name):
         """dumpcap on the kernel's side of a tap, until stop_capture()."""
         path = self.path(name)
-        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        started = ft.wait_for(lambda: p.poll() is not None or (
-            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
-        self.assertTrue(started and p.poll() is None,
-                        'dumpcap did not start: %s' % (p.poll() is not None and
-                                                        p.stderr.read().decode()))
+        p, why = self.ns.dumpcap(iface, path, WAIT)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
         time.sleep(0.5)
         return p, path
 
