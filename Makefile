@@ -98,12 +98,14 @@ check: build fuzz-build
 
 # Every ASan/UBSan finding aborts the process (a test sees the failed exit),
 # and LeakSanitizer fails the exit of a process that leaked. Not interop (a
-# VM, no gateway code of its own) nor bench (timing, meaningless under ASan).
+# VM, no gateway code of its own) nor bench (timing, meaningless under ASan),
+# nor the functional scripts tests/functional/meson.build leaves out of the
+# suite functional-asan (covered under the sanitizers otherwise).
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=1 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 
 check-asan: build-asan
-	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --suite unit --suite functional $(MESON_TEST_ARGS)
+	$(ASAN_ENV) meson test -C $(ASAN_BUILD) --suite unit --suite functional-asan $(MESON_TEST_ARGS)
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false

@@ -399,16 +399,25 @@ fou_neigh_q_fail(struct fou_lcore *ctl, struct fou_neigh_entry *e)
 	e->q = NULL;
 }
 
+/*
+ * m goes out to e's MAC. Sending through an entry uses it, as Linux's
+ * neigh_resolve_output: a STALE entry turns DELAY on the next tick, as it
+ * does when a worker finds it (fou_adj_neigh), whichever of the two sends.
+ */
+static void
+fou_neigh_send(struct fou_gw *gw, struct fou_neigh_entry *e, struct rte_mbuf *m)
+{
+	rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = e->mac;
+	__atomic_store_n(&gw->neigh_used[e - gw->nt->e], 1, __ATOMIC_RELAXED);
+	fou_neigh_emit(gw, m, e->key.port, FOU_DROP_TX_FULL);
+}
+
 /* e has a MAC now: what waited goes to it, in order. */
 static void
 fou_neigh_q_release(struct fou_gw *gw, struct fou_neigh_entry *e)
 {
-	while (e->qn != 0) {
-		struct rte_mbuf *m = fou_neigh_q_pop(gw, e);
-
-		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = e->mac;
-		fou_neigh_emit(gw, m, e->key.port, FOU_DROP_TX_FULL);
-	}
+	while (e->qn != 0)
+		fou_neigh_send(gw, e, fou_neigh_q_pop(gw, e));
 	free(e->q);
 	e->q = NULL;
 }
@@ -693,8 +702,7 @@ fou_neigh_hold(struct fou_lcore *ctl, struct rte_mbuf *m, uint64_t now)
 	if (e != NULL && e->in_dp) {
 		/* resolved since the worker looked */
 		FOU_STAT_ADD(ctl->st->local[FOU_LOCAL_NEIGH_DEQUEUED], 1);
-		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->dst_addr = e->mac;
-		fou_neigh_emit(gw, m, key.port, FOU_DROP_TX_FULL);
+		fou_neigh_send(gw, e, m);
 		return;
 	}
 	if (e == NULL)

@@ -917,6 +917,46 @@ def hexdiff(a, b):
             (len(a), len(b), n, a[max(0, n - 8):n + 24].hex(), b[max(0, n - 8):n + 24].hex()))
 
 
+class Netns:
+    """A network namespace of the test's own, named fou-TAG-PID, deleted by
+    close(): lo up, IPv6 off on every interface (no router solicitations or
+    other kernel traffic on the taps) until a test turns it on for one."""
+
+    def __init__(self, tag):
+        self.name = 'fou-%s-%d' % (tag, os.getpid())
+        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
+        self.run(['ip', 'link', 'set', 'lo', 'up'])
+        for conf in ('default', 'all'):
+            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
+
+    def cmd(self, args):
+        return ['ip', 'netns', 'exec', self.name] + list(args)
+
+    def run(self, args, check=True, **kw):
+        return subprocess.run(self.cmd(args), check=check, **kw)
+
+    def out(self, args):
+        return self.run(args, capture_output=True, text=True).stdout
+
+    def dumpcap(self, iface, path, timeout):
+        """Linux' dumpcap on iface in the namespace, writing path: the
+        process once its pcap header is written (its packet socket is
+        bound), or (None, why) if it did not start within timeout."""
+        p = subprocess.Popen(self.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        started = wait_for(lambda: p.poll() is not None or (
+            os.path.exists(path) and os.path.getsize(path) >= PCAP_GLOBAL_HEADER_LEN), timeout)
+        if started and p.poll() is None:
+            return p, None
+        if p.poll() is None:
+            p.kill()
+        why = p.communicate()[1].decode(errors='replace')
+        return None, why or 'not within %s s' % timeout
+
+    def close(self):
+        subprocess.run(['ip', 'netns', 'del', self.name])
+
+
 class GatewayTestCase(unittest.TestCase):
     maxDiff = None
 

@@ -157,26 +157,6 @@ class Hugepages:
             self.added = 0
 
 
-class Netns:
-    """A network namespace of its own, without IPv6 (no router
-    solicitations or other kernel traffic on the taps), deleted at the end."""
-
-    def __init__(self):
-        self.name = 'fou-cap-%d' % os.getpid()
-        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
-        self.run(['ip', 'link', 'set', 'lo', 'up'])
-        for conf in ('default', 'all'):
-            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
-
-    def cmd(self, args):
-        return ['ip', 'netns', 'exec', self.name] + list(args)
-
-    def run(self, args, **kw):
-        return subprocess.run(self.cmd(args), check=True, **kw)
-
-    def close(self):
-        subprocess.run(['ip', 'netns', 'del', self.name])
-
 
 def batch(seq):
     """One round of traffic: {tap: frames injected}, {port: frames it must
@@ -216,7 +196,7 @@ class Capture(ft.GatewayTestCase):
 
     def setUp(self):
         super().setUp()
-        self.ns = Netns()
+        self.ns = ft.Netns('cap')
         self.procs = []
 
     def tearDown(self):
@@ -292,14 +272,9 @@ class Capture(ft.GatewayTestCase):
         """Linux' dumpcap on the kernel's side of a tap, until stopped: a
         pcap file written once the packet socket is bound."""
         path = self.path('kernel-%s.pcap' % iface)
-        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        p, why = self.ns.dumpcap(iface, path, WAIT)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
         self.procs.append(p)
-        started = ft.wait_for(lambda: p.poll() is not None or (
-            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
-        self.assertTrue(started and p.poll() is None,
-                        'dumpcap did not start: %s' % (p.poll() is not None and
-                                                        p.stderr.read().decode()))
         return p, path
 
     def stop(self, p):

@@ -85,26 +85,6 @@ def encap_frames(flows=range(NB_FLOWS)):
     return frames
 
 
-class Netns:
-    """A network namespace of its own, deleted at the end."""
-
-    def __init__(self):
-        self.name = 'fou-mq-%d' % os.getpid()
-        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
-        # no router solicitations or other kernel traffic on the taps
-        self.run(['ip', 'link', 'set', 'lo', 'up'])
-        for conf in ('default', 'all'):
-            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
-
-    def cmd(self, args):
-        return ['ip', 'netns', 'exec', self.name] + list(args)
-
-    def run(self, args, **kw):
-        return subprocess.run(self.cmd(args), check=True, **kw)
-
-    def close(self):
-        subprocess.run(['ip', 'netns', 'del', self.name])
-
 
 def own_apart(test, path):
     """Write the IP frames of the capture path next to it and return that
@@ -205,7 +185,7 @@ class TapQueues(MultiCoreTestCase):
 
     def setUp(self):
         super().setUp()
-        self.ns = Netns()
+        self.ns = ft.Netns('mq')
 
     def tearDown(self):
         super().tearDown()      # the gateways first: the taps go with them
@@ -222,13 +202,8 @@ class TapQueues(MultiCoreTestCase):
     def capture(self, iface, name):
         """dumpcap on the kernel side of a tap, until stop_capture()."""
         path = self.path(name)
-        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        started = ft.wait_for(lambda: p.poll() is not None or (
-            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
-        self.assertTrue(started and p.poll() is None,
-                        'dumpcap did not start: %s' % (p.poll() is not None and
-                                                        p.stderr.read().decode()))
+        p, why = self.ns.dumpcap(iface, path, WAIT)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
         time.sleep(0.5)
         return p, path
 

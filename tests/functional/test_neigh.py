@@ -34,7 +34,6 @@ times are seconds; the checks allow generous slack (behaviour, not speed).
 import os
 import random
 import signal
-import subprocess
 import sys
 import time
 
@@ -62,29 +61,6 @@ OPTS = [
 ]
 
 
-class Netns:
-    """A network namespace of its own (IPv6 off: no kernel ND on the taps),
-    deleted at the end."""
-
-    def __init__(self):
-        self.name = 'fou-nb-%d' % os.getpid()
-        subprocess.run(['ip', 'netns', 'add', self.name], check=True)
-        self.run(['ip', 'link', 'set', 'lo', 'up'])
-        for conf in ('default', 'all'):
-            self.run(['sysctl', '-qw', 'net.ipv6.conf.%s.disable_ipv6=1' % conf])
-
-    def cmd(self, args):
-        return ['ip', 'netns', 'exec', self.name] + list(args)
-
-    def run(self, args, **kw):
-        return subprocess.run(self.cmd(args), check=True, **kw)
-
-    def out(self, args):
-        return self.run(args, capture_output=True, text=True).stdout
-
-    def close(self):
-        subprocess.run(['ip', 'netns', 'del', self.name])
-
 
 def to_kernel(i, dst=KERNEL_IP):
     """Packet i from the peer's side, routed by the gateway to dst on port 1;
@@ -102,7 +78,7 @@ class Neigh(ft.GatewayTestCase):
 
     def setUp(self):
         super().setUp()
-        self.ns = Netns()
+        self.ns = ft.Netns('nb')
         self.gw = None
 
     def tearDown(self):
@@ -155,13 +131,8 @@ class Neigh(ft.GatewayTestCase):
     def capture(self, iface, name):
         """dumpcap on the kernel's side of a tap, until stop_capture()."""
         path = self.path(name)
-        p = subprocess.Popen(self.ns.cmd(['dumpcap', '-q', '-P', '-i', iface, '-w', path]),
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        started = ft.wait_for(lambda: p.poll() is not None or (
-            os.path.exists(path) and os.path.getsize(path) >= ft.PCAP_GLOBAL_HEADER_LEN), WAIT)
-        self.assertTrue(started and p.poll() is None,
-                        'dumpcap did not start: %s' % (p.poll() is not None and
-                                                        p.stderr.read().decode()))
+        p, why = self.ns.dumpcap(iface, path, WAIT)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
         time.sleep(0.5)
         return p, path
 

@@ -502,9 +502,14 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	FUZZ_ASSERT(sent.n == nf, "%u forwarded, %u sent", nf, sent.n);
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		icmp += st->icmp_out[i];
-	FUZZ_ASSERT(icmp <= nf, "%" PRIu64 " ICMP errors counted, %u sent", icmp, nf);
+	/* an ICMP message whose way back has no neighbour yet is counted
+	 * when it is built, and waits with the held packets */
+	h1 = st->local[FOU_LOCAL_NEIGH_QUEUED];
+	FUZZ_ASSERT(icmp <= nf + (h1 - h0), "%" PRIu64 " ICMP messages counted, %u sent, %" PRIu64
+		    " held", icmp, nf, h1 - h0);
 	for (i = 0; i < nf; i++) {
-		fuzz_check_output(sent.pkts[i], sent.port[i], icmp == 0 ? 0 : icmp == nf ? 1 : -1);
+		fuzz_check_output(sent.pkts[i], sent.port[i],
+				  icmp == 0 ? 0 : icmp == nf && h1 == h0 ? 1 : -1);
 		/* the worker counts what the TX queue took */
 		FOU_STAT_ADD(st->tx[sent.port[i]], 1);
 		rte_pktmbuf_free(sent.pkts[i]);

@@ -124,7 +124,8 @@ nd_build(uint8_t *b, const struct rte_ether_addr *eth_dst, const char *src, cons
 	b[O_ICMP] = type;
 	unit_put32(b + O_FLAGS, flags);
 	ip6(target, b + O_TARGET);
-	memcpy(b + O_OPT, opts, opts_len);
+	if (opts_len != 0)
+		memcpy(b + O_OPT, opts, opts_len);
 	nd_fix(b);
 	return O_OPT + opts_len;
 }
