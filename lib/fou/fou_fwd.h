@@ -53,13 +53,13 @@ struct fou_adj {
  * TSC, where lower) minus the outer headers.
  */
 static inline unsigned int
-fou_adj_resolve(const struct fou_gw *gw, const struct fou_nexthop *nh, const void *dst,
-		uint64_t now, struct fou_adj *a)
+fou_adj_resolve(const struct fou_gw *gw, const struct fou_route_memo *memo,
+		const struct fou_nexthop *nh, const void *dst, uint64_t now, struct fou_adj *a)
 {
 	if (nh->type == FOU_NH_TUNNEL) {
 		const struct fou_tunnel *t = &gw->tunnels[nh->tunnel];
 
-		switch (fou_tunnel_egress(gw, t, now, &a->nh, &a->mtu, &a->mtu_nodf)) {
+		switch (fou_tunnel_egress(gw, memo, t, now, &a->nh, &a->mtu, &a->mtu_nodf)) {
 		case FOU_EGRESS_NO_ROUTE:
 			return FOU_DROP_NO_ROUTE;
 		case FOU_EGRESS_LOOP:

@@ -90,7 +90,7 @@ fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *d
 
 	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return FOU_DROP_NO_ROUTE;
-	r = fou_adj_resolve(lc->gw, nh, dst, lc->now, a);
+	r = fou_adj_resolve(lc->gw, NULL, nh, dst, lc->now, a);
 	if (r != FOU_FWD)
 		return r;
 	*neigh = fou_adj_neigh(lc, a, mac) ? mac : NULL;

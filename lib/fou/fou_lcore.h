@@ -41,6 +41,7 @@ struct fou_lcore {
 
 	/* written by the owning lcore only */
 	uint64_t now;				/* TSC of the burst it works on */
+	const struct fou_route_memo *memo;	/* the packet's lookups done ahead */
 	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
 	bool gro_held;				/* the GRO table may hold packets */
 	bool started;				/* a qsbr reader */

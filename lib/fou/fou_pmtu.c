@@ -185,7 +185,7 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	/* __ip_rt_update_pmtu: below ip_rt_min_pmtu (an MTU of 0 from an
 	 * old router too) it is taken as the minimum */
 	mtu = RTE_MAX((uint16_t)(icmp[6] << 8 | icmp[7]), (uint16_t)FOU_PMTU_MIN);
-	if (fou_tunnel_egress(gw, t, lc->now, &onh, &tun_mtu, &tun_mtu_nodf) == FOU_EGRESS_OK)
+	if (fou_tunnel_egress(gw, NULL, t, lc->now, &onh, &tun_mtu, &tun_mtu_nodf) == FOU_EGRESS_OK)
 		link = (uint16_t)(tun_mtu_nodf + t->hdr_len);
 	/* written through lc->gw, the context's writable pointer: a
 	 * compare-exchange that only lowers, no lock (fou_private.h) */

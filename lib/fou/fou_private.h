@@ -202,6 +202,25 @@ struct fou_tun_key {
 };
 static_assert(sizeof(struct fou_tun_key) == 16, "tunnel key has padding");
 
+/*
+ * What the receive path looked up ahead for one packet of a burst
+ * (fou_rx.c's stages): routes and the tunnel match, each with the key it
+ * was looked up for. The packet's own processing takes a result only
+ * for the same key, in the same grace period, so it equals the lookup it
+ * saves; a packet the stages read otherwise looks up for itself.
+ */
+#define FOU_MEMO4 2		/* outer or inner destination, a tunnel's remote */
+struct fou_route_memo {
+	uint8_t n4, n6;
+	bool tk_set;
+	int32_t tidx;				/* the tunnel match: index, -1 none */
+	struct fou_tun_key tk;
+	rte_be32_t a4[FOU_MEMO4];
+	const struct fou_nexthop *nh4[FOU_MEMO4];
+	uint8_t a6[16];
+	const struct fou_nexthop *nh6;
+};
+
 struct fou_udp_port {
 	uint16_t udp_port;
 	uint8_t ipproto;	/* 0 = free slot */
@@ -421,6 +440,16 @@ fou_tun_key_make(struct fou_tun_key *k, uint8_t type, rte_be32_t local, rte_be32
 	k->type = type;
 	k->key_set = key_set;
 	k->zero = 0;
+}
+
+static inline bool
+fou_tun_key_eq(const struct fou_tun_key *a, const struct fou_tun_key *b)
+{
+	uint64_t x[2], y[2];
+
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
 /* The encap-sport auto range, read once so both ends are of one setting. */

@@ -165,6 +165,28 @@ fou_route6_bulk(const struct fou_gw *gw, const uint8_t *dst, const struct fou_ne
 	}
 }
 
+/* The route to dst, from memo (a burst's lookups, NULL: none) when it
+ * holds dst's. */
+static inline const struct fou_nexthop *
+fou_route4_memo(const struct fou_gw *gw, const struct fou_route_memo *memo, rte_be32_t dst)
+{
+	unsigned int k;
+
+	if (memo != NULL)
+		for (k = 0; k < memo->n4; k++)
+			if (memo->a4[k] == dst)
+				return memo->nh4[k];
+	return fou_route4(gw, dst);
+}
+
+static inline const struct fou_nexthop *
+fou_route6_memo(const struct fou_gw *gw, const struct fou_route_memo *memo, const uint8_t *dst)
+{
+	if (memo != NULL && memo->n6 != 0 && memcmp(memo->a6, dst, 16) == 0)
+		return memo->nh6;
+	return fou_route6(gw, dst);
+}
+
 /* --- is this address ours ------------------------------------------------- */
 
 static inline uint32_t
@@ -235,25 +257,44 @@ fou_own6(const struct fou_gw *gw, const uint8_t *a)
  * is all the local path reads), else along its route. Equal to the route
  * lookup, whose only FOU_NH_LOCAL routes are our addresses' own.
  */
-static inline const struct fou_nexthop *
-fou_dst4(const struct fou_gw *gw, rte_be32_t dst)
+static inline bool
+fou_addr4_own(const struct fou_gw *gw, rte_be32_t a)
 {
-	static const struct fou_nexthop local = { .type = FOU_NH_LOCAL, .family = AF_INET };
-	const struct fou_own4 *l = fou_own4(gw, dst);
+	const struct fou_own4 *l = fou_own4(gw, a);
 
-	if (l != NULL && l->kind == FOU_OWN_ADDR)
-		return &local;
-	return fou_route4(gw, dst);
+	return l != NULL && l->kind == FOU_OWN_ADDR;
 }
 
 static inline const struct fou_nexthop *
-fou_dst6(const struct fou_gw *gw, const uint8_t *dst)
+fou_dst4_memo(const struct fou_gw *gw, const struct fou_route_memo *memo, rte_be32_t dst)
+{
+	static const struct fou_nexthop local = { .type = FOU_NH_LOCAL, .family = AF_INET };
+
+	if (fou_addr4_own(gw, dst))
+		return &local;
+	return fou_route4_memo(gw, memo, dst);
+}
+
+static inline const struct fou_nexthop *
+fou_dst4(const struct fou_gw *gw, rte_be32_t dst)
+{
+	return fou_dst4_memo(gw, NULL, dst);
+}
+
+static inline const struct fou_nexthop *
+fou_dst6_memo(const struct fou_gw *gw, const struct fou_route_memo *memo, const uint8_t *dst)
 {
 	static const struct fou_nexthop local = { .type = FOU_NH_LOCAL, .family = AF_INET6 };
 
 	if (fou_own6(gw, dst) != NULL)
 		return &local;
-	return fou_route6(gw, dst);
+	return fou_route6_memo(gw, memo, dst);
+}
+
+static inline const struct fou_nexthop *
+fou_dst6(const struct fou_gw *gw, const uint8_t *dst)
+{
+	return fou_dst6_memo(gw, NULL, dst);
 }
 
 static inline bool
@@ -328,10 +369,11 @@ enum fou_egress {
  * nopmtudisc tunnel's packets without DF, which the path may fragment.
  */
 static inline enum fou_egress
-fou_tunnel_egress(const struct fou_gw *gw, const struct fou_tunnel *t, uint64_t now,
-		  const struct fou_nexthop **onh, uint16_t *mtu, uint16_t *mtu_nodf)
+fou_tunnel_egress(const struct fou_gw *gw, const struct fou_route_memo *memo,
+		  const struct fou_tunnel *t, uint64_t now, const struct fou_nexthop **onh,
+		  uint16_t *mtu, uint16_t *mtu_nodf)
 {
-	const struct fou_nexthop *nh = fou_route4(gw, t->remote);
+	const struct fou_nexthop *nh = fou_route4_memo(gw, memo, t->remote);
 	uint16_t link, pmtu;
 
 	if (nh == NULL)

@@ -70,7 +70,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip->time_to_live <= 1)
 		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, &ip->dst_addr, lc->now, &a);
+	r = fou_adj_resolve(gw, lc->memo, nh, &ip->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
 	/* a.mtu is the lower of the two: the one compare per packet */
@@ -128,7 +128,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip6->hop_limits <= 1)
 		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	r = fou_adj_resolve(gw, nh, ip6->dst_addr, lc->now, &a);
+	r = fou_adj_resolve(gw, lc->memo, nh, ip6->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
 	if (unlikely(tot > a.mtu)) {
@@ -196,7 +196,7 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		return FOU_DROP_INNER_MARTIAN;
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_INNER_OPTIONS_BAD;
-	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4(gw, ip->dst_addr), out_port);
+	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4_memo(gw, lc->memo, ip->dst_addr), out_port);
 }
 
 static inline unsigned int
@@ -226,7 +226,7 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
 	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
-	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6(gw, ip6->dst_addr), out_port);
+	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6_memo(gw, lc->memo, ip6->dst_addr), out_port);
 }
 
 /*
@@ -288,8 +288,13 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
 	fou_tun_key_make(&k, type, ip->dst_addr, ip->src_addr, (gflags & FOU_GRE_K) != 0, key);
-	if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0)
+	if (lc->memo != NULL && lc->memo->tk_set && fou_tun_key_eq(&lc->memo->tk, &k)) {
+		if (lc->memo->tidx < 0)
+			return FOU_DROP_NO_TUNNEL;
+		data = (void *)(uintptr_t)lc->memo->tidx;
+	} else if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0) {
 		return FOU_DROP_NO_TUNNEL;
+	}
 	/* ip_tunnel_rcv: the checksum is there exactly when the tunnel has csum */
 	t = &gw->tunnels[(uintptr_t)data];
 	if (!(gflags & FOU_GRE_C) != !(t->flags & FOU_TUN_GRE_CSUM))
@@ -451,7 +456,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 		return FOU_DROP_BCAST_MCAST;
 	if (fou_martian4_dst(ip->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
-	nh = fou_dst4(gw, ip->dst_addr);
+	nh = fou_dst4_memo(gw, lc->memo, ip->dst_addr);
 	if (fou_src4_ours(gw, ip->src_addr))
 		return FOU_DROP_OUTER_MARTIAN;
 	/* ip_rcv_options, after the route lookup as in ip_rcv_finish_core */
@@ -503,7 +508,7 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 		/* scoped to the port: ours only if it is this port's */
 		nh = fou_addr6_mine_on(gw, rx_port, ip6->dst_addr) ? &fou_nh_local6 : NULL;
 	else
-		nh = fou_dst6(gw, ip6->dst_addr);
+		nh = fou_dst6_memo(gw, lc->memo, ip6->dst_addr);
 	if (nh != NULL && nh->type == FOU_NH_LOCAL) {
 		/* the way back to a link-local address is the port it came in by */
 		m->port = rx_port;
@@ -569,7 +574,220 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	}
 }
 
-#define FOU_PREFETCH_OFFSET 3
+/*
+ * --- a burst's lookups, stage by stage ---------------------------------------
+ *
+ * Before the packets are handled one by one, the burst's lookups are done
+ * together, so that their cache misses overlap instead of following one
+ * another (the way VPP's and l3fwd's loops are built): a first pass reads
+ * each packet's headers far enough to know what it will look up (the
+ * tunnel match and the inner destination of a tunnel packet to us, the
+ * destination of one to route), then each table is searched once for the
+ * whole burst (rte_hash_lookup_bulk_data, rte_fib_lookup_bulk), the
+ * entries the next stage reads are prefetched, and the remotes of the
+ * tunnels the routes lead into are routed together too. What is found
+ * goes into the packet's memo with the key it was found for; the
+ * packet's own processing, which checks everything, takes a result only
+ * for the same key. The first pass may therefore skip what it does not
+ * understand (a second VLAN tag, a malformed header): that packet looks
+ * up for itself, and no decision can differ from one made alone.
+ */
+struct fou_rx_ahead {
+	struct fou_route_memo memo[FOU_BURST];
+	unsigned int n4, n6, ntk, nrem;
+	rte_be32_t a4[FOU_BURST];
+	uint8_t a4_pkt[FOU_BURST];
+	uint8_t a6[FOU_BURST][16];
+	uint8_t a6_pkt[FOU_BURST];
+	const void *tk[FOU_BURST];
+	uint8_t tk_pkt[FOU_BURST];
+	rte_be32_t rem[FOU_BURST];
+	uint8_t rem_pkt[FOU_BURST];
+};
+
+static inline void
+fou_ahead_dst4(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, rte_be32_t dst)
+{
+	if (fou_addr4_own(gw, dst))
+		return;
+	ah->a4[ah->n4] = dst;
+	ah->a4_pkt[ah->n4++] = i;
+}
+
+static inline void
+fou_ahead_dst6(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, const uint8_t *dst)
+{
+	if (dst[0] == 0xff || fou_ll6_addr(dst) || fou_own6(gw, dst) != NULL)
+		return;
+	memcpy(ah->a6[ah->n6], dst, 16);
+	ah->a6_pkt[ah->n6++] = i;
+}
+
+/* The first pass over packet i: what it will look up. */
+static inline void
+fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
+	       struct fou_rx_ahead *ah)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t len = rte_pktmbuf_data_len(m);
+	struct fou_route_memo *memo = &ah->memo[i];
+	const struct rte_ipv4_hdr *ip;
+	uint32_t off = RTE_ETHER_HDR_LEN, hl, key = 0;
+	uint16_t etype, gflags = 0, slot;
+	uint8_t proto, type;
+
+	memo->n4 = 0;
+	memo->n6 = 0;
+	memo->tk_set = false;
+	if (len < off + sizeof(struct rte_ipv6_hdr))
+		return;
+	etype = (uint16_t)(p[12] << 8 | p[13]);
+	if (etype == RTE_ETHER_TYPE_VLAN) {
+		etype = (uint16_t)(p[16] << 8 | p[17]);
+		off += sizeof(struct rte_vlan_hdr);
+		if (len < off + sizeof(struct rte_ipv6_hdr))
+			return;
+	}
+	if (etype == RTE_ETHER_TYPE_IPV6) {
+		fou_ahead_dst6(gw, ah, i, ((const struct rte_ipv6_hdr *)(p + off))->dst_addr);
+		return;
+	}
+	if (etype != RTE_ETHER_TYPE_IPV4)
+		return;
+	ip = (const struct rte_ipv4_hdr *)(p + off);
+	if ((ip->version_ihl >> 4) != 4)
+		return;
+	if (!fou_addr4_own(gw, ip->dst_addr)) {
+		fou_ahead_dst4(gw, ah, i, ip->dst_addr);
+		return;
+	}
+	/* to us: a tunnel packet's match and inner destination */
+	hl = (ip->version_ihl & 0xfu) * 4;
+	off += hl;
+	proto = ip->next_proto_id;
+	if (proto == IPPROTO_UDP) {
+		if (len < off + sizeof(struct rte_udp_hdr))
+			return;
+		slot = __atomic_load_n(&gw->udp_slot[(uint16_t)(p[off + 2] << 8 | p[off + 3])],
+				       __ATOMIC_ACQUIRE);
+		if (slot == 0)
+			return;
+		proto = gw->udp[slot].ipproto;
+		off += sizeof(struct rte_udp_hdr);
+	} else if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE)) {
+		return;
+	}
+	type = proto;
+	if (proto == IPPROTO_GRE) {
+		if (len < off + 4)
+			return;
+		gflags = (uint16_t)(p[off] << 8 | p[off + 1]);
+		etype = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
+		if (gflags & FOU_GRE_K && len >= off + 12) {
+			rte_be32_t k;
+
+			memcpy(&k, p + off + ((gflags & FOU_GRE_C) ? 8 : 4), sizeof(k));
+			key = rte_be_to_cpu_32(k);
+		}
+		off += 4 * (1u + !!(gflags & FOU_GRE_C) + !!(gflags & FOU_GRE_K) +
+			    !!(gflags & FOU_GRE_S));
+		proto = etype == RTE_ETHER_TYPE_IPV4 ? IPPROTO_IPIP :
+			etype == RTE_ETHER_TYPE_IPV6 ? IPPROTO_IPV6 : 0;
+	}
+	if (type != IPPROTO_IPIP && type != IPPROTO_IPV6 && type != IPPROTO_GRE)
+		return;
+	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) != 0) {
+		fou_tun_key_make(&memo->tk, type, ip->dst_addr, ip->src_addr,
+				 (gflags & FOU_GRE_K) != 0, key);
+		ah->tk[ah->ntk] = &memo->tk;
+		ah->tk_pkt[ah->ntk++] = i;
+	}
+	if (proto == IPPROTO_IPIP && len >= off + sizeof(struct rte_ipv4_hdr))
+		fou_ahead_dst4(gw, ah, i, ((const struct rte_ipv4_hdr *)(p + off))->dst_addr);
+	else if (proto == IPPROTO_IPV6 && len >= off + sizeof(struct rte_ipv6_hdr))
+		fou_ahead_dst6(gw, ah, i, ((const struct rte_ipv6_hdr *)(p + off))->dst_addr);
+}
+
+/* A route found for packet i: kept, and a tunnel's remote routed next. */
+static inline void
+fou_ahead_routed(const struct fou_gw *gw, struct fou_lcore *lc, struct fou_rx_ahead *ah,
+		 uint8_t i, const struct fou_nexthop *nh)
+{
+	const struct fou_tunnel *t;
+
+	if (nh == NULL || nh->type != FOU_NH_TUNNEL)
+		return;
+	t = &gw->tunnels[nh->tunnel];
+	rte_prefetch0(t);
+	rte_prefetch0(&lc->tun_st[nh->tunnel]);
+	rte_prefetch0(&gw->tun_pmtu[nh->tunnel]);
+	ah->rem[ah->nrem] = t->remote;
+	ah->rem_pkt[ah->nrem++] = i;
+}
+
+/* The burst's lookups (see above), into each packet's memo. */
+static void
+fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts, uint16_t n,
+	  struct fou_rx_ahead *ah)
+{
+	const struct fou_nexthop *nh[FOU_BURST];
+	void *data[FOU_BURST];
+	uint64_t hits = 0;
+	unsigned int k;
+	uint16_t i;
+
+	ah->n4 = ah->n6 = ah->ntk = ah->nrem = 0;
+	for (i = 0; i < n; i++)
+		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (i = 0; i < n; i++)
+		fou_ahead_peek(gw, pkts[i], (uint8_t)i, ah);
+	if (ah->ntk != 0) {
+		rte_hash_lookup_bulk_data(gw->tun_rx, ah->tk, ah->ntk, &hits, data);
+		for (k = 0; k < ah->ntk; k++) {
+			struct fou_route_memo *memo = &ah->memo[ah->tk_pkt[k]];
+
+			memo->tk_set = true;
+			memo->tidx = (hits >> k) & 1 ? (int32_t)(uintptr_t)data[k] : -1;
+			if (memo->tidx >= 0) {
+				rte_prefetch0(&gw->tunnels[memo->tidx]);
+				rte_prefetch0(&lc->tun_st[memo->tidx]);
+			}
+		}
+	}
+	if (ah->n4 != 0) {
+		fou_route4_bulk(gw, ah->a4, nh, ah->n4);
+		for (k = 0; k < ah->n4; k++) {
+			struct fou_route_memo *memo = &ah->memo[ah->a4_pkt[k]];
+
+			memo->a4[0] = ah->a4[k];
+			memo->nh4[0] = nh[k];
+			memo->n4 = 1;
+			fou_ahead_routed(gw, lc, ah, ah->a4_pkt[k], nh[k]);
+		}
+	}
+	if (ah->n6 != 0) {
+		fou_route6_bulk(gw, ah->a6[0], nh, ah->n6);
+		for (k = 0; k < ah->n6; k++) {
+			struct fou_route_memo *memo = &ah->memo[ah->a6_pkt[k]];
+
+			memcpy(memo->a6, ah->a6[k], 16);
+			memo->nh6 = nh[k];
+			memo->n6 = 1;
+			fou_ahead_routed(gw, lc, ah, ah->a6_pkt[k], nh[k]);
+		}
+	}
+	if (ah->nrem != 0) {
+		fou_route4_bulk(gw, ah->rem, nh, ah->nrem);
+		for (k = 0; k < ah->nrem; k++) {
+			struct fou_route_memo *memo = &ah->memo[ah->rem_pkt[k]];
+
+			if (memo->n4 < FOU_MEMO4) {
+				memo->a4[memo->n4] = ah->rem[k];
+				memo->nh4[memo->n4++] = nh[k];
+			}
+		}
+	}
+}
 
 uint16_t
 fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uint16_t n,
@@ -578,20 +796,20 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 	const struct fou_gw *gw = lc->gw;
 	struct fou_lcore_stats *st = lc->st;
 	struct rte_mbuf *drop[FOU_BURST];
+	struct fou_rx_ahead ah;
 	uint16_t i, nb_fwd = 0, nb_drop = 0;
 	/* read once: the tags are written for exactly the bursts GRO sees */
 	const bool gro = __atomic_load_n(&gw->iface[rx_port].gro, __ATOMIC_ACQUIRE) != 0;
 
 	*gro_on = gro;
 	FOU_STAT_ADD(st->rx[rx_port], n);
-	for (i = 0; i < n && i < FOU_PREFETCH_OFFSET; i++)
-		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	RTE_ASSERT(n <= FOU_BURST);
+	fou_ahead(gw, lc, pkts, n, &ah);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		unsigned int r;
 
-		if (i + FOU_PREFETCH_OFFSET < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + FOU_PREFETCH_OFFSET], void *));
+		lc->memo = &ah.memo[i];
 		r = fou_rx_one(gw, lc, rx_port, m, gro, &out_port[nb_fwd]);
 		if (likely(r == FOU_FWD)) {
 			pkts[nb_fwd++] = m;
@@ -610,6 +828,7 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 			nb_drop = 0;
 		}
 	}
+	lc->memo = NULL;
 	if (nb_drop != 0)
 		rte_pktmbuf_free_bulk(drop, nb_drop);
 	return nb_fwd;

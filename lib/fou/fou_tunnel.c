@@ -466,7 +466,7 @@ fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool s
 		/* whole seconds, rounded up: 0 only once it has expired */
 		ti->path_mtu_expires = (uint32_t)((left + hz - 1) / hz);
 	}
-	switch (fou_tunnel_egress(gw, t, now, &onh, &ti->mtu, &mtu_nodf)) {
+	switch (fou_tunnel_egress(gw, NULL, t, now, &onh, &ti->mtu, &mtu_nodf)) {
 	case FOU_EGRESS_NO_ROUTE:
 		ti->unresolved = "no route to remote";
 		break;
