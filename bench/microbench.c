@@ -71,6 +71,7 @@ struct fou_mb_opts {
 	unsigned int nb_tunnels, nb_routes;
 	bool stage[FOU_MB_STAGES];
 	bool control;
+	bool huge;		/* EAL memory on hugepages (else 4 KB pages) */
 	uint32_t flows, bursts, passes, inner_len, mem_mb;
 };
 
@@ -652,11 +653,13 @@ fou_mb_usage(void)
 	fprintf(stderr,
 		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap]\n"
 		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
-		"                      [--cpu N] [--mem MB] [--control]\n"
+		"                      [--cpu N] [--mem MB] [--huge] [--control]\n"
 		"  tunnels grow along the list at the first route count, then routes\n"
 		"  grow along theirs at the last tunnel count (both ascending).\n"
 		"  defaults: --tunnels 1,1000,65536 --routes 10,10000,1000000 --flows 65536\n"
 		"            --bursts 4000 --passes 5 --size 64 (inner IP packet bytes)\n"
+		"  --huge: the EAL's memory (tables, packets) on hugepages, as a\n"
+		"          gateway runs; without it 4 KB pages (runs anywhere)\n"
 		"  --control: time adding and deleting the last tunnel and route counts\n"
 		"             (and neighbours) through fou.h instead of the stages\n");
 }
@@ -709,6 +712,7 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "control", no_argument, NULL, 'C' },
+		{ "huge", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t v;
@@ -747,6 +751,9 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		case 'C':
 			o->control = true;
 			break;
+		case 'H':
+			o->huge = true;
+			break;
 		default:
 			ret = -1;
 		}
@@ -760,7 +767,7 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 }
 
 static void
-fou_mb_eal(const char *prog, int cpu, uint32_t mem_mb)
+fou_mb_eal(const char *prog, int cpu, uint32_t mem_mb, bool huge)
 {
 	char lcore[16], mem[16];
 	cpu_set_t set;
@@ -771,10 +778,12 @@ fou_mb_eal(const char *prog, int cpu, uint32_t mem_mb)
 			;
 	snprintf(lcore, sizeof(lcore), "%d", cpu < 0 ? 0 : cpu);
 	snprintf(mem, sizeof(mem), "%u", mem_mb);
-	/* no hugepages, no runtime files, no telemetry: runs beside anything */
+	/* no runtime files, no telemetry: runs beside anything; hugepages
+	 * only when asked (--in-memory takes them without a mount) */
 	char *argv[] = {
-		(char *)prog, "-l", lcore, "--no-huge", "-m", mem, "--no-pci", "--no-shconf",
-		"--no-telemetry", "--iova-mode=va", "--log-level=*:error",
+		(char *)prog, "-l", lcore, huge ? "--in-memory" : "--no-huge", "-m", mem,
+		"--no-pci", "--no-shconf", "--no-telemetry", "--iova-mode=va",
+		"--log-level=*:error",
 	};
 
 	if (rte_eal_init((int)RTE_DIM(argv), argv) < 0) {
@@ -798,7 +807,7 @@ main(int argc, char **argv)
 	};
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)
 		return 2;
-	fou_mb_eal(argv[0], cpu, b.o.mem_mb);
+	fou_mb_eal(argv[0], cpu, b.o.mem_mb, b.o.huge);
 	fou_mb_mbufs(&b);
 	fou_mb_gw_create(&b);
 	if (b.o.control) {
