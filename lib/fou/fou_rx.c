@@ -804,12 +804,14 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 	*gro_on = gro;
 	FOU_STAT_ADD(st->rx[rx_port], n);
 	RTE_ASSERT(n <= FOU_BURST);
-	fou_ahead(gw, lc, pkts, n, &ah);
+	/* one packet has nothing to overlap its misses with */
+	if (n > 1)
+		fou_ahead(gw, lc, pkts, n, &ah);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		unsigned int r;
 
-		lc->memo = &ah.memo[i];
+		lc->memo = n > 1 ? &ah.memo[i] : NULL;
 		r = fou_rx_one(gw, lc, rx_port, m, gro, &out_port[nb_fwd]);
 		if (likely(r == FOU_FWD)) {
 			pkts[nb_fwd++] = m;
