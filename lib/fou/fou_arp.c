@@ -122,7 +122,7 @@ fou_arp_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_t 
 	eth->src_addr = gw->iface[port].mac;
 	/* the frame's padding goes; its 802.1Q tags, if any, stay */
 	fou_mbuf_cut(m, off + sizeof(*arp));
-	m->ol_flags = 0;
+	fou_mbuf_flags_reset(m);
 	m->l2_len = off;
 	m->packet_type = RTE_PTYPE_L2_ETHER_ARP;
 	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_ARP_REP_OUT], 1);

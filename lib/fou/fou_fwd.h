@@ -228,6 +228,18 @@ fou_l3_isolate(struct rte_mbuf *m, uint32_t off, uint32_t len)
 	fou_mbuf_cut(m, len);
 }
 
+/*
+ * A reply made in the request's own mbuf (ARP, NA) sheds the request's
+ * flags but the two that say whose buffer it is: without them the free
+ * would take a PMD's external buffer, or a clone's, for the mbuf's own,
+ * never give it back and return the mbuf to its pool still pointing at it.
+ */
+static inline void
+fou_mbuf_flags_reset(struct rte_mbuf *m)
+{
+	m->ol_flags &= RTE_MBUF_F_EXTERNAL | RTE_MBUF_F_INDIRECT;
+}
+
 /* Put the Ethernet header for the neighbour in front of the IP packet. */
 static inline unsigned int
 fou_eth_push(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t port,

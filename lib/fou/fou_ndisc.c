@@ -294,7 +294,7 @@ fou_ndisc_answer(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32
 	fou_ndisc_cksum(m, off);
 	eth->dst_addr = dmac;
 	eth->src_addr = *mac;
-	m->ol_flags = 0;
+	fou_mbuf_flags_reset(m);
 	m->l2_len = off;
 	m->l3_len = sizeof(*ip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6 | RTE_PTYPE_L4_ICMP;
