@@ -18,6 +18,7 @@ struct fou_app_stmts;
 
 struct fou_app_opts {
 	uint32_t idle_exit_ms;	/* 0 = run until a signal */
+	uint16_t burst;		/* --burst: most packets per rte_eth_rx_burst(), 1-FOU_BURST */
 	struct fou_app_stmts *stmts;	/* read, for fou_app_args_apply() */
 	bool no_pdump;		/* dpdk-dumpcap cannot attach */
 };
@@ -66,6 +67,7 @@ struct fou_worker {
 	struct fou_lcore *lc;			/* the gateway's per-lcore context */
 	struct fou_lcore_stats *st;		/* its counters: the worker counts TX */
 	struct fou_worker_conf conf;		/* its RX queues and its TX queue */
+	uint16_t burst;				/* most packets one RX poll takes */
 	uint16_t nb_ports;
 	uint16_t ports[RTE_MAX_ETHPORTS];	/* every port: it may send on each */
 	struct fou_txbuf txb[RTE_MAX_ETHPORTS];
@@ -83,10 +85,10 @@ void fou_app_log_init(int argc, char **argv);
 int fou_app_notify(const char *fmt, ...) __rte_format_printf(1, 2);
 
 /* Worker number idx (0-based) of nb: TX queue idx on every port, RX queue
- * idx where the port has that many. */
+ * idx where the port has that many; at most burst packets per RX poll. */
 int fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id,
-		    uint16_t idx, const struct fou_app_port *ports, struct rte_mempool *mp,
-		    struct rte_mempool *indirect);
+		    uint16_t idx, uint16_t burst, const struct fou_app_port *ports,
+		    struct rte_mempool *mp, struct rte_mempool *indirect);
 void fou_worker_fini(struct fou_worker *w);
 int fou_worker_main(void *arg);
 

@@ -51,7 +51,9 @@ fou_app_usage(const char *prgname)
 	       "                               (offline runs over pcap files)\n"
 	       "  --no-pdump                   do not initialise rte_pdump: dpdk-dumpcap cannot\n"
 	       "                               capture from this gateway\n"
-	       "  --help                       this text\n");
+	       "  --burst N                    the most packets a worker takes from an RX queue\n"
+	       "                               per poll (1-%u, default %u)\n"
+	       "  --help                       this text\n", FOU_BURST, FOU_BURST);
 }
 
 static int
@@ -141,6 +143,7 @@ enum {
 	OPT_CONFIG = 256,
 	OPT_IDLE_EXIT,
 	OPT_NO_PDUMP,
+	OPT_BURST,
 	OPT_HELP,
 	OPT_STMT,	/* + the statement's rank */
 };
@@ -155,7 +158,7 @@ int
 fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
 		   struct fou_app_opts *opts)
 {
-	struct option longopts[FOU_APP_MAX_STMTS + 5];
+	struct option longopts[FOU_APP_MAX_STMTS + 6];
 	struct fou_app_stmts *stmts;
 	struct fou_err err = { "" };
 	unsigned int i, n;
@@ -168,10 +171,12 @@ fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
 	longopts[i++] = (struct option){ "config", required_argument, NULL, OPT_CONFIG };
 	longopts[i++] = (struct option){ "idle-exit", required_argument, NULL, OPT_IDLE_EXIT };
 	longopts[i++] = (struct option){ "no-pdump", no_argument, NULL, OPT_NO_PDUMP };
+	longopts[i++] = (struct option){ "burst", required_argument, NULL, OPT_BURST };
 	longopts[i++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
 	longopts[i] = (struct option){ NULL, 0, NULL, 0 };
 
 	memset(opts, 0, sizeof(*opts));
+	opts->burst = FOU_BURST;
 	stmts = calloc(1, sizeof(*stmts));
 	if (stmts == NULL) {
 		fprintf(stderr, "dpdk-fou: out of memory\n");
@@ -198,6 +203,19 @@ fou_app_args_parse(int argc, char **argv, struct fou_gw_params *params,
 		case OPT_NO_PDUMP:
 			opts->no_pdump = true;
 			break;
+		case OPT_BURST: {
+			uint32_t v;
+
+			/* FOU_BURST: the size of the data path's per-burst arrays */
+			if (fou_parse_u32(optarg, FOU_BURST, &v) < 0 || v == 0) {
+				fprintf(stderr, "dpdk-fou: --burst %s: not a number of packets (1-%u)\n",
+					optarg, FOU_BURST);
+				ret = -1;
+			} else {
+				opts->burst = (uint16_t)v;
+			}
+			break;
+		}
 		case OPT_HELP:
 			fou_app_usage(argv[0]);
 			fou_app_stmts_free(stmts);

@@ -203,7 +203,8 @@ fou_app_line_offloads(struct fou_line *line, uint64_t tx_offloads)
 
 /* The startup lines (tests and scripts read them: keep their text). */
 static void
-fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
+fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports, unsigned int nb_workers,
+		     uint16_t burst)
 {
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
 	struct fou_gw_params lim;
@@ -234,6 +235,7 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports)
 		fou_app_line_offloads(&line, p->tx_offloads);
 		FOU_LOG(INFO, port, "%s", line.s);
 	}
+	FOU_LOG(INFO, app, "worker lcores: %u, rx burst size %u", nb_workers, burst);
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		const struct fou_worker_conf *c = fou_worker_get(gw, lcore);
 		struct fou_line line = { .n = 0 };
@@ -442,7 +444,7 @@ main(int argc, char **argv)
 	}
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, ports, mp,
+		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, opts.burst, ports, mp,
 				    indirect) != 0)
 			goto out;
 	}
@@ -465,7 +467,7 @@ main(int argc, char **argv)
 		}
 		pdump = true;
 	}
-	fou_app_print_config(gw, ports);
+	fou_app_print_config(gw, ports, nb_workers, opts.burst);
 	/* from here on a link change goes to the ethdev too */
 	fou_gw_ports_running(gw);
 	RTE_LCORE_FOREACH_WORKER(lcore)

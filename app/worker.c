@@ -19,7 +19,7 @@ volatile bool fou_app_quit;
 
 int
 fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, uint16_t idx,
-		const struct fou_app_port *ports, struct rte_mempool *mp,
+		uint16_t burst, const struct fou_app_port *ports, struct rte_mempool *mp,
 		struct rte_mempool *indirect)
 {
 	const struct fou_lcore_conf lconf = {
@@ -34,6 +34,7 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 	uint16_t port;
 
 	memset(w, 0, sizeof(*w));
+	w->burst = burst;
 	w->st = fou_lcore_stats(gw, lcore_id);
 	w->conf.tx_queue = idx;
 	RTE_ETH_FOREACH_DEV(port) {
@@ -142,7 +143,7 @@ fou_worker_main(void *arg)
 			const uint16_t port = w->conf.rxq[i].port;
 			uint16_t n;
 
-			n = rte_eth_rx_burst(port, w->conf.rxq[i].queue, pkts, FOU_BURST);
+			n = rte_eth_rx_burst(port, w->conf.rxq[i].queue, pkts, w->burst);
 			if (n == 0) {
 				FOU_STAT_ADD(w->st->polls_idle, 1);
 				continue;

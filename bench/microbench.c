@@ -31,6 +31,10 @@
  * route adds (the stages' routes), as many static neighbours as the table
  * holds (at most the tunnels), then every delete. CSV: operation, count,
  * seconds, microseconds per operation.
+ *
+ * --check-mix shows that a burst decides nothing (see fou_mb_check_mix()):
+ * a CSV line per outcome of a mix of every kind of packet, in bursts and
+ * one packet per call; exit status 1 on any difference.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,10 +48,12 @@
 #include <sys/socket.h>
 #include <arpa/inet.h>
 
+#include <rte_arp.h>
 #include <rte_byteorder.h>
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -71,6 +77,7 @@ struct fou_mb_opts {
 	unsigned int nb_tunnels, nb_routes;
 	bool stage[FOU_MB_STAGES];
 	bool control;
+	bool check_mix;
 	bool huge;		/* EAL memory on hugepages (else 4 KB pages) */
 	uint32_t flows, bursts, passes, inner_len, mem_mb;
 };
@@ -220,26 +227,29 @@ fou_mb_grow_routes(struct fou_mb *b, uint32_t n)
 
 /* --- the tunnels ------------------------------------------------------- */
 
+/* Tunnel k and the route of its /24 into it. */
 static void
-fou_mb_grow_tunnels(struct fou_mb *b, uint32_t n)
+fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k)
 {
+	struct fou_ip net = fou_mb_ip4(FOU_MB_TUNNET(k), 24);
 	struct fou_tunnel_conf c;
 	struct fou_err err;
 
-	for (; b->nb_tunnels < n; b->nb_tunnels++) {
-		uint32_t k = b->nb_tunnels;
-		struct fou_ip net = fou_mb_ip4(FOU_MB_TUNNET(k), 24);
+	fou_tunnel_conf_default(&c);
+	snprintf(c.name, sizeof(c.name), "t%u", k);
+	c.type = IPPROTO_IPIP;
+	c.local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
+	c.remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
+	c.encap_dport = FOU_MB_FOU_PORT;
+	if (fou_tunnel_add(gw, &c, &err) != 0 || fou_route_add_tunnel(gw, &net, c.name, &err) != 0)
+		fou_mb_die("tunnel", &err);
+}
 
-		fou_tunnel_conf_default(&c);
-		snprintf(c.name, sizeof(c.name), "t%u", k);
-		c.type = IPPROTO_IPIP;
-		c.local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
-		c.remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
-		c.encap_dport = FOU_MB_FOU_PORT;
-		if (fou_tunnel_add(b->gw, &c, &err) != 0 ||
-		    fou_route_add_tunnel(b->gw, &net, c.name, &err) != 0)
-			fou_mb_die("tunnel", &err);
-	}
+static void
+fou_mb_grow_tunnels(struct fou_mb *b, uint32_t n)
+{
+	for (; b->nb_tunnels < n; b->nb_tunnels++)
+		fou_mb_tunnel_add(b->gw, b->nb_tunnels);
 }
 
 /* --- the gateway ------------------------------------------------------- */
@@ -256,14 +266,16 @@ fou_mb_stmt(struct fou_gw *gw, const char *name, const char *arg)
 	}
 }
 
-static void
-fou_mb_gw_create(struct fou_mb *b)
+/* A gateway with the ports, addresses, neighbours and routes every
+ * measurement starts from, and no tunnel. */
+static struct fou_gw *
+fou_mb_gw_new(const struct fou_mb *b)
 {
 	struct fou_gw_params p;
 	struct fou_err err;
+	struct fou_gw *gw;
 	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1];
 	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
-
 	char limits[128];
 
 	/* as a user sizes the tables: --limits */
@@ -273,23 +285,39 @@ fou_mb_gw_create(struct fou_mb *b)
 	if (fou_limits_parse(limits, &p, &err) != 0)
 		fou_mb_die(limits, &err);
 	p.socket_id = (int)rte_socket_id();
-	b->gw = fou_gw_create(&p, &err);
-	if (b->gw == NULL)
+	gw = fou_gw_create(&p, &err);
+	if (gw == NULL)
 		fou_mb_die("gateway", &err);
-	if (fou_iface_set(b->gw, 0, &fou_mb_mac0, RTE_ETHER_MTU, &err) != 0 ||
-	    fou_iface_set(b->gw, 1, &fou_mb_mac1, RTE_ETHER_MTU, &err) != 0)
+	if (fou_iface_set(gw, 0, &fou_mb_mac0, RTE_ETHER_MTU, &err) != 0 ||
+	    fou_iface_set(gw, 1, &fou_mb_mac1, RTE_ETHER_MTU, &err) != 0)
 		fou_mb_die("ports", &err);
-	fou_mb_stmt(b->gw, "port", "5555:ipip");
-	fou_mb_stmt(b->gw, "addr", "0,10.0.0.1/16");
-	fou_mb_stmt(b->gw, "addr", "1,10.1.0.1/24");
-	fou_mb_stmt(b->gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
-	fou_mb_stmt(b->gw, "neigh", "10.1.0.2,dev=1,lladdr=02:00:00:00:01:02");
-	fou_mb_stmt(b->gw, "route", "100.64.0.0/10,dev=0,via=10.0.0.2");
-	b->lc = fou_lcore_create(b->gw, rte_lcore_id(), &(struct fou_lcore_conf){
+	fou_mb_stmt(gw, "port", "5555:ipip");
+	fou_mb_stmt(gw, "addr", "0,10.0.0.1/16");
+	fou_mb_stmt(gw, "addr", "1,10.1.0.1/24");
+	fou_mb_stmt(gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
+	fou_mb_stmt(gw, "neigh", "10.1.0.2,dev=1,lladdr=02:00:00:00:01:02");
+	fou_mb_stmt(gw, "route", "100.64.0.0/10,dev=0,via=10.0.0.2");
+	return gw;
+}
+
+static struct fou_lcore *
+fou_mb_lcore_new(struct fou_mb *b, struct fou_gw *gw)
+{
+	struct fou_err err;
+	struct fou_lcore *lc = fou_lcore_create(gw, rte_lcore_id(), &(struct fou_lcore_conf){
 		.direct = b->mp, .indirect = b->mp, .socket_id = (int)rte_socket_id() }, &err);
-	if (b->lc == NULL)
+
+	if (lc == NULL)
 		fou_mb_die("lcore context", &err);
-	b->routes = calloc(max_r, sizeof(*b->routes));
+	return lc;
+}
+
+static void
+fou_mb_gw_create(struct fou_mb *b)
+{
+	b->gw = fou_mb_gw_new(b);
+	b->lc = fou_mb_lcore_new(b, b->gw);
+	b->routes = calloc(b->o.routes[b->o.nb_routes - 1], sizeof(*b->routes));
 	if (b->routes == NULL)
 		fou_mb_die("out of memory", NULL);
 }
@@ -328,14 +356,15 @@ fou_mb_route_dst(const struct fou_mb_route *r, uint64_t h)
 	return r->prefix | host;
 }
 
-/* The frame of flow f for a stage; returns its length. */
+/* The frame of flow f for a stage, its inner IP packet in_len bytes;
+ * returns its length. */
 static uint16_t
-fou_mb_frame(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_t *p)
+fou_mb_frame_len(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_t *p,
+		 uint16_t in_len)
 {
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
 	uint64_t h = fou_mb_mix(f);
 	uint32_t k = (uint32_t)(h % b->nb_tunnels), dst;
-	uint16_t in_len = (uint16_t)b->o.inner_len;
 	uint16_t sport = (uint16_t)(1024 + (h >> 48) % 60000);
 	uint8_t *ip = p + sizeof(*eth);
 
@@ -356,6 +385,12 @@ fou_mb_frame(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_t *p
 	}
 	fou_mb_ip_udp(ip, FOU_MB_SRC(f), dst, in_len, sport, 9);
 	return (uint16_t)(ip - p + in_len);
+}
+
+static uint16_t
+fou_mb_frame(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_t *p)
+{
+	return fou_mb_frame_len(b, s, f, p, (uint16_t)b->o.inner_len);
 }
 
 static void
@@ -555,6 +590,654 @@ fou_mb_mbufs(struct fou_mb *b)
 		fou_mb_die("templates: out of memory", NULL);
 }
 
+/* --- --check-mix: a burst decides nothing ---------------------------------- */
+
+/*
+ * The receive path looks a burst's tunnels and routes up together before
+ * it handles the packets one by one (fou_rx.c); what becomes of a packet
+ * must not depend on the packets it shares a burst with. A mix of every
+ * kind of packet the stages see and of packets that end otherwise
+ * (dropped for many reasons, answered with ICMP, taken in) goes through
+ * one gateway in bursts of FOU_BURST, and through a second one built the
+ * same way one packet per call; both must forward the same packets to the
+ * same ports with the same bytes and count the same, and every packet must
+ * end as its kind says. Twice: with ICMP errors sent (a bucket that
+ * cannot run out during the check), and with none (each due error dropped
+ * under its own reason).
+ */
+#define FOU_MB_MIX_BURSTS 16
+#define FOU_MB_MIX_PKTS (FOU_MB_MIX_BURSTS * FOU_BURST)
+#define FOU_MB_FRAME_MAX 1536
+#define FOU_MB_MIX_REPORT 20	/* differences printed, at most */
+
+enum fou_mb_fate { FOU_MB_SENT, FOU_MB_DROPPED, FOU_MB_TAKEN_IN };
+
+enum fou_mb_kind {
+	FOU_MB_K_FWD, FOU_MB_K_DECAP, FOU_MB_K_ENCAP, FOU_MB_K_NO_TUNNEL, FOU_MB_K_TTL_BACK,
+	FOU_MB_K_TTL, FOU_MB_K_INNER_TTL, FOU_MB_K_CKSUM, FOU_MB_K_INNER_CKSUM,
+	FOU_MB_K_NOROUTE_BACK, FOU_MB_K_NOROUTE, FOU_MB_K_OTHER_MAC, FOU_MB_K_NOT_IP,
+	FOU_MB_K_PORT_UNREACH, FOU_MB_K_PING, FOU_MB_K_DF_BIG, FOU_MB_K_BIG, FOU_MB_K_ARP_REQ,
+	FOU_MB_K_ARP_REP, FOU_MB_K_TRUNC, FOU_MB_K_UDP_CKSUM, FOU_MB_K_MARTIAN, FOU_MB_K_BCAST,
+	FOU_MB_K_ECN, FOU_MB_KINDS
+};
+
+/* What must become of a kind of packet. */
+struct fou_mb_kind_fate {
+	const char *name;
+	enum fou_mb_fate fate;
+	int what;		/* FWD: the port; DROP: the reason */
+	int icmp;		/* FWD: the ICMP message it leaves as; -1: itself */
+	int off;		/* ICMP errors off: the reason it is dropped under; -1: as with them */
+	bool decap;		/* counted as decapsulated */
+	bool encap;		/* encapsulated into a tunnel */
+};
+
+static const struct fou_mb_kind_fate fou_mb_kinds[FOU_MB_KINDS] = {
+	[FOU_MB_K_FWD] = { "fwd flow: routed to port 1", FOU_MB_SENT, 1, -1, -1, false, false },
+	[FOU_MB_K_DECAP] = { "decap flow: decapsulated, routed to port 1", FOU_MB_SENT, 1, -1, -1,
+			     true, false },
+	[FOU_MB_K_ENCAP] = { "encap flow: into its tunnel, out of port 0", FOU_MB_SENT, 0, -1, -1,
+			     false, true },
+	[FOU_MB_K_NO_TUNNEL] = { "decap flow from no tunnel's remote", FOU_MB_DROPPED,
+				 FOU_DROP_NO_TUNNEL, -1, -1, false, false },
+	[FOU_MB_K_TTL_BACK] = { "fwd flow from 10.0.0.2, TTL 1: time exceeded", FOU_MB_SENT, 0,
+				FOU_ICMP_TIME_EXCEEDED, FOU_DROP_TTL_EXCEEDED, false, false },
+	[FOU_MB_K_TTL] = { "fwd flow, TTL 1, no way back", FOU_MB_DROPPED, FOU_DROP_TTL_EXCEEDED, -1,
+			   -1, false, false },
+	[FOU_MB_K_INNER_TTL] = { "decap flow, inner TTL 1, no way back", FOU_MB_DROPPED,
+				 FOU_DROP_TTL_EXCEEDED, -1, -1, true, false },
+	[FOU_MB_K_CKSUM] = { "fwd flow, IPv4 header checksum wrong", FOU_MB_DROPPED,
+			     FOU_DROP_IP_CKSUM_BAD, -1, -1, false, false },
+	[FOU_MB_K_INNER_CKSUM] = { "decap flow, inner IPv4 header checksum wrong", FOU_MB_DROPPED,
+				   FOU_DROP_INNER_CKSUM_BAD, -1, -1, false, false },
+	[FOU_MB_K_NOROUTE_BACK] = { "from 10.0.0.2 to 198.51.100.0/24: net unreachable",
+				    FOU_MB_SENT, 0, FOU_ICMP_NET_UNREACH, FOU_DROP_NO_ROUTE, false,
+				    false },
+	[FOU_MB_K_NOROUTE] = { "to 198.51.100.0/24, no way back", FOU_MB_DROPPED, FOU_DROP_NO_ROUTE,
+			       -1, -1, false, false },
+	[FOU_MB_K_OTHER_MAC] = { "fwd flow to another MAC", FOU_MB_DROPPED, FOU_DROP_ETH_OTHER_HOST,
+				 -1, -1, false, false },
+	[FOU_MB_K_NOT_IP] = { "ethertype 0x88b5", FOU_MB_DROPPED, FOU_DROP_NOT_IP, -1, -1, false,
+			      false },
+	[FOU_MB_K_PORT_UNREACH] = { "UDP from 10.0.0.2 to 10.0.0.1 port 9: port unreachable",
+				    FOU_MB_SENT, 0, FOU_ICMP_PORT_UNREACH,
+				    FOU_DROP_FOU_PORT_UNKNOWN, false, false },
+	[FOU_MB_K_PING] = { "ping of 10.0.0.1 from 10.0.0.2", FOU_MB_SENT, 0, FOU_ICMP_ECHO_REPLY,
+			    -1, false, false },
+	[FOU_MB_K_DF_BIG] = { "encap flow from 10.0.0.2, 1480 bytes, DF: fragmentation needed",
+			      FOU_MB_SENT, 0, FOU_ICMP_FRAG_NEEDED, FOU_DROP_MTU_EXCEEDED, false,
+			      false },
+	[FOU_MB_K_BIG] = { "encap flow, 1480 bytes, no DF", FOU_MB_DROPPED, FOU_DROP_MTU_EXCEEDED, -1,
+			   -1, false, false },
+	[FOU_MB_K_ARP_REQ] = { "ARP request for 10.0.0.1: answered", FOU_MB_SENT, 0, -1, -1, false,
+			       false },
+	[FOU_MB_K_ARP_REP] = { "ARP reply from 10.0.0.2: taken in", FOU_MB_TAKEN_IN, 0, -1, -1,
+			       false, false },
+	[FOU_MB_K_TRUNC] = { "fwd flow cut inside its IPv4 header", FOU_MB_DROPPED,
+			     FOU_DROP_IP_TRUNCATED, -1, -1, false, false },
+	[FOU_MB_K_UDP_CKSUM] = { "decap flow, UDP checksum wrong", FOU_MB_DROPPED,
+				 FOU_DROP_UDP_CKSUM_BAD, -1, -1, false, false },
+	[FOU_MB_K_MARTIAN] = { "decap flow, inner destination 127.0.0.1", FOU_MB_DROPPED,
+			       FOU_DROP_INNER_MARTIAN, -1, -1, true, false },
+	[FOU_MB_K_BCAST] = { "to 10.1.0.255, a broadcast address", FOU_MB_DROPPED,
+			     FOU_DROP_BCAST_MCAST, -1, -1, false, false },
+	[FOU_MB_K_ECN] = { "decap flow, outer CE, inner Not-ECT", FOU_MB_DROPPED, FOU_DROP_ECN_DROP,
+			   -1, -1, false, false },
+};
+
+#define FOU_MB_PEER0 IP4(10, 0, 0, 2)
+#define FOU_MB_UNROUTED IP4(198, 51, 100, 0)	/* 198/8 is never routed here */
+
+static struct rte_ipv4_hdr *
+fou_mb_ip_at(uint8_t *p, size_t off)
+{
+	return (struct rte_ipv4_hdr *)(p + off);
+}
+
+static void
+fou_mb_ip_fix(struct rte_ipv4_hdr *ip)
+{
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+}
+
+/* A checksum that is wrong whatever the right one is (a 0 / 0xFFFF swap
+ * would still be right in ones' complement). */
+static rte_be16_t
+fou_mb_wrong(rte_be16_t c)
+{
+	return (rte_be16_t)(c ^ rte_cpu_to_be_16(0x0100));
+}
+
+static uint16_t
+fou_mb_arp(uint8_t *p, uint16_t op, const struct rte_ether_addr *dst)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+
+	eth->dst_addr = *dst;
+	eth->src_addr = fou_mb_peer0;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(op);
+	arp->arp_data.arp_sha = fou_mb_peer0;
+	arp->arp_data.arp_sip = rte_cpu_to_be_32(FOU_MB_PEER0);
+	arp->arp_data.arp_tha = op == RTE_ARP_OP_REPLY ? fou_mb_mac0 : (struct rte_ether_addr){ 0 };
+	arp->arp_data.arp_tip = rte_cpu_to_be_32(FOU_MB_LOCAL0);
+	return RTE_ETHER_MIN_LEN - RTE_ETHER_CRC_LEN;
+}
+
+/* The frame of packet kind k of flow f into p (FOU_MB_FRAME_MAX bytes);
+ * returns its length. */
+static uint16_t
+fou_mb_mix_frame(const struct fou_mb *b, enum fou_mb_kind k, uint32_t f, uint8_t *p)
+{
+	const size_t outer = sizeof(struct rte_ether_hdr);
+	const size_t inner = outer + sizeof(struct rte_ipv4_hdr) + sizeof(struct rte_udp_hdr);
+	const struct rte_ether_addr other = { { 0x02, 0, 0, 0, 0, 0x99 } };
+	struct rte_ipv4_hdr *ip = fou_mb_ip_at(p, outer), *in = fou_mb_ip_at(p, inner);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
+	struct rte_icmp_hdr *icmp = (struct rte_icmp_hdr *)(ip + 1);
+	uint16_t len;
+
+	memset(p, 0, FOU_MB_FRAME_MAX);
+	switch (k) {
+	case FOU_MB_K_DECAP: case FOU_MB_K_NO_TUNNEL: case FOU_MB_K_INNER_TTL:
+	case FOU_MB_K_INNER_CKSUM: case FOU_MB_K_UDP_CKSUM: case FOU_MB_K_MARTIAN:
+	case FOU_MB_K_ECN:
+		len = fou_mb_frame(b, FOU_MB_DECAP, f, p);
+		break;
+	case FOU_MB_K_ENCAP:
+		len = fou_mb_frame(b, FOU_MB_ENCAP, f, p);
+		break;
+	case FOU_MB_K_DF_BIG: case FOU_MB_K_BIG:
+		/* the tunnels' MTU: 1500 less IPv4 and UDP */
+		len = fou_mb_frame_len(b, FOU_MB_ENCAP, f, p, 1480);
+		break;
+	case FOU_MB_K_ARP_REQ:
+		return fou_mb_arp(p, RTE_ARP_OP_REQUEST, &(struct rte_ether_addr){
+			{ 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } });
+	case FOU_MB_K_ARP_REP:
+		return fou_mb_arp(p, RTE_ARP_OP_REPLY, &fou_mb_mac0);
+	default:
+		len = fou_mb_frame(b, FOU_MB_FWD, f, p);
+		break;
+	}
+	switch (k) {
+	case FOU_MB_K_NO_TUNNEL:
+		ip->src_addr = rte_cpu_to_be_32(IP4(100, 100, 0, 1) + (f & 0xff));
+		break;
+	case FOU_MB_K_TTL_BACK:
+		ip->src_addr = rte_cpu_to_be_32(FOU_MB_PEER0);
+		ip->time_to_live = 1;
+		break;
+	case FOU_MB_K_TTL:
+		ip->time_to_live = 1;
+		break;
+	case FOU_MB_K_INNER_TTL:
+		in->time_to_live = 1;
+		fou_mb_ip_fix(in);
+		break;
+	case FOU_MB_K_CKSUM:
+		ip->hdr_checksum = fou_mb_wrong(ip->hdr_checksum);
+		return len;
+	case FOU_MB_K_INNER_CKSUM:
+		in->hdr_checksum = fou_mb_wrong(in->hdr_checksum);
+		break;
+	case FOU_MB_K_NOROUTE_BACK:
+		ip->src_addr = rte_cpu_to_be_32(FOU_MB_PEER0);
+		/* fall through */
+	case FOU_MB_K_NOROUTE:
+		ip->dst_addr = rte_cpu_to_be_32(FOU_MB_UNROUTED + 1 + f % 254);
+		break;
+	case FOU_MB_K_OTHER_MAC:
+		((struct rte_ether_hdr *)p)->dst_addr = other;
+		break;
+	case FOU_MB_K_NOT_IP:
+		((struct rte_ether_hdr *)p)->ether_type = rte_cpu_to_be_16(0x88b5);
+		break;
+	case FOU_MB_K_PORT_UNREACH:
+		ip->src_addr = rte_cpu_to_be_32(FOU_MB_PEER0);
+		ip->dst_addr = rte_cpu_to_be_32(FOU_MB_LOCAL0);
+		break;
+	case FOU_MB_K_PING:
+		ip->src_addr = rte_cpu_to_be_32(FOU_MB_PEER0);
+		ip->dst_addr = rte_cpu_to_be_32(FOU_MB_LOCAL0);
+		ip->next_proto_id = IPPROTO_ICMP;
+		memset(icmp, 0, sizeof(*icmp));
+		icmp->icmp_type = RTE_IP_ICMP_ECHO_REQUEST;
+		icmp->icmp_ident = rte_cpu_to_be_16(0x4d42);
+		icmp->icmp_seq_nb = rte_cpu_to_be_16((uint16_t)f);
+		icmp->icmp_cksum = (uint16_t)~rte_raw_cksum(icmp, rte_be_to_cpu_16(ip->total_length) -
+							   sizeof(*ip));
+		break;
+	case FOU_MB_K_DF_BIG:
+		ip->src_addr = rte_cpu_to_be_32(FOU_MB_PEER0);
+		ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+		break;
+	case FOU_MB_K_TRUNC:
+		return (uint16_t)(outer + 10);
+	case FOU_MB_K_UDP_CKSUM: {
+		rte_be16_t right;
+
+		udp->dgram_cksum = 0;
+		right = rte_ipv4_udptcp_cksum(ip, udp);
+		udp->dgram_cksum = fou_mb_wrong(right);
+		if (udp->dgram_cksum == 0)	/* 0 would mean none */
+			udp->dgram_cksum = (rte_be16_t)(right ^ rte_cpu_to_be_16(0x0200));
+		return len;
+	}
+	case FOU_MB_K_MARTIAN:
+		in->dst_addr = rte_cpu_to_be_32(IP4(127, 0, 0, 1));
+		fou_mb_ip_fix(in);
+		break;
+	case FOU_MB_K_BCAST:
+		ip->dst_addr = rte_cpu_to_be_32(IP4(10, 1, 0, 255));
+		break;
+	case FOU_MB_K_ECN:
+		ip->type_of_service = 3;
+		break;
+	default:
+		return len;
+	}
+	fou_mb_ip_fix(ip);
+	return len;
+}
+
+/* What became of one packet of the mix in one gateway. */
+struct fou_mb_got {
+	bool fwd;
+	uint16_t port;
+	uint32_t len;
+	int drop, icmp;			/* alone: the reason, the ICMP message; -1 none */
+	bool consumed;			/* alone */
+	uint8_t bytes[FOU_MB_FRAME_MAX];
+};
+
+/* One call of fou_lcore_rx(): its packets, to tell where what leaves came from. */
+struct fou_mb_call {
+	struct rte_mbuf *in[FOU_BURST];
+	uint16_t n;
+	struct fou_mb_got *got;		/* one per packet of in */
+	unsigned int strays;		/* what left and was none of in */
+};
+
+static void
+fou_mb_mix_emit(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
+{
+	struct fou_mb_call *c = ctx;
+	uint16_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < c->n && c->in[j] != pkts[i]; j++)
+			;
+		if (j == c->n) {
+			c->strays++;
+		} else {
+			struct fou_mb_got *g = &c->got[j];
+			const uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(pkts[i]),
+						     (uint32_t)FOU_MB_FRAME_MAX);
+			const void *d = rte_pktmbuf_read(pkts[i], 0, len, g->bytes);
+
+			g->fwd = true;
+			g->port = ports[i];
+			g->len = rte_pktmbuf_pkt_len(pkts[i]);
+			if (d != g->bytes)
+				memcpy(g->bytes, d, len);
+		}
+		rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+/* The mix's frames, and each one's kind. */
+struct fou_mb_mix {
+	uint8_t (*frame)[FOU_MB_FRAME_MAX];
+	uint16_t len[FOU_MB_MIX_PKTS];
+	enum fou_mb_kind kind[FOU_MB_MIX_PKTS];
+	struct fou_mb_got *bursts, *alone;
+	struct rte_mempool *mp;
+};
+
+static void
+fou_mb_mix_fill(struct fou_mb_mix *mx, struct rte_mbuf **pkts, unsigned int first, uint16_t n)
+{
+	uint16_t i;
+
+	if (rte_pktmbuf_alloc_bulk(mx->mp, pkts, n) != 0)
+		fou_mb_die("check-mix: out of mbufs", NULL);
+	for (i = 0; i < n; i++)
+		memcpy(rte_pktmbuf_append(pkts[i], mx->len[first + i]), mx->frame[first + i],
+		       mx->len[first + i]);
+}
+
+/* Counters a round compares: the lcore's, the tunnels' summed. */
+struct fou_mb_count {
+	struct fou_lcore_stats s;
+	uint64_t tun_tx, tun_rx, tun_tx_bytes, tun_rx_bytes;
+};
+
+static void
+fou_mb_count(struct fou_gw *gw, uint32_t nb_tunnels, struct fou_mb_count *c)
+{
+	struct fou_tunnel_info *ti = calloc(nb_tunnels, sizeof(*ti));
+	unsigned int i, n;
+
+	if (ti == NULL)
+		fou_mb_die("out of memory", NULL);
+	memset(c, 0, sizeof(*c));
+	fou_stats_get(gw, (int)rte_lcore_id(), &c->s);
+	n = RTE_MIN(fou_tunnel_list(gw, ti, nb_tunnels), nb_tunnels);
+	for (i = 0; i < n; i++) {
+		c->tun_tx += ti[i].tx_packets;
+		c->tun_rx += ti[i].rx_packets;
+		c->tun_tx_bytes += ti[i].tx_bytes;
+		c->tun_rx_bytes += ti[i].rx_bytes;
+	}
+	free(ti);
+}
+
+/* What the counters the check reads did from a to b, into a. */
+static void
+fou_mb_count_delta(struct fou_mb_count *a, const struct fou_mb_count *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < FOU_DROP_MAX; i++)
+		a->s.drop[i] = b->s.drop[i] - a->s.drop[i];
+	for (i = 0; i < FOU_ICMP_MAX; i++)
+		a->s.icmp_out[i] = b->s.icmp_out[i] - a->s.icmp_out[i];
+	for (i = 0; i < FOU_LOCAL_MAX; i++)
+		a->s.local[i] = b->s.local[i] - a->s.local[i];
+	for (i = 0; i < RTE_DIM(a->s.decap); i++)
+		a->s.decap[i] = b->s.decap[i] - a->s.decap[i];
+	for (i = 0; i < FOU_INNER_MAX; i++)
+		a->s.decap_inner[i] = b->s.decap_inner[i] - a->s.decap_inner[i];
+	a->s.rx[0] = b->s.rx[0] - a->s.rx[0];
+	a->tun_tx = b->tun_tx - a->tun_tx;
+	a->tun_rx = b->tun_rx - a->tun_rx;
+	a->tun_tx_bytes = b->tun_tx_bytes - a->tun_tx_bytes;
+	a->tun_rx_bytes = b->tun_rx_bytes - a->tun_rx_bytes;
+}
+
+/* The one counter of d (n of them) that moved, by one: its index; -1 when
+ * none moved, -2 when several did or one by more. */
+static int
+fou_mb_moved(const uint64_t *d, unsigned int n)
+{
+	unsigned int i;
+	int which = -1;
+
+	for (i = 0; i < n; i++)
+		if (d[i] != 0) {
+			if (d[i] != 1 || which >= 0)
+				return -2;
+			which = (int)i;
+		}
+	return which;
+}
+
+static void
+fou_mb_describe(const struct fou_mb_got *g, bool alone, char *buf, size_t len)
+{
+	if (g->fwd)
+		snprintf(buf, len, "sent on port %u, %u bytes%s%s", g->port, g->len,
+			 alone && g->icmp >= 0 ? " as " : "", alone && g->icmp >= 0 ?
+			 fou_icmp_name((enum fou_icmp_kind)g->icmp) : "");
+	else if (!alone)
+		snprintf(buf, len, "not sent");
+	else if (g->consumed)
+		snprintf(buf, len, "taken in");
+	else if (g->drop >= 0)
+		snprintf(buf, len, "dropped: %s", fou_drop_name((enum fou_drop)g->drop));
+	else
+		snprintf(buf, len, "neither sent, dropped nor taken in");
+}
+
+/* One row of the report: an outcome, how many the kinds say, how many
+ * each gateway gave. expect < 0: the kinds say nothing of it. */
+static bool
+fou_mb_mix_row(const char *round, const char *what, int64_t expect, uint64_t bursts,
+	       uint64_t alone)
+{
+	bool ok = bursts == alone && (expect < 0 || (uint64_t)expect == bursts);
+
+	if (expect < 0 && bursts == 0 && alone == 0)
+		return true;
+	if (expect < 0)
+		printf("%s,%s,-,%" PRIu64 ",%" PRIu64 ",%s\n", round, what, bursts, alone,
+		       ok ? "ok" : "DIFFERENT");
+	else
+		printf("%s,%s,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%s\n", round, what, expect, bursts,
+		       alone, ok ? "ok" : "DIFFERENT");
+	return ok;
+}
+
+/* One round: the mix through gateway a in bursts and through b alone. */
+static bool
+fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
+		 struct fou_lcore *la, struct fou_gw *gb, struct fou_lcore *lb, bool errors)
+{
+	const char *round = errors ? "icmp errors sent" : "icmp errors off";
+	const uint64_t now = rte_rdtsc();
+	struct fou_mb_count ca, cb, after, before;
+	int64_t fwd[2] = { 0 }, drop[FOU_DROP_MAX] = { 0 }, icmp[FOU_ICMP_MAX] = { 0 };
+	int64_t consumed = 0, decap = 0, encap = 0;
+	uint64_t got_fwd[2][2] = { { 0 } };
+	struct fou_mb_call call;
+	unsigned int p, i, reported = 0, strays = 0;
+	bool ok = true;
+	char x[128], y[128];
+
+	memset(mx->bursts, 0, FOU_MB_MIX_PKTS * sizeof(*mx->bursts));
+	memset(mx->alone, 0, FOU_MB_MIX_PKTS * sizeof(*mx->alone));
+	fou_mb_stmt(ga, "icmp-rate", errors ? "1000000,burst=1000000" : "0");
+	fou_mb_stmt(gb, "icmp-rate", errors ? "1000000,burst=1000000" : "0");
+
+	/* in bursts */
+	fou_mb_count(ga, b->nb_tunnels, &ca);
+	for (p = 0; p < FOU_MB_MIX_PKTS; p += FOU_BURST) {
+		struct rte_mbuf *pkts[FOU_BURST];
+
+		fou_mb_mix_fill(mx, pkts, p, FOU_BURST);
+		memcpy(call.in, pkts, sizeof(pkts));
+		call.n = FOU_BURST;
+		call.got = &mx->bursts[p];
+		call.strays = 0;
+		fou_lcore_rx(la, 0, pkts, FOU_BURST, now, fou_mb_mix_emit, &call);
+		strays += call.strays;
+	}
+	fou_mb_count(ga, b->nb_tunnels, &after);
+	fou_mb_count_delta(&ca, &after);
+
+	/* one by one, each one's counters apart */
+	fou_mb_count(gb, b->nb_tunnels, &cb);
+	for (p = 0; p < FOU_MB_MIX_PKTS; p++) {
+		struct fou_mb_got *g = &mx->alone[p];
+		struct rte_mbuf *m;
+
+		fou_stats_get(gb, (int)rte_lcore_id(), &before.s);
+		fou_mb_mix_fill(mx, &m, p, 1);
+		call.in[0] = m;
+		call.n = 1;
+		call.got = g;
+		call.strays = 0;
+		fou_lcore_rx(lb, 0, &m, 1, now, fou_mb_mix_emit, &call);
+		strays += call.strays;
+		fou_stats_get(gb, (int)rte_lcore_id(), &after.s);
+		for (i = 0; i < FOU_DROP_MAX; i++)
+			after.s.drop[i] -= before.s.drop[i];
+		for (i = 0; i < FOU_ICMP_MAX; i++)
+			after.s.icmp_out[i] -= before.s.icmp_out[i];
+		g->drop = fou_mb_moved(after.s.drop, FOU_DROP_MAX);
+		g->icmp = fou_mb_moved(after.s.icmp_out, FOU_ICMP_MAX);
+		g->consumed = after.s.local[FOU_LOCAL_CONSUMED] != before.s.local[FOU_LOCAL_CONSUMED];
+	}
+	fou_mb_count(gb, b->nb_tunnels, &after);
+	fou_mb_count_delta(&cb, &after);
+	if (strays != 0) {
+		fprintf(stderr, "fou-microbench: check-mix: %u packets left that were not received\n",
+			strays);
+		ok = false;
+	}
+
+	/* packet by packet: the same in both, and what its kind says */
+	for (p = 0; p < FOU_MB_MIX_PKTS; p++) {
+		const struct fou_mb_kind_fate *k = &fou_mb_kinds[mx->kind[p]];
+		const struct fou_mb_got *ga_ = &mx->bursts[p], *gb_ = &mx->alone[p];
+		enum fou_mb_fate fate = k->fate;
+		int what = k->what, kicmp = k->icmp;
+		bool same, as_said;
+
+		if (!errors && k->off >= 0) {
+			fate = FOU_MB_DROPPED;
+			what = k->off;
+			kicmp = -1;
+		}
+		if (fate == FOU_MB_SENT) {
+			fwd[what]++;
+			if (kicmp >= 0)
+				icmp[kicmp]++;
+		} else if (fate == FOU_MB_DROPPED) {
+			drop[what]++;
+		} else {
+			consumed++;
+		}
+		decap += k->decap;
+		encap += k->encap && fate == FOU_MB_SENT;
+		if (ga_->fwd && ga_->port < 2)
+			got_fwd[0][ga_->port]++;
+		if (gb_->fwd && gb_->port < 2)
+			got_fwd[1][gb_->port]++;
+		same = ga_->fwd == gb_->fwd && (!ga_->fwd || (ga_->port == gb_->port &&
+							      ga_->len == gb_->len &&
+							      memcmp(ga_->bytes, gb_->bytes,
+								     RTE_MIN(ga_->len,
+									     (uint32_t)FOU_MB_FRAME_MAX)) == 0));
+		as_said = fate == FOU_MB_SENT ? gb_->fwd && gb_->port == what && gb_->icmp == kicmp :
+			  fate == FOU_MB_DROPPED ? !gb_->fwd && gb_->drop == what && !gb_->consumed :
+			  !gb_->fwd && gb_->consumed && gb_->drop == -1;
+		if ((!same || !as_said) && reported++ < FOU_MB_MIX_REPORT) {
+			uint32_t at = 0;
+
+			fou_mb_describe(ga_, false, x, sizeof(x));
+			fou_mb_describe(gb_, true, y, sizeof(y));
+			if (!same && ga_->fwd && gb_->fwd && ga_->len == gb_->len)
+				while (at < ga_->len && ga_->bytes[at] == gb_->bytes[at])
+					at++;
+			fprintf(stderr, "fou-microbench: check-mix (%s): packet %u (burst %u, position %u,"
+				" %s): in a burst %s; alone %s%s", round, p, p / FOU_BURST,
+				p % FOU_BURST, k->name, x, y, same ? ", not what its kind says" : "");
+			if (at != 0)
+				fprintf(stderr, "; the frames differ from byte %u", at);
+			fprintf(stderr, "\n");
+		}
+		ok = ok && same && as_said;
+	}
+
+	/* the report: a line per outcome */
+	for (i = 0; i < 2; i++) {
+		snprintf(x, sizeof(x), "sent on port %u", i);
+		ok &= fou_mb_mix_row(round, x, fwd[i], got_fwd[0][i], got_fwd[1][i]);
+	}
+	for (i = 0; i < FOU_DROP_MAX; i++) {
+		snprintf(x, sizeof(x), "drop %s", fou_drop_name(i));
+		ok &= fou_mb_mix_row(round, x, drop[i] != 0 || ca.s.drop[i] != 0 ||
+				     cb.s.drop[i] != 0 ? drop[i] : -1, ca.s.drop[i], cb.s.drop[i]);
+	}
+	for (i = 0; i < FOU_ICMP_MAX; i++) {
+		snprintf(x, sizeof(x), "sent %s", fou_icmp_name(i));
+		ok &= fou_mb_mix_row(round, x, icmp[i] != 0 || ca.s.icmp_out[i] != 0 ||
+				     cb.s.icmp_out[i] != 0 ? icmp[i] : -1, ca.s.icmp_out[i],
+				     cb.s.icmp_out[i]);
+	}
+	ok &= fou_mb_mix_row(round, "received", FOU_MB_MIX_PKTS, ca.s.rx[0], cb.s.rx[0]);
+	ok &= fou_mb_mix_row(round, "taken in", consumed, ca.s.local[FOU_LOCAL_CONSUMED],
+			     cb.s.local[FOU_LOCAL_CONSUMED]);
+	ok &= fou_mb_mix_row(round, "decapsulated", decap,
+			     ca.s.decap_inner[FOU_INNER_IPV4] + ca.s.decap_inner[FOU_INNER_IPV6],
+			     cb.s.decap_inner[FOU_INNER_IPV4] + cb.s.decap_inner[FOU_INNER_IPV6]);
+	ok &= fou_mb_mix_row(round, "encapsulated", encap, ca.tun_tx, cb.tun_tx);
+	ok &= fou_mb_mix_row(round, "encapsulated bytes", -1, ca.tun_tx_bytes, cb.tun_tx_bytes);
+	ok &= fou_mb_mix_row(round, "tunnel packets decapsulated", -1, ca.tun_rx, cb.tun_rx);
+	ok &= fou_mb_mix_row(round, "tunnel bytes decapsulated", -1, ca.tun_rx_bytes,
+			     cb.tun_rx_bytes);
+	for (i = 0; i < RTE_DIM(ca.s.decap); i++)
+		if (ca.s.decap[i] != cb.s.decap[i]) {
+			snprintf(x, sizeof(x), "decapsulated on FOU port slot %u", i);
+			ok &= fou_mb_mix_row(round, x, -1, ca.s.decap[i], cb.s.decap[i]);
+		}
+	for (i = 0; i < FOU_LOCAL_MAX; i++) {
+		if (i == FOU_LOCAL_CONSUMED)
+			continue;
+		snprintf(x, sizeof(x), "local %s", fou_local_name(i));
+		ok &= fou_mb_mix_row(round, x, -1, ca.s.local[i], cb.s.local[i]);
+	}
+	fflush(stdout);
+	return ok;
+}
+
+/* The mix over the tables of the last --tunnels and --routes counts:
+ * 0 when a burst decided nothing, 1 otherwise. */
+static int
+fou_mb_check_mix(struct fou_mb *b)
+{
+	struct fou_mb_mix mx;
+	struct fou_gw *gb;
+	struct fou_lcore *lb;
+	uint32_t i, p;
+	bool ok;
+
+	fou_mb_grow_tunnels(b, b->o.tunnels[b->o.nb_tunnels - 1]);
+	fou_mb_grow_routes(b, b->o.routes[b->o.nb_routes - 1]);
+	/* the second gateway: the same statements, tunnels and routes in the
+	 * same order */
+	gb = fou_mb_gw_new(b);
+	for (i = 0; i < b->nb_tunnels; i++)
+		fou_mb_tunnel_add(gb, i);
+	for (i = 0; i < b->nb_routes; i++) {
+		struct fou_ip pfx = fou_mb_ip4(b->routes[i].prefix, b->routes[i].plen);
+		struct fou_ip via = fou_mb_ip4(FOU_MB_GW1, 32);
+		struct fou_err err;
+
+		if (fou_route_add(gb, &pfx, 1, &via, &err) != 0)
+			fou_mb_die("route", &err);
+	}
+	lb = fou_mb_lcore_new(b, gb);
+
+	memset(&mx, 0, sizeof(mx));
+	mx.frame = calloc(FOU_MB_MIX_PKTS, sizeof(*mx.frame));
+	mx.bursts = calloc(FOU_MB_MIX_PKTS, sizeof(*mx.bursts));
+	mx.alone = calloc(FOU_MB_MIX_PKTS, sizeof(*mx.alone));
+	mx.mp = rte_pktmbuf_pool_create("fou_mb_mix", 2 * FOU_BURST + 64, 0, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (mx.frame == NULL || mx.bursts == NULL || mx.alone == NULL || mx.mp == NULL)
+		fou_mb_die("check-mix: out of memory", NULL);
+	/* every kind in every burst, in another order each time (7 and the
+	 * kinds' count are coprime), each packet of a flow of its own */
+	for (p = 0; p < FOU_MB_MIX_PKTS; p++) {
+		mx.kind[p] = (enum fou_mb_kind)((p * 7 + p / FOU_BURST * 5) % FOU_MB_KINDS);
+		mx.len[p] = fou_mb_mix_frame(b, mx.kind[p], p, mx.frame[p]);
+	}
+	fprintf(stderr, "fou-microbench: check-mix: %u packets of %u kinds over %u tunnels and %u "
+		"routes, in bursts of %u and one per call\n", FOU_MB_MIX_PKTS, FOU_MB_KINDS,
+		b->nb_tunnels, b->nb_routes, FOU_BURST);
+	printf("round,outcome,expected,bursts,one_per_call,verdict\n");
+	ok = fou_mb_mix_round(b, &mx, b->gw, b->lc, gb, lb, true);
+	ok = fou_mb_mix_round(b, &mx, b->gw, b->lc, gb, lb, false) && ok;
+	fprintf(stderr, "fou-microbench: check-mix: %s\n", ok ? "bursts of 32 and one packet per "
+		"call gave the same results" : "DIFFERENT");
+	fou_lcore_free(lb);
+	fou_gw_free(gb);
+	rte_mempool_free(mx.mp);
+	free(mx.frame);
+	free(mx.bursts);
+	free(mx.alone);
+	return ok ? 0 : 1;
+}
+
 /* --- control operations ---------------------------------------------------- */
 
 static void
@@ -653,7 +1336,7 @@ fou_mb_usage(void)
 	fprintf(stderr,
 		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap]\n"
 		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
-		"                      [--cpu N] [--mem MB] [--huge] [--control]\n"
+		"                      [--cpu N] [--mem MB] [--huge] [--control | --check-mix]\n"
 		"  tunnels grow along the list at the first route count, then routes\n"
 		"  grow along theirs at the last tunnel count (both ascending).\n"
 		"  defaults: --tunnels 1,1000,65536 --routes 10,10000,1000000 --flows 65536\n"
@@ -661,7 +1344,10 @@ fou_mb_usage(void)
 		"  --huge: the EAL's memory (tables, packets) on hugepages, as a\n"
 		"          gateway runs; without it 4 KB pages (runs anywhere)\n"
 		"  --control: time adding and deleting the last tunnel and route counts\n"
-		"             (and neighbours) through fou.h instead of the stages\n");
+		"             (and neighbours) through fou.h instead of the stages\n"
+		"  --check-mix: at the last tunnel and route counts, a mix of every outcome\n"
+		"             in bursts of 32 and one packet per call on a second gateway:\n"
+		"             a CSV line per outcome, exit status 1 on any difference\n");
 }
 
 static int
@@ -712,6 +1398,7 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		{ "cpu", required_argument, NULL, 'c' },
 		{ "mem", required_argument, NULL, 'm' },
 		{ "control", no_argument, NULL, 'C' },
+		{ "check-mix", no_argument, NULL, 'M' },
 		{ "huge", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -751,6 +1438,9 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		case 'C':
 			o->control = true;
 			break;
+		case 'M':
+			o->check_mix = true;
+			break;
 		case 'H':
 			o->huge = true;
 			break;
@@ -759,7 +1449,7 @@ fou_mb_args(int argc, char **argv, struct fou_mb_opts *o, int *cpu)
 		}
 	}
 	if (ret != 0 || optind != argc || o->flows == 0 || o->bursts == 0 || o->passes == 0 ||
-	    o->inner_len < 28) {
+	    o->inner_len < 28 || (o->control && o->check_mix)) {
 		fou_mb_usage();
 		return -1;
 	}
@@ -797,7 +1487,7 @@ main(int argc, char **argv)
 {
 	static struct fou_mb b;
 	unsigned int i;
-	int cpu = -1;
+	int cpu = -1, status = 0;
 
 	b.o = (struct fou_mb_opts){
 		.tunnels = { 1, 1000, 65536 }, .nb_tunnels = 3,
@@ -812,6 +1502,10 @@ main(int argc, char **argv)
 	fou_mb_gw_create(&b);
 	if (b.o.control) {
 		fou_mb_control(&b);
+		goto out;
+	}
+	if (b.o.check_mix) {
+		status = fou_mb_check_mix(&b);
 		goto out;
 	}
 	b.tsc_overhead = fou_mb_tsc_overhead();
@@ -830,5 +1524,5 @@ out:
 	free(b.tmpl_len);
 	free(b.routes);
 	rte_eal_cleanup();
-	return 0;
+	return status;
 }

@@ -99,6 +99,28 @@ class BenchTiny(unittest.TestCase):
             for col in ('seconds', 'us_per_op'):
                 self.assertGreaterEqual(float(x[col]), 0, '%s of %s' % (col, x))
 
+    def test_mix_csv(self):
+        """Every outcome of the mix, the same in bursts and one per call, and
+        as many as its kinds say (fou-microbench exits 1 otherwise: the run
+        would have stopped)."""
+        r = rows(os.path.join(self.out, 'mix.csv'))
+        rounds = {x['round'] for x in r}
+        self.assertEqual(rounds, {'icmp errors sent', 'icmp errors off'})
+        for rnd in rounds:
+            got = {x['outcome']: x for x in r if x['round'] == rnd}
+            for outcome in ('received', 'sent on port 0', 'sent on port 1', 'decapsulated',
+                            'encapsulated', 'taken in', 'sent icmp_echo_reply', 'drop no_tunnel',
+                            'drop ttl_exceeded', 'drop ip_cksum_bad', 'drop no_route'):
+                self.assertIn(outcome, got, rnd)
+                positive(self, got[outcome]['bursts'], '%s: %s' % (rnd, outcome))
+            self.assertEqual(got['received']['bursts'], '512')
+        self.assertIn('sent icmp_time_exceeded', {x['outcome'] for x in r
+                                                  if x['round'] == 'icmp errors sent'})
+        for x in r:
+            self.assertEqual(x['bursts'], x['one_per_call'], x)
+            self.assertIn(x['expected'], ('-', x['bursts']), x)
+            self.assertEqual(x['verdict'], 'ok', x)
+
     def test_gro_csv(self):
         r = rows(os.path.join(self.out, 'gro.csv'))
         self.assertEqual([x['case'] for x in r], ['gro off', 'gro on, egress mtu 1500 (rte_gso)',
@@ -120,6 +142,7 @@ class BenchTiny(unittest.TestCase):
         self.assertIn('Machine: ', text)
         self.assertIn('| gro on, egress mtu 9000 (whole) |', text)
         self.assertIn('| tunnel_add | 10 |', text)
+        self.assertIn('the same in bursts of 32 and one packet per call', text)
 
 
 if __name__ == '__main__':

@@ -77,6 +77,10 @@ BAD_OPTIONS = {
     'idle_exit_zero': (['--idle-exit', '0'], None, ['--idle-exit 0']),
     'idle_exit_not_a_number': (['--idle-exit', '1s'], None, ['--idle-exit 1s']),
     'no_pdump_with_argument': (['--no-pdump=yes'], None, ['--no-pdump=yes', 'no argument']),
+    'burst_zero': (['--burst', '0'], None, ['--burst 0', '1-32']),
+    'burst_over_max': (['--burst', '33'], None, ['--burst 33', '1-32']),
+    'burst_not_a_number': (['--burst', '8k'], None, ['--burst 8k']),
+    'missing_argument_burst': (IDLE + ['--burst'], None, ['--burst', 'argument']),
     'config_missing_file': (['--config', '{cfg}.missing'], None, ['{cfg}.missing']),
     'config_unknown_statement': (['--config', '{cfg}'],
                                  '# FOU ports\nport = 5566:ipip\nporte = 5567:gre\n',
@@ -201,7 +205,7 @@ class CommandLineErrors(ft.GatewayTestCase):
         run = self.run_gw({}, ['--help'], idle_exit=None)
         self.assertEqual(run.rc, 0, run.describe())
         for opt in ('--port', '--addr', '--route', '--neigh', '--link', '--config',
-                    '--idle-exit', '--no-pdump', '--tunnel', '--sport-range', '--icmp-rate',
+                    '--idle-exit', '--no-pdump', '--burst', '--tunnel', '--sport-range', '--icmp-rate',
                     '--limits'):
             self.assertIn(opt, run.stdout)
         self.assertFalse(run.summary.printed)
