@@ -125,7 +125,7 @@ fuzz-smoke: fuzz-build
 test: check
 
 # doc/performance.md: dpdk-fou beside dpdk-testpmd, cycles and instructions
-# per packet per stage; results in $(BUILD)/bench-results. About 7 minutes;
+# per packet per stage; results in $(BUILD)/bench-results. About 8 minutes;
 # BENCH_ARGS=--quick about 1.
 bench: build
 	/usr/bin/python3 bench/run --build $(BUILD) $(BENCH_ARGS)

@@ -51,10 +51,22 @@ struct fou_app_port {
 	char driver[32];
 };
 
+/*
+ * Where a worker's memory comes from: the mbuf pools of its NUMA socket,
+ * which its RX queues on every port fill from and its context allocates
+ * from, and the socket the rings of its queues are allocated on
+ * (SOCKET_ID_ANY on 4 KB pages, which the EAL files under socket 0 only).
+ */
+struct fou_app_mem {
+	int socket;
+	struct rte_mempool *direct, *indirect;
+};
+
 /* Configure and start a port for nb_workers worker lcores, with the MAC
- * address and MTU the gateway holds for it. */
+ * address and MTU the gateway holds for it: its queue q in mem[q]'s memory
+ * (worker number q owns them). */
 int fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
-		       struct rte_mempool *mp, struct fou_app_port *out);
+		       const struct fou_app_mem *mem, struct fou_app_port *out);
 
 /* Packets waiting for one port's TX queue. */
 struct fou_txbuf {
@@ -88,7 +100,7 @@ int fou_app_notify(const char *fmt, ...) __rte_format_printf(1, 2);
  * idx where the port has that many; at most burst packets per RX poll. */
 int fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id,
 		    uint16_t idx, uint16_t burst, const struct fou_app_port *ports,
-		    struct rte_mempool *mp, struct rte_mempool *indirect);
+		    const struct fou_app_mem *mem);
 void fou_worker_fini(struct fou_worker *w);
 int fou_worker_main(void *arg);
 

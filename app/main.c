@@ -147,6 +147,205 @@ fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_o
 	}
 }
 
+/*
+ * Packet buffers per NUMA socket: one pool of mbufs and one of indirect
+ * mbufs (rte_gso's) for each socket with a worker lcore or the main lcore
+ * (the control context), taken from by the lcores of that socket only, so
+ * that what a worker touches for every packet (mbuf, headers, its per-lcore
+ * cache of the pool) is in its socket's memory. The last slot is for
+ * SOCKET_ID_ANY: all lcores on 4 KB pages (the EAL files all of that memory
+ * under socket 0, so no other socket could be asked for), and an lcore
+ * whose CPUs span sockets (--lcores 1@(0,8)).
+ */
+struct fou_app_pool {
+	struct rte_mempool *direct, *indirect;
+	unsigned int workers;	/* worker lcores on the socket */
+	bool main;		/* the main lcore is on it */
+};
+
+#define FOU_APP_POOL_ANY RTE_MAX_NUMA_NODES
+static struct fou_app_pool fou_app_pools[RTE_MAX_NUMA_NODES + 1];
+
+/* The socket lcore's memory is allocated on. */
+static int
+fou_app_mem_socket(unsigned int lcore)
+{
+	unsigned int s = rte_lcore_to_socket_id(lcore);
+
+	return rte_eal_has_hugepages() && s < RTE_MAX_NUMA_NODES ? (int)s : SOCKET_ID_ANY;
+}
+
+static int
+fou_app_pool_socket(unsigned int slot)
+{
+	return slot == FOU_APP_POOL_ANY ? SOCKET_ID_ANY : (int)slot;
+}
+
+static struct fou_app_pool *
+fou_app_pool_of(unsigned int lcore)
+{
+	int socket = fou_app_mem_socket(lcore);
+
+	return &fou_app_pools[socket == SOCKET_ID_ANY ? FOU_APP_POOL_ANY : socket];
+}
+
+/* The memory of lcore: its socket and that socket's pools. */
+static struct fou_app_mem
+fou_app_mem_of(unsigned int lcore)
+{
+	const struct fou_app_pool *p = fou_app_pool_of(lcore);
+
+	return (struct fou_app_mem){ fou_app_mem_socket(lcore), p->direct, p->indirect };
+}
+
+/* "socket 0", "any socket" or "4 KB pages" (no socket at all). */
+static const char *
+fou_app_pool_where(unsigned int slot, char *buf, size_t len)
+{
+	if (!rte_eal_has_hugepages())
+		return "4 KB pages (--no-huge)";
+	if (slot == FOU_APP_POOL_ANY)
+		return "any socket";
+	snprintf(buf, len, "socket %u", slot);
+	return buf;
+}
+
+static void
+fou_app_pool_name(char *buf, size_t len, const char *what, unsigned int slot)
+{
+	if (slot == FOU_APP_POOL_ANY)
+		snprintf(buf, len, "fou_%s_any", what);
+	else
+		snprintf(buf, len, "fou_%s_%u", what, slot);
+}
+
+/*
+ * Make the pools of every socket that has a worker or the main lcore. Each
+ * is sized as the single pool was, for its socket's workers: their RX and
+ * TX queues full, their TX buffers and GRO tables full; plus what may hold
+ * any socket's mbufs: every lcore's cache, the packets waiting for a
+ * neighbour and the inject and local-stack rings. Returns false after
+ * printing which pool could not be made.
+ */
+static bool
+fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
+{
+	const unsigned int nb_lcores = rte_lcore_count();
+	unsigned int lcore, s;
+	char name[RTE_MEMPOOL_NAMESIZE], where[32];
+
+	fou_app_pool_of(rte_get_main_lcore())->main = true;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		fou_app_pool_of(lcore)->workers++;
+	for (s = 0; s < RTE_DIM(fou_app_pools); s++) {
+		struct fou_app_pool *p = &fou_app_pools[s];
+		const unsigned int w = p->workers;
+		const int socket = fou_app_pool_socket(s);
+		unsigned int n;
+
+		if (w == 0 && !p->main)
+			continue;
+		/* every queue full, every tx buffer full, every lcore cache
+		 * full, every GRO table full; resegmented packets' headers and
+		 * the payloads they point to fill the TX queues twice over */
+		n = nb_ports * w * (1024 + 2 * 1024 + FOU_BURST) +
+		    w * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
+		    nb_lcores * (FOU_MBUF_CACHE + FOU_BURST) +
+		    /* what waits for a neighbour, and the local stack's rings */
+		    FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024;
+		n = RTE_MAX(n, 8192u);
+		fou_app_pool_name(name, sizeof(name), "mbufs", s);
+		p->direct = rte_pktmbuf_pool_create(name, n, FOU_MBUF_CACHE, 0,
+						    RTE_MBUF_DEFAULT_BUF_SIZE, socket);
+		if (p->direct == NULL) {
+			fprintf(stderr, "dpdk-fou: cannot create a pool of %u mbufs on %s: %s%s\n",
+				n, fou_app_pool_where(s, where, sizeof(where)),
+				rte_strerror(rte_errno),
+				socket < 0 ? "" : " (too few free hugepages on that NUMA node, or its --socket-limit)");
+			return false;
+		}
+		/* rte_gso's segments point into the merged packet with these */
+		n = nb_ports * w * (1024 + FOU_BURST) + w * FOU_GRO_MAX_SEGS +
+		    nb_lcores * FOU_MBUF_CACHE;
+		fou_app_pool_name(name, sizeof(name), "indirect", s);
+		p->indirect = rte_pktmbuf_pool_create(name, n, FOU_MBUF_CACHE, 0, 0, socket);
+		if (p->indirect == NULL) {
+			fprintf(stderr, "dpdk-fou: cannot create a pool of %u indirect mbufs on %s: %s%s\n",
+				n, fou_app_pool_where(s, where, sizeof(where)),
+				rte_strerror(rte_errno),
+				socket < 0 ? "" : " (too few free hugepages on that NUMA node, or its --socket-limit)");
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The startup line of each socket's pools. */
+static void
+fou_app_pools_print(void)
+{
+	unsigned int s, lcore;
+	char where[32];
+
+	for (s = 0; s < RTE_DIM(fou_app_pools); s++) {
+		const struct fou_app_pool *p = &fou_app_pools[s];
+		struct fou_line line = { .n = 0 };
+
+		if (p->direct == NULL)
+			continue;
+		fou_line_add(&line, "mbuf pool on %s", fou_app_pool_where(s, where, sizeof(where)));
+		fou_line_add(&line, ": %u mbufs, %u indirect, for lcores", p->direct->size,
+			     p->indirect->size);
+		RTE_LCORE_FOREACH(lcore)
+			if (fou_app_pool_of(lcore) == p)
+				fou_line_add(&line, " %u", lcore);
+		FOU_LOG(INFO, app, "%s", line.s);
+	}
+}
+
+/*
+ * Every mbuf back in its pool (printed after a run: one line of each kind,
+ * summed over the sockets, which tests and scripts read; a line per socket
+ * before them when there are several); frees the pools.
+ */
+static bool
+fou_app_pools_check(int status)
+{
+	unsigned int avail[2] = { 0, 0 }, size[2] = { 0, 0 }, nb = 0, s, k;
+	static const char *const what[2] = { "", "indirect " };
+	char where[32];
+	bool ok = true;
+
+	for (s = 0; s < RTE_DIM(fou_app_pools); s++)
+		nb += fou_app_pools[s].direct != NULL;
+	for (s = 0; s < RTE_DIM(fou_app_pools); s++) {
+		struct fou_app_pool *p = &fou_app_pools[s];
+		struct rte_mempool *mp[2] = { p->direct, p->indirect };
+
+		for (k = 0; k < 2; k++) {
+			unsigned int a;
+
+			if (mp[k] == NULL)
+				continue;
+			a = rte_mempool_avail_count(mp[k]);
+			if (nb > 1 && status != FOU_APP_EXIT_USAGE)
+				printf("%s: %smbufs: %u of %u back in the pool: %s\n",
+				       fou_app_pool_where(s, where, sizeof(where)), what[k], a,
+				       mp[k]->size, a == mp[k]->size ? "ok" : "LEAK");
+			avail[k] += a;
+			size[k] += mp[k]->size;
+			ok = ok && a == mp[k]->size;
+			rte_mempool_free(mp[k]);
+		}
+		p->direct = p->indirect = NULL;
+	}
+	for (k = 0; k < 2 && nb > 0; k++)
+		if (status != FOU_APP_EXIT_USAGE)
+			printf("%smbufs: %u of %u back in the pool: %s\n", what[k], avail[k], size[k],
+			       avail[k] == size[k] ? "ok" : "LEAK");
+	return ok;
+}
+
 /* One line per tunnel: its configuration at startup (logged), or what it
  * did in the exit summary (printed). */
 static void
@@ -215,6 +414,7 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports, unsign
 	FOU_LOG(INFO, app, "tables: tunnels %u, routes4 %u, routes6 %u, neigh %u: %.1f MiB",
 		lim.max_tunnels, lim.max_routes4, lim.max_routes6, lim.max_neighs,
 		(double)fou_gw_memsize(gw) / (1024 * 1024));
+	fou_app_pools_print();
 
 	RTE_ETH_FOREACH_DEV(port) {
 		struct rte_ether_addr mac;
@@ -313,23 +513,6 @@ fou_app_print_stats(struct fou_gw *gw)
 	return fou_stats_balanced(&s);
 }
 
-/* Every mbuf back in the pool (printed after a run); frees the pool. */
-static bool
-fou_app_pool_check(struct rte_mempool *mp, const char *what, int status)
-{
-	unsigned int avail, size;
-
-	if (mp == NULL)
-		return true;
-	avail = rte_mempool_avail_count(mp);
-	size = mp->size;
-	if (status != FOU_APP_EXIT_USAGE)
-		printf("%smbufs: %u of %u back in the pool: %s\n", what, avail, size,
-		       avail == size ? "ok" : "LEAK");
-	rte_mempool_free(mp);
-	return avail == size;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -338,10 +521,11 @@ main(int argc, char **argv)
 	struct fou_gw_params params;
 	struct fou_app_opts opts = { 0 };
 	struct fou_err err = { "" };
-	struct rte_mempool *mp = NULL, *indirect = NULL;
+	static struct fou_app_mem mem[RTE_MAX_LCORE];	/* by worker number */
+	struct fou_app_mem cmem;
 	struct fou_lcore *ctl = NULL;
 	struct fou_gw *gw = NULL;
-	unsigned int lcore, nb_workers, nb_ports, nb_mbufs, q;
+	unsigned int lcore, nb_workers, nb_ports, q;
 	uint16_t port;
 	int ret, status = FOU_APP_EXIT_USAGE;
 	bool started[RTE_MAX_ETHPORTS] = { false }, pdump = false, ok;
@@ -372,7 +556,7 @@ main(int argc, char **argv)
 
 	/* the table sizes first: the gateway is made with them */
 	fou_gw_params_default(&params);
-	params.socket_id = (int)rte_socket_id();
+	params.socket_id = fou_app_mem_socket(rte_get_main_lcore());
 	ret = fou_app_args_parse(argc, argv, &params, &opts);
 	if (ret != 0) {
 		status = ret > 0 ? EXIT_SUCCESS : FOU_APP_EXIT_USAGE;
@@ -406,35 +590,14 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	/* Every queue full, every tx buffer full, every lcore cache full,
-	 * every GRO table full; resegmented packets' headers and the payloads
-	 * they point to fill the TX queues twice over. */
-	nb_mbufs = nb_ports * nb_workers * (1024 + 2 * 1024 + FOU_BURST) +
-		   nb_workers * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
-		   rte_lcore_count() * (FOU_MBUF_CACHE + FOU_BURST) +
-		   /* what waits for a neighbour, and the local stack's rings */
-		   FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024;
-	nb_mbufs = RTE_MAX(nb_mbufs, 8192u);
-	/* rte_gso's segments point into the merged packet with these */
-	indirect = rte_pktmbuf_pool_create("fou_indirect", nb_ports * nb_workers * (1024 + FOU_BURST) +
-					   nb_workers * FOU_GRO_MAX_SEGS +
-					   rte_lcore_count() * FOU_MBUF_CACHE,
-					   FOU_MBUF_CACHE, 0, 0, (int)rte_socket_id());
-	if (indirect == NULL) {
-		fprintf(stderr, "dpdk-fou: cannot create the pool of indirect mbufs: %s\n",
-			rte_strerror(rte_errno));
+	if (!fou_app_pools_create(nb_ports, nb_workers))
 		goto out;
-	}
-	mp = rte_pktmbuf_pool_create("fou_mbufs", nb_mbufs, FOU_MBUF_CACHE, 0,
-				     RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (mp == NULL) {
-		fprintf(stderr, "dpdk-fou: cannot create a pool of %u mbufs: %s\n", nb_mbufs,
-			rte_strerror(rte_errno));
-		goto out;
-	}
+	q = 0;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+		mem[q++] = fou_app_mem_of(lcore);
 
 	RTE_ETH_FOREACH_DEV(port) {
-		if (fou_app_port_start(gw, port, (uint16_t)nb_workers, mp, &ports[port]) != 0)
+		if (fou_app_port_start(gw, port, (uint16_t)nb_workers, mem, &ports[port]) != 0)
 			goto out;
 		started[port] = true;
 		if (fou_iface_tx_offload_set(gw, port, ports[port].tx_offloads, &err) != 0) {
@@ -444,13 +607,15 @@ main(int argc, char **argv)
 	}
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
-		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q++, opts.burst, ports, mp,
-				    indirect) != 0)
+		if (fou_worker_init(&workers[lcore], gw, lcore, (uint16_t)q, opts.burst, ports,
+				    &mem[q]) != 0)
 			goto out;
+		q++;
 	}
+	cmem = fou_app_mem_of(rte_get_main_lcore());
 	ctl = fou_lcore_create(gw, FOU_LCORE_CONTROL, &(struct fou_lcore_conf){
-		.direct = mp, .indirect = indirect, .ip_id = (uint16_t)rte_rand(),
-		.socket_id = (int)rte_socket_id() }, &err);
+		.direct = cmem.direct, .indirect = cmem.indirect, .ip_id = (uint16_t)rte_rand(),
+		.socket_id = cmem.socket }, &err);
 	if (ctl == NULL) {
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		goto out;
@@ -505,9 +670,8 @@ out:
 			rte_eth_dev_stop(port);
 		rte_eth_dev_close(port);
 	}
-	if (!fou_app_pool_check(mp, "", status) || !fou_app_pool_check(indirect, "indirect ", status))
-		if (status == EXIT_SUCCESS)
-			status = EXIT_FAILURE;
+	if (!fou_app_pools_check(status) && status == EXIT_SUCCESS)
+		status = EXIT_FAILURE;
 	fou_gw_free(gw);
 	fflush(stdout);
 	rte_eal_cleanup();

@@ -116,7 +116,7 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 
 int
 fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
-		   struct rte_mempool *mp, struct fou_app_port *out)
+		   const struct fou_app_mem *mem, struct fou_app_port *out)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -124,7 +124,7 @@ fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
 	struct fou_err err;
 	uint16_t nb_rxd = FOU_RX_DESC, nb_txd = FOU_TX_DESC, q, mtu;
 	bool promisc;
-	int ret, socket = rte_eth_dev_socket_id(port);
+	int ret;
 
 	ret = fou_iface_get(gw, port, &mac, &mtu);
 	if (ret != 0) {
@@ -145,17 +145,26 @@ fou_app_port_start(const struct fou_gw *gw, uint16_t port, uint16_t nb_workers,
 	ret = rte_eth_dev_configure(port, out->nb_rxq, out->nb_txq, &conf);
 	if (ret == 0)
 		ret = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nb_rxd, &nb_txd);
+	/*
+	 * Queue q is worker q's: its rings and the mbufs its RX queue is
+	 * filled with are in the memory of the worker's socket, not the
+	 * port's (as l3fwd does). The worker reads and writes every
+	 * descriptor, mbuf and header many times per packet, latency-bound;
+	 * the device writes each buffer once, by DMA, which crossing to the
+	 * other socket only costs bandwidth. A port's workers are best on its
+	 * own socket all the same (doc/deploying.md).
+	 */
 	for (q = 0; ret == 0 && q < out->nb_rxq; q++) {
 		struct rte_eth_rxconf rxc = info.default_rxconf;
 
 		rxc.offloads = conf.rxmode.offloads;
-		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, socket, &rxc, mp);
+		ret = rte_eth_rx_queue_setup(port, q, nb_rxd, mem[q].socket, &rxc, mem[q].direct);
 	}
 	for (q = 0; ret == 0 && q < out->nb_txq; q++) {
 		struct rte_eth_txconf txc = info.default_txconf;
 
 		txc.offloads = conf.txmode.offloads;
-		ret = rte_eth_tx_queue_setup(port, q, nb_txd, socket, &txc);
+		ret = rte_eth_tx_queue_setup(port, q, nb_txd, mem[q].socket, &txc);
 	}
 	if (ret != 0) {
 		fprintf(stderr, "dpdk-fou: port %u (%s): cannot configure %u RX / %u TX queue(s): %s\n",

@@ -19,16 +19,15 @@ volatile bool fou_app_quit;
 
 int
 fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, uint16_t idx,
-		uint16_t burst, const struct fou_app_port *ports, struct rte_mempool *mp,
-		struct rte_mempool *indirect)
+		uint16_t burst, const struct fou_app_port *ports, const struct fou_app_mem *mem)
 {
 	const struct fou_lcore_conf lconf = {
-		.direct = mp,
-		.indirect = indirect,
+		.direct = mem->direct,
+		.indirect = mem->indirect,
 		/* outer IPv4 IDs: each lcore starts somewhere else, so two
 		 * lcores sending to one remote do not walk the same IDs in step */
 		.ip_id = (uint16_t)rte_rand(),
-		.socket_id = (int)rte_lcore_to_socket_id(lcore_id),
+		.socket_id = mem->socket,
 	};
 	struct fou_err err;
 	uint16_t port;

@@ -5,11 +5,17 @@ must produce well-formed output -- every case and stage present, every rate
 and count a positive number, charts that are PNG files. The numbers
 themselves are never judged: tests check behaviour, not timing.
 
+Hugepages: where the bench can have them (root, 2 MB pages, memory free) the
+app-level cases run on them from its own hugetlbfs mount and the in-process
+benchmark runs on them and on 4 KB pages; where it cannot, everything runs
+on 4 KB pages and its log says why. Either way the mount is gone afterwards.
+
     /usr/bin/python3 bench/test_smoke.py --build BUILD
 """
 import argparse
 import csv
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -51,6 +57,13 @@ class BenchTiny(unittest.TestCase):
     def setUp(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr[-3000:])
 
+    def assertSaysWhyNoHugepages(self, what):
+        """Hugepages not used for what: the log must say why."""
+        self.assertRegex(self.proc.stderr,
+                         r'bench: hugepages: .+; (4 KB pages throughout|'
+                         r'the app-level cases on 4 KB pages)',
+                         '%s on 4 KB pages without a reason in the log' % what)
+
     def test_app_csv(self):
         r = rows(os.path.join(self.out, 'app.csv'))
         cases = {(x['input'], x['inner_bytes'], x['app']) for x in r}
@@ -61,12 +74,46 @@ class BenchTiny(unittest.TestCase):
             positive(self, x['ratio_to_testpmd_io'], 'ratio of %s' % (x,))
             if x['app'] == 'testpmd-io':
                 self.assertEqual(x['ratio_to_testpmd_io'], '1.000')
+        pages = {x['pages'] for x in r}
+        self.assertIn(pages, ({'huge'}, {'4k'}))
+        if pages == {'4k'}:
+            self.assertSaysWhyNoHugepages('the app-level cases')
+
+    def test_app_memory(self):
+        """Each case's command line (its log's first line): on hugepages
+        from a hugetlbfs mount that no longer exists, else --no-huge."""
+        huge = rows(os.path.join(self.out, 'app.csv'))[0]['pages'] == 'huge'
+        logs = os.path.join(self.out, 'logs')
+        cases = [f for f in os.listdir(logs) if f.endswith('.log')]
+        self.assertEqual(len(cases), 6 + 3, cases)     # app cases and GRO cases
+        with open('/proc/mounts') as f:
+            mounts = f.read()
+        for name in cases:
+            with open(os.path.join(logs, name)) as f:
+                cmd = f.readline().split()
+            if huge:
+                self.assertNotIn('--no-huge', cmd, name)
+                self.assertIn('--huge-unlink', cmd, name)
+                mount = cmd[cmd.index('--huge-dir') + 1]
+                self.assertNotIn(' %s ' % mount, mounts, 'still mounted after the run')
+                self.assertFalse(os.path.exists(mount), mount)
+            else:
+                self.assertIn('--no-huge', cmd, name)
+                self.assertNotIn('--huge-dir', cmd, name)
 
     def test_micro_csv(self):
         r = rows(os.path.join(self.out, 'micro.csv'))
-        levels = [(x['tunnels'], x['routes']) for x in r if x['stage'] == 'decap']
-        self.assertEqual(levels, [('1', '10'), ('10', '10'), ('10', '100')])
-        self.assertEqual({x['stage'] for x in r}, {'fwd', 'decap', 'encap'})
+        self.assertEqual(list(r[0])[0], 'pages')
+        kinds = list(dict.fromkeys(x['pages'] for x in r))
+        self.assertIn(kinds, (['huge', '4k'], ['4k']))
+        if kinds == ['4k']:
+            self.assertSaysWhyNoHugepages('the in-process benchmark')
+        for pages in kinds:
+            levels = [(x['tunnels'], x['routes']) for x in r
+                      if x['stage'] == 'decap' and x['pages'] == pages]
+            self.assertEqual(levels, [('1', '10'), ('10', '10'), ('10', '100')], pages)
+            self.assertEqual({x['stage'] for x in r if x['pages'] == pages},
+                             {'fwd', 'decap', 'encap'}, pages)
         for x in r:
             for col in ('packets', 'cycles_per_pkt', 'cycles_per_pkt_min',
                         'reset_cycles_per_pkt', 'tsc_mhz'):
@@ -139,6 +186,15 @@ class BenchTiny(unittest.TestCase):
             text = f.read()
         self.assertIn('| decap-ipip | 64 |', text)
         self.assertIn('| encap | 10 | 100 |', text)
+        kinds = list(dict.fromkeys(x['pages'] for x in rows(os.path.join(self.out,
+                                                                         'micro.csv'))))
+        head = re.search(r'^\| stage \| tunnels \| routes \|(.*)$', text, re.M)
+        self.assertIsNotNone(head, text)
+        self.assertEqual(re.findall(r'(\S+ \S+) pages: cycles/packet', head[1]),
+                         [{'huge': '2 MB', '4k': '4 KB'}[k] for k in kinds])
+        self.assertIn('app-level cases on %s' % (
+            '2 MB hugepages' if rows(os.path.join(self.out, 'app.csv'))[0]['pages'] == 'huge'
+            else '4 KB pages (--no-huge)'), text)
         self.assertIn('Machine: ', text)
         self.assertIn('| gro on, egress mtu 9000 (whole) |', text)
         self.assertIn('| tunnel_add | 10 |', text)
