@@ -80,10 +80,17 @@ class Neigh(ft.GatewayTestCase):
         super().setUp()
         self.ns = ft.Netns('nb')
         self.gw = None
+        self.client = None
 
     def tearDown(self):
+        self.close_client()
         super().tearDown()      # the gateway first: the taps go with it
         self.ns.close()
+
+    def close_client(self):
+        if self.client is not None:
+            self.client.close()
+            self.client = None
 
     # -- the gateway, the kernel, captures
 
@@ -99,6 +106,7 @@ class Neigh(ft.GatewayTestCase):
         self._gateways.append(self.gw)
         if not ft.wait_for(lambda: self.gw.running() and self.tel('/fou/stats'), WAIT, 0.2):
             self.fail('the gateway did not come up\n' + self.gw.stop().describe())
+        self.client = ft.TelemetryClient(self.gw.prefix)
         # the kernel's side of port 1
         self.ns.run(['ip', 'addr', 'add', KERNEL_IP + '/24', 'dev', TAP1])
         self.ns.run(['ip', 'link', 'set', TAP1, 'up'])
@@ -106,6 +114,13 @@ class Neigh(ft.GatewayTestCase):
         return self.gw
 
     def tel(self, cmd):
+        """One command, through the connection kept open once the gateway
+        is up: a dpdk-telemetry.py process per command takes 0.1-0.5 s, and
+        test_queued_until_the_kernel_answers_then_in_order has to look at
+        the queue and turn the kernel's ARP on within the two seconds
+        between the gateway's first request and its last."""
+        if self.client is not None:
+            return self.client.cmd(cmd)
         r = self.gw.telemetry(cmd)
         return None if r is None else r[0].get(cmd.split(',')[0])
 
@@ -155,6 +170,7 @@ class Neigh(ft.GatewayTestCase):
         self.ns.run(['ip', 'link', 'set', 'dev', TAP1, 'arp', 'on' if on else 'off'])
 
     def stop_gw(self):
+        self.close_client()
         self.gw.signal(signal.SIGINT)
         run = self.gw.wait()
         self.assertHealthy(run)
