@@ -306,6 +306,29 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 }
 
 /*
+ * The RX checksum flags of a port that has parsed a tunnel (its type in
+ * packet_type) speak of the inner headers, RTE_MBUF_F_RX_OUTER_* of the
+ * outer ones: DPDK's convention, which the NICs that parse tunnels keep,
+ * but net_tap, for one, reports the outer headers in the inner flags all
+ * the same. What is meant is unknown then, and the outer header is checked
+ * here: the verdict on the outer IPv4 or UDP header, as the flags say it
+ * for a packet without a tunnel, or none (UNKNOWN).
+ */
+static inline uint64_t
+fou_rx_outer_ip_flags(const struct rte_mbuf *m)
+{
+	return (m->packet_type & RTE_PTYPE_TUNNEL_MASK) ? RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN :
+	       m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+}
+
+static inline uint64_t
+fou_rx_outer_l4_flags(const struct rte_mbuf *m)
+{
+	return (m->packet_type & RTE_PTYPE_TUNNEL_MASK) ? RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN :
+	       m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+}
+
+/*
  * An IPv4 packet to one of our addresses (header at off, hl and tot
  * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated;
  * ICMP fragmentation needed may lower a tunnel's path MTU; what else is
@@ -339,7 +362,7 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		if (ulen < sizeof(*udp) || ulen > tot - hl)
 			return FOU_DROP_UDP_LEN_BAD;
 		if (udp->dgram_cksum != 0) {
-			switch (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+			switch (fou_rx_outer_l4_flags(m)) {
 			case RTE_MBUF_F_RX_L4_CKSUM_BAD:
 				return FOU_DROP_UDP_CKSUM_BAD;
 			case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
@@ -435,7 +458,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	r = fou_need(m, off, pkt_len - off, hl, FOU_DROP_IP_TRUNCATED);
 	if (r != FOU_FWD)
 		return r;
-	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	switch (fou_rx_outer_ip_flags(m)) {
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return FOU_DROP_IP_CKSUM_BAD;
 	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:
