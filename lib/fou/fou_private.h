@@ -137,8 +137,10 @@ struct fou_gro_tag {
 	rte_be32_t src, dst;	/* outer IPv4 addresses */
 	uint32_t ports;		/* outer UDP source and destination port; 0: plain */
 	uint32_t key;		/* GRE key */
-	uint32_t proto;		/* tunnel protocol | GRE flags << 8 */
+	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM */
 };
+/* A zero and a non-zero outer UDP checksum are two flows (udp_gro_receive). */
+#define FOU_GRO_UDP_CSUM (1u << 24)
 
 /* Counter rows: one per lcore, and the control context's (FOU_LCORE_CONTROL). */
 #define FOU_STATS_ROWS (RTE_MAX_LCORE + 1)

@@ -428,7 +428,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 			.src = ip->src_addr,
 			.dst = ip->dst_addr,
 			.key = key,
-			.proto = proto | (uint32_t)gflags << 8,
+			.proto = proto | (uint32_t)gflags << 8 |
+				 (udp != NULL && udp->dgram_cksum != 0 ? FOU_GRO_UDP_CSUM : 0),
 		};
 		if (udp != NULL)
 			memcpy(&tag->ports, udp, sizeof(tag->ports));
