@@ -101,11 +101,15 @@ class BenchTiny(unittest.TestCase):
 
     def test_gro_csv(self):
         r = rows(os.path.join(self.out, 'gro.csv'))
-        self.assertEqual([x['case'] for x in r], ['gro off', 'gro on, egress mtu 1500 (rte_gso)',
-                                                  'gro on, egress mtu 9000 (whole)'])
+        cases = ['gro off', 'gro on, egress mtu 1500 (rte_gso)', 'gro on, egress mtu 9000 (whole)']
+        self.assertEqual([(x['input'], x['case']) for x in r],
+                         [(i, c) for i in ('udp-csum-zero', 'udp-csum-set') for c in cases])
         for x in r:
-            for col in ('packets_in_mpps', 'frames_out_mpps', 'segments_out_mpps'):
+            for col in ('packets_in_mpps', 'frames_out_mpps', 'segments_out_mpps',
+                        'ratio_to_gro_off'):
                 positive(self, x[col], '%s of %s' % (col, x))
+            if x['case'] == 'gro off':
+                self.assertEqual(x['ratio_to_gro_off'], '1.000')
 
     def test_charts(self):
         for name in ('app.png', 'micro.png'):
@@ -118,7 +122,7 @@ class BenchTiny(unittest.TestCase):
         self.assertIn('| decap-ipip | 64 |', text)
         self.assertIn('| encap | 10 | 100 |', text)
         self.assertIn('Machine: ', text)
-        self.assertIn('| gro on, egress mtu 9000 (whole) |', text)
+        self.assertIn('| udp-csum-set | gro on, egress mtu 9000 (whole) |', text)
         self.assertIn('| tunnel_add | 10 |', text)
 
 
