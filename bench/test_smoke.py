@@ -170,11 +170,15 @@ class BenchTiny(unittest.TestCase):
 
     def test_gro_csv(self):
         r = rows(os.path.join(self.out, 'gro.csv'))
-        self.assertEqual([x['case'] for x in r], ['gro off', 'gro on, egress mtu 1500 (rte_gso)',
-                                                  'gro on, egress mtu 9000 (whole)'])
+        cases = ['gro off', 'gro on, egress mtu 1500 (rte_gso)', 'gro on, egress mtu 9000 (whole)']
+        self.assertEqual([(x['input'], x['case']) for x in r],
+                         [(i, c) for i in ('udp-csum-zero', 'udp-csum-set') for c in cases])
         for x in r:
-            for col in ('packets_in_mpps', 'frames_out_mpps', 'segments_out_mpps'):
+            for col in ('packets_in_mpps', 'frames_out_mpps', 'segments_out_mpps',
+                        'ratio_to_gro_off'):
                 positive(self, x[col], '%s of %s' % (col, x))
+            if x['case'] == 'gro off':
+                self.assertEqual(x['ratio_to_gro_off'], '1.000')
 
     def test_charts(self):
         for name in ('app.png', 'micro.png'):
@@ -196,7 +200,7 @@ class BenchTiny(unittest.TestCase):
             '2 MB hugepages' if rows(os.path.join(self.out, 'app.csv'))[0]['pages'] == 'huge'
             else '4 KB pages (--no-huge)'), text)
         self.assertIn('Machine: ', text)
-        self.assertIn('| gro on, egress mtu 9000 (whole) |', text)
+        self.assertIn('| udp-csum-set | gro on, egress mtu 9000 (whole) |', text)
         self.assertIn('| tunnel_add | 10 |', text)
         self.assertIn('the same in bursts of 32 and one packet per call', text)
 

@@ -150,10 +150,43 @@ fou_gro_crc(const void *key, uint32_t len, uint32_t init)
 }
 
 /*
+ * The sum of p's TCP payload, and whether its TCP checksum is good
+ * (tcp4_gro_receive / tcp6_gro_receive check it first: a segment with a
+ * bad one is sent on as it is, never merged, which would hide it behind a
+ * checksum made anew). The payload is summed only where nothing else says
+ * what it sums to: the port found the checksum good (then the segment sums
+ * to minus its pseudo-header), or the receive path kept the sum of the
+ * inner IP payload from an outer checksum it checked over the same bytes.
+ */
+static inline bool
+fou_gro_cksum(const struct fou_gro_tag *tag, struct fou_gro_pkt *p)
+{
+	const uint32_t thl = p->l4_len;
+	uint32_t seg;
+
+	switch (tag->csum) {
+	case FOU_GRO_CSUM_GOOD:
+		p->paysum = fou_sum16_sub((uint16_t)~__rte_raw_cksum_reduce(
+						  fou_gro_phdr(p->l3, p->v6, thl + p->paylen)),
+					  fou_raw_sum(p->th, thl));
+		return true;
+	case FOU_GRO_CSUM_COMPLETE:
+		seg = tag->l4sum;
+		p->paysum = fou_sum16_sub((uint16_t)seg, fou_raw_sum(p->th, thl));
+		break;
+	default:
+		p->paysum = fou_raw_sum((const uint8_t *)p->th + thl, p->paylen);
+		seg = fou_sum_add(fou_raw_sum(p->th, thl), p->paysum);
+	}
+	/* the pseudo-header last: one value fewer held across the sum's loop */
+	return __rte_raw_cksum_reduce(fou_sum_add(fou_gro_phdr(p->l3, p->v6, thl + p->paylen),
+						  seg)) == 0xffff;
+}
+
+/*
  * Parse a forwarded packet: Ethernet (as the output path built it), IPv4
  * without options and not a fragment or IPv6 straight to TCP, a TCP header
- * in the frame, a payload and a valid TCP checksum (tcp4_gro_receive
- * checks it first: a bad one is sent on as it is).
+ * in the frame, a payload and a valid TCP checksum.
  */
 static bool
 fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uint16_t tx_port,
@@ -211,17 +244,13 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 	p->rx_port = rx_port;
 	p->tx_port = tx_port;
 	/* the flow: tunnel, addresses, ports, where it comes in and goes out */
-	h = fou_gro_crc(tag, sizeof(*tag), (uint32_t)rx_port << 16 | tx_port);
+	h = fou_gro_crc(tag, FOU_GRO_KEY_LEN, (uint32_t)rx_port << 16 | tx_port);
 	h = fou_gro_crc(p->l3 + (p->v6 ? 8 : 12), p->v6 ? 32 : 8, h);
 	memcpy(&ports, p->th, sizeof(ports));	/* not 4-byte aligned */
 	p->hash = rte_hash_crc_4byte(ports, h);
 	if (p->paylen == 0)
 		return true;	/* a pure ACK: flushes its flow, never held */
-	p->paysum = fou_raw_sum((const uint8_t *)p->th + thl, p->paylen);
-	if (__rte_raw_cksum_reduce(fou_sum_add(fou_sum_add(fou_gro_phdr(p->l3, p->v6, thl + p->paylen),
-						  rte_raw_cksum(p->th, thl)), p->paysum)) != 0xffff)
-		return true;
-	p->mergeable = true;
+	p->mergeable = fou_gro_cksum(tag, p);
 	return true;
 }
 
@@ -241,8 +270,7 @@ fou_gro_flow_is(const struct fou_gw *gw, const struct fou_gro_flow *f,
 	return f->rx_port == rx_port && f->tx_port == tx_port && f->v6 == v6 &&
 	       memcmp(hl3 + aoff, l3 + aoff, v6 ? 32 : 8) == 0 &&
 	       memcmp(hl3 + f->l3_len, ports, 4) == 0 &&
-	       memcmp(fou_gro_tag(gw, f->head), fou_gro_tag(gw, m),
-		      sizeof(struct fou_gro_tag)) == 0;
+	       memcmp(fou_gro_tag(gw, f->head), fou_gro_tag(gw, m), FOU_GRO_KEY_LEN) == 0;
 }
 
 /* Same flow as p, to merge into: also the rewritten Ethernet header and,

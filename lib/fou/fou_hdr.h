@@ -169,6 +169,16 @@ fou_raw_sum(const void *buf, uint32_t len)
 	return (uint16_t)sum;
 }
 
+/* a - b in one's complement arithmetic, both folded sums. */
+static inline uint16_t
+fou_sum16_sub(uint16_t a, uint16_t b)
+{
+	uint32_t s = (uint32_t)a + (uint16_t)~b;
+
+	s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)((s & 0xffff) + (s >> 16));
+}
+
 /* The same of an IPv4 header of hl bytes: valid when the result is 0xffff. */
 static inline uint16_t
 fou_ip4_hdr_sum(const void *hdr, uint32_t hl)

@@ -9,6 +9,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
@@ -131,14 +132,29 @@ struct fou_iface {
 /*
  * What fou_rx_burst() records in an mbuf (a dynamic field) for GRO on its
  * port: the tunnel the packet came out of, all zero for one that was not
- * decapsulated. Packets are merged only with the same tag.
+ * decapsulated; packets are merged only with the same key (the first
+ * FOU_GRO_KEY_LEN bytes). Then what is already known of the inner L4
+ * checksum, so that GRO need not sum a TCP payload again (Linux'
+ * CHECKSUM_UNNECESSARY and CHECKSUM_COMPLETE).
  */
 struct fou_gro_tag {
 	rte_be32_t src, dst;	/* outer IPv4 addresses */
 	uint32_t ports;		/* outer UDP source and destination port; 0: plain */
 	uint32_t key;		/* GRE key */
-	uint32_t proto;		/* tunnel protocol | GRE flags << 8 */
+	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM */
+	uint16_t l4sum;		/* FOU_GRO_CSUM_COMPLETE: the inner IP payload's sum */
+	uint8_t csum;		/* FOU_GRO_CSUM_* */
+	uint8_t pad;
 };
+#define FOU_GRO_KEY_LEN offsetof(struct fou_gro_tag, l4sum)
+/* A zero and a non-zero outer UDP checksum are two flows (udp_gro_receive). */
+#define FOU_GRO_UDP_CSUM (1u << 24)
+/* tag.csum: nothing known; the port found the inner TCP checksum good;
+ * l4sum is the one's complement sum of the inner IP payload as received
+ * (from a UDP or GRE checksum checked over the same bytes). */
+#define FOU_GRO_CSUM_NONE 0
+#define FOU_GRO_CSUM_GOOD 1
+#define FOU_GRO_CSUM_COMPLETE 2
 
 /* Counter rows: one per lcore, and the control context's (FOU_LCORE_CONTROL). */
 #define FOU_STATS_ROWS (RTE_MAX_LCORE + 1)

@@ -37,7 +37,33 @@ struct fou_inner_ctx {
 	uint32_t len;		/* bytes of tunnel payload from off */
 	uint8_t outer_ecn;
 	uint8_t slot;		/* FOU port slot, 0 for a plain tunnel; for counting */
+	bool gro;		/* GRO is on: the tag is written, and these: */
+	uint8_t csum;		/* what is known of the inner checksum, FOU_GRO_CSUM_* */
+	uint16_t sum;		/* COMPLETE: the one's complement sum of the tunnel payload */
 };
+
+/*
+ * For GRO (struct fou_gro_tag): what is known of the inner L4 checksum of
+ * the inner packet at in->off, IPv4 or IPv6 (v6) with a header of hl bytes
+ * and tot bytes in all. A sum of the tunnel payload becomes the inner IP
+ * payload's by taking off the header's, as Linux' skb_gro_postpull_rcsum
+ * does; bytes after the inner packet would have to come off too, and the
+ * sum is left unknown then.
+ */
+static inline void
+fou_inner_gro(const struct fou_gw *gw, struct rte_mbuf *m, const struct fou_inner_ctx *in,
+	      const void *l3, uint32_t hl, uint32_t tot, bool v6)
+{
+	struct fou_gro_tag *tag;
+
+	if (likely(in->csum == FOU_GRO_CSUM_NONE) ||
+	    (in->csum == FOU_GRO_CSUM_COMPLETE && tot != in->len))
+		return;
+	tag = RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *);
+	tag->csum = in->csum;
+	/* an IPv4 header whose checksum was checked sums to zero */
+	tag->l4sum = v6 ? fou_sum16_sub(in->sum, fou_raw_sum(l3, hl)) : in->sum;
+}
 
 /*
  * Forward the IPv4 packet at off (its header checked) along nh, as
@@ -196,6 +222,7 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		return FOU_DROP_INNER_MARTIAN;
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_INNER_OPTIONS_BAD;
+	fou_inner_gro(gw, m, in, ip, hl, tot, false);
 	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4_memo(gw, lc->memo, ip->dst_addr), out_port);
 }
 
@@ -226,6 +253,8 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
 	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
+	/* before forwarding rewrites its hop limit and traffic class */
+	fou_inner_gro(gw, m, in, ip6, sizeof(*ip6), tot, true);
 	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6_memo(gw, lc->memo, ip6->dst_addr), out_port);
 }
 
@@ -257,6 +286,15 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 		return r;
 	if ((flags & FOU_GRE_C) && fou_cksum_fold(m, in->off, in->len, 0) != 0xffff)
 		return FOU_DROP_GRE_CKSUM_BAD;
+	/* GRO's inner sum: the header comes off a sum of the UDP payload;
+	 * a GRE checksum found good says the whole sums to zero
+	 * (gre_parse_header's skb_checksum_try_convert) */
+	if (in->csum == FOU_GRO_CSUM_COMPLETE) {
+		in->sum = fou_sum16_sub(in->sum, fou_raw_sum(g, hlen));
+	} else if ((flags & FOU_GRE_C) && in->gro && in->csum == FOU_GRO_CSUM_NONE) {
+		in->sum = (uint16_t)~fou_raw_sum(g, hlen);
+		in->csum = FOU_GRO_CSUM_COMPLETE;
+	}
 	*proto = (uint16_t)(g[2] << 8 | g[3]);
 	*gflags = flags;
 	if (flags & FOU_GRE_K) {
@@ -306,6 +344,47 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 }
 
 /*
+ * The RX checksum flags of a port that has parsed a tunnel (its type in
+ * packet_type) speak of the inner headers, RTE_MBUF_F_RX_OUTER_* of the
+ * outer ones: DPDK's convention, which the NICs that parse tunnels keep,
+ * but net_tap, for one, reports the outer headers in the inner flags all
+ * the same. What is meant is unknown then, and the outer header is checked
+ * here: the verdict on the outer IPv4 or UDP header, as the flags say it
+ * for a packet without a tunnel, or none (UNKNOWN).
+ */
+static inline uint64_t
+fou_rx_outer_ip_flags(const struct rte_mbuf *m)
+{
+	return (m->packet_type & RTE_PTYPE_TUNNEL_MASK) ? RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN :
+	       m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+}
+
+static inline uint64_t
+fou_rx_outer_l4_flags(const struct rte_mbuf *m)
+{
+	return (m->packet_type & RTE_PTYPE_TUNNEL_MASK) ? RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN :
+	       m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+}
+
+/*
+ * Whether the port found the inner TCP checksum of this plain (encap none)
+ * tunnel packet of protocol proto good: by the convention above, where the
+ * port parsed the same tunnel as the gateway and found TCP inside. The
+ * outer packet has no L4 header of its own that a port keeping to the
+ * outer headers could mean instead. A FOU packet has no tunnel type in
+ * 22.11's packet types: its outer UDP checksum stands for the inner one.
+ */
+static inline bool
+fou_rx_inner_tcp_good(const struct rte_mbuf *m, uint8_t proto)
+{
+	const uint32_t want = (proto == IPPROTO_GRE ? RTE_PTYPE_TUNNEL_GRE : RTE_PTYPE_TUNNEL_IP) |
+			      RTE_PTYPE_INNER_L4_TCP;
+
+	return (m->packet_type & (RTE_PTYPE_TUNNEL_MASK | RTE_PTYPE_INNER_L4_MASK)) == want &&
+	       (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) == RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+}
+
+/*
  * An IPv4 packet to one of our addresses (header at off, hl and tot
  * checked): FOU over UDP, or a plain tunnel protocol, is decapsulated;
  * ICMP fragmentation needed may lower a tunnel's path MTU; what else is
@@ -329,6 +408,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 						   RTE_IPV4_HDR_OFFSET_MASK))
 		return FOU_DROP_IP_FRAGMENT;
 	in.outer_ecn = ip->type_of_service & 3;
+	in.gro = gro;
+	in.csum = FOU_GRO_CSUM_NONE;
+	in.sum = 0;
 	if (ip->next_proto_id == IPPROTO_UDP) {
 		/* UDP (__udp4_lib_rcv): a shorter UDP length trims the datagram */
 		r = fou_need(m, off + hl, tot - hl, sizeof(*udp), FOU_DROP_UDP_TRUNCATED);
@@ -339,16 +421,31 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		if (ulen < sizeof(*udp) || ulen > tot - hl)
 			return FOU_DROP_UDP_LEN_BAD;
 		if (udp->dgram_cksum != 0) {
-			switch (m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK) {
+			uint32_t phdr = 0;
+			bool good = true;
+
+			switch (fou_rx_outer_l4_flags(m)) {
 			case RTE_MBUF_F_RX_L4_CKSUM_BAD:
 				return FOU_DROP_UDP_CKSUM_BAD;
-			case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
 			case RTE_MBUF_F_RX_L4_CKSUM_NONE:
+				good = false;	/* checked, but the field is not right */
+				break;
+			case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
 				break;
 			default:
-				if (fou_cksum_fold(m, off + hl, ulen,
-						   fou_udp4_phdr_sum(ip, ulen)) != 0xffff)
+				phdr = fou_udp4_phdr_sum(ip, ulen);
+				if (fou_cksum_fold(m, off + hl, ulen, phdr) != 0xffff)
 					return FOU_DROP_UDP_CKSUM_BAD;
+			}
+			/* a datagram whose checksum is good sums to minus its
+			 * pseudo-header: GRO's sum of what it carries follows
+			 * without reading it again (skb_checksum_try_convert) */
+			if (good && gro) {
+				if (phdr == 0)
+					phdr = fou_udp4_phdr_sum(ip, ulen);
+				in.sum = fou_sum16_sub((uint16_t)~__rte_raw_cksum_reduce(phdr),
+						       fou_raw_sum(udp, sizeof(*udp)));
+				in.csum = FOU_GRO_CSUM_COMPLETE;
 			}
 		}
 		/* FOU (fou_udp_recv): the UDP header goes, the protocol decides */
@@ -374,6 +471,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		in.slot = 0;
 		in.off = off + hl;
 		in.len = tot - hl;
+		if (gro && fou_rx_inner_tcp_good(m, proto))
+			in.csum = FOU_GRO_CSUM_GOOD;
 	}
 	switch (proto) {
 	case IPPROTO_IPIP:
@@ -405,7 +504,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 			.src = ip->src_addr,
 			.dst = ip->dst_addr,
 			.key = key,
-			.proto = proto | (uint32_t)gflags << 8,
+			.proto = proto | (uint32_t)gflags << 8 |
+				 (udp != NULL && udp->dgram_cksum != 0 ? FOU_GRO_UDP_CSUM : 0),
 		};
 		if (udp != NULL)
 			memcpy(&tag->ports, udp, sizeof(tag->ports));
@@ -435,7 +535,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	r = fou_need(m, off, pkt_len - off, hl, FOU_DROP_IP_TRUNCATED);
 	if (r != FOU_FWD)
 		return r;
-	switch (m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) {
+	switch (fou_rx_outer_ip_flags(m)) {
 	case RTE_MBUF_F_RX_IP_CKSUM_BAD:
 		return FOU_DROP_IP_CKSUM_BAD;
 	case RTE_MBUF_F_RX_IP_CKSUM_GOOD:

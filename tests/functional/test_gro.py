@@ -20,8 +20,11 @@ those that were sent.
   (held packets flushed at the end of every 32-packet rx burst, the pcap
   PMD's bursts being the capture cut in 32s);
 - not merged: reordered, gap, PSH, FIN, SYN, RST, URG, CWR, TCP options,
-  window, ACK, another tunnel (outer source, GRE key, FOU source port), IPv4
-  fragments and options, IPv6 extension headers, a bad TCP checksum, IP ID,
+  window, ACK, another tunnel (outer source, GRE key, FOU source port, a zero
+  and a non-zero outer UDP checksum), IPv4 fragments and options, IPv6
+  extension headers, a bad TCP checksum (also under an outer UDP or GRE
+  checksum that is right over the corrupt bytes, which GRO takes the inner
+  sum from instead of summing the payload), IP ID,
   TTL, TOS, IPv6 flow label, hop limit and traffic class, larger / smaller
   segments, pure ACKs, 64 segments; each case's merges written by hand and
   checked against the model; the order kept within a flow;
@@ -88,6 +91,8 @@ def gro_opts(egress_mtu=BIG_MTU, gro='0,timeout=%d' % TIMEOUT_US):
                                                                                    REMOTE2),
         '--tunnel', 'tgre2,type=gre,local=%s,remote=%s,key=2,encap-dport=5556' % (LOCAL,
                                                                                    REMOTE2),
+        '--tunnel', 'tgre3,type=gre,local=%s,remote=%s,key=3,csum,encap-dport=5556' % (
+            LOCAL, REMOTE2),
         '--tunnel', 'tsit,type=sit,local=%s,remote=%s,encap-dport=5557' % (LOCAL, REMOTE2),
         '--route', '192.168.4.0/24,dev=1,via=192.168.1.2',
         '--route', '192.168.47.0/24,dev=1,via=192.168.1.3',
@@ -109,18 +114,22 @@ def gro_opts(egress_mtu=BIG_MTU, gro='0,timeout=%d' % TIMEOUT_US):
 
 class Path:
     """How an inner packet reaches port 0: FOU ipip / gre (key) / sit from
-    a remote with a UDP source port, or plain (routed as it is)."""
+    a remote with a UDP source port, or plain (routed as it is); with an
+    outer UDP checksum (csum: a peer with encap-csum) or a GRE checksum."""
 
     _ident = [0x2000]
 
-    def __init__(self, kind, remote=REMOTE2, sport=40000, key=None, seq=False):
+    def __init__(self, kind, remote=REMOTE2, sport=40000, key=None, seq=False, csum=False,
+                 gre_csum=False):
         self.kind, self.remote, self.sport, self.key = kind, remote, sport, key
         self.seq = seq                  # GRE sequence numbers (never merged)
+        self.csum, self.gre_csum = csum, gre_csum
         self.gre_seq = 0
 
     @property
     def name(self):
-        return '%s/%s/%d/%s/%s' % (self.kind, self.remote, self.sport, self.key, self.seq)
+        return '%s/%s/%d/%s/%s/%s/%s' % (self.kind, self.remote, self.sport, self.key,
+                                         self.seq, self.csum, self.gre_csum)
 
     def frame(self, inner):
         mac = ft.MAC_PEER if self.remote == REMOTE2 else MAC_REMOTE3
@@ -133,12 +142,15 @@ class Path:
             self.gre_seq += 1
             payload = GRE(key_present=1, key=self.key, seqnum_present=int(self.seq),
                           sequence_number=self.gre_seq if self.seq else None,
+                          chksum_present=int(self.gre_csum),
                           proto=0x0800 if isinstance(inner, IP) else 0x86dd) / inner
-        # Linux' FOU without encap-csum: UDP checksum 0; DF, IP ID counting
+        # Linux' FOU without encap-csum: UDP checksum 0 (scapy computes it
+        # with csum, over the inner bytes as they are); DF, IP ID counting
         return bytes(Ether(src=mac, dst=ft.MAC_P0) /
                      IP(src=self.remote, dst=LOCAL, ttl=64, flags='DF',
                         id=Path._ident[0] & 0xffff) /
-                     UDP(sport=self.sport, dport=dport, chksum=0) / payload)
+                     UDP(sport=self.sport, dport=dport, chksum=None if self.csum else 0) /
+                     payload)
 
 
 IPIP = Path('ipip')
@@ -147,6 +159,9 @@ GRE1 = Path('gre', key=1)
 GRE2 = Path('gre', key=2)
 SIT = Path('sit')
 PLAIN = Path('plain')
+IPIP_CSUM = Path('ipip', csum=True)
+SIT_CSUM = Path('sit', csum=True)
+GRE3_CSUM = Path('gre', key=3, gre_csum=True)
 
 
 # --- segments ------------------------------------------------------------------
@@ -898,7 +913,8 @@ class NotMerged(GroTestCase):
         # the same inner flow through another tunnel: outer source, GRE key,
         # FOU source port (contiguous sequence numbers across the change)
         for name, p1, p2 in (('tunnel-remote', IPIP, IPIP3), ('tunnel-gre-key', GRE1, GRE2),
-                             ('tunnel-fou-sport', IPIP, Path('ipip', sport=40001))):
+                             ('tunnel-fou-sport', IPIP, Path('ipip', sport=40001)),
+                             ('tunnel-fou-csum', IPIP, IPIP_CSUM)):
             dst = '192.168.47.1' if p1.kind == 'gre' else None
             f = flow(name, p1, dst=dst)
             s = [f.next(), f.next(), f.next(), f.next(path=p2), f.next(path=p2),
@@ -919,6 +935,16 @@ class NotMerged(GroTestCase):
         f = flow('bad-cksum')
         s = [f.next(), f.next(), f.next(bad_csum=True), f.next(), f.next()]
         add(f.name, s, [[0, 1], [2], [3, 4]])
+        # the same under an outer UDP or GRE checksum, right over the corrupt
+        # bytes: GRO takes the inner sum from it, with the same verdict
+        for name, path, v6, dst in (('udp-csum-bad-cksum', IPIP_CSUM, False, None),
+                                    ('v6-udp-csum-bad-cksum', SIT_CSUM, True, None),
+                                    ('gre-csum-bad-cksum', GRE3_CSUM, False, '192.168.47.1')):
+            f = flow(name, path, v6=v6, dst=dst)
+            s = [f.next(), f.next(), f.next(bad_csum=True), f.next(), f.next()]
+            add(f.name, s, [[0, 1], [2], [3, 4]])
+        f = flow('udp-csum-in-order', IPIP_CSUM)
+        add(f.name, [f.next() for _ in range(5)], [[0, 1, 2, 3, 4]])
         # IP ID not incrementing without DF; fixed IDs with DF merge
         f = flow('ipid-nodf', df=False)
         s = [f.next(ip_id=100), f.next(ip_id=101), f.next(ip_id=200), f.next(ip_id=201)]

@@ -5,14 +5,20 @@
  * then every held flow sent on (fou_lcore_stop(), as a worker ends). Each
  * packet sent is checked by fuzz_check.c (a merge or a segment rte_gso made
  * as any output: lengths, MTU, header checksums, addresses, neighbours), a
- * merge's TCP checksum by DPDK's own rte_ipv4/ipv6_udptcp_cksum_mbuf_verify(),
- * a merge given to TSO by its segment size and pseudo-header sum; after each
- * input rx + segments rte_gso added = tx + drops + segments merged, and every
- * mbuf (direct and indirect) is back in its pool.
+ * merge's TCP checksum by the checker's own code, a merge given to TSO by
+ * its segment size and pseudo-header sum; every segment merged into an
+ * earlier one had a good TCP checksum as it came in (GRO may know its sum
+ * from an outer checksum instead of summing it: the verdict must be the
+ * sum's); after each input rx + segments rte_gso added = tx + drops +
+ * segments merged, and every mbuf (direct and indirect) is back in its pool.
  *
  * Input: byte 0 bits 0-1 port 1's MTU (1500, 9000, 16000, 1280), bit 2 port
- * 1 has TSO; then frames, each a 2-byte big-endian length and its bytes
- * (at most 2048 of them used: one mbuf).
+ * 1 has TSO, bit 3 the outer checksums of each frame are made right over
+ * what it carries (GRE when C, a non-zero UDP one, IPv4: so that mutated
+ * inner bytes pass the outer checks), bit 4 the frames come with the RX
+ * checksum flags a NIC would set (truthful verdicts on the outer IPv4 and
+ * UDP checksums); then frames, each a 2-byte big-endian length and its
+ * bytes (at most 2048 of them used: one mbuf).
  */
 #include <rte_ethdev.h>
 #include <rte_ip.h>
@@ -104,6 +110,82 @@ tcp_ok(const struct rte_mbuf *m)
 	return rfc1071_fold(rfc1071_sum(ip + hl, len - hl, phdr)) == 0xffff;
 }
 
+/*
+ * The segments GRO chained behind the head of merge m (its own mbufs, not
+ * rte_gso's) each had a good TCP checksum when it came in: the TCP header
+ * the merge took off still lies in front of the payload, the IP header in
+ * front of that. The head's own checksum was made anew for the merge.
+ */
+static void
+check_merged_segs(const struct rte_mbuf *m)
+{
+	const struct rte_mbuf *s;
+
+	for (s = m; s != NULL; s = s->next)
+		if (RTE_MBUF_CLONED(s) || RTE_MBUF_HAS_EXTBUF(s))
+			return;		/* cut by rte_gso: no merge of ours */
+	FUZZ_ASSERT(m->l2_len == RTE_ETHER_HDR_LEN && (m->l3_len == 20 || m->l3_len == 40) &&
+		    m->l4_len >= 20, "merge lengths %u/%u/%u", m->l2_len, m->l3_len, m->l4_len);
+	for (s = m->next; s != NULL; s = s->next) {
+		const uint8_t *th = rte_pktmbuf_mtod(s, const uint8_t *) - m->l4_len;
+		const uint8_t *ip = th - m->l3_len;
+		const uint32_t tl = m->l4_len + s->data_len;
+		uint32_t phdr;
+
+		FUZZ_ASSERT(s->data_off >= m->l2_len + m->l3_len + m->l4_len,
+			    "a merged segment without its headers in front");
+		phdr = (ip[0] >> 4) == 6 ? rfc1071_sum(ip + 8, 32, 0) : rfc1071_sum(ip + 12, 8, 0);
+		FUZZ_ASSERT(rfc1071_fold(rfc1071_sum(th, tl, phdr + IPPROTO_TCP + tl)) == 0xffff,
+			    "a segment with a bad TCP checksum merged");
+	}
+}
+
+/* Bit 3 of the options: the outer checksums of frame b made right. */
+static void
+fix_outer(uint8_t *b, uint32_t len)
+{
+	const uint32_t off = RTE_ETHER_HDR_LEN;
+	uint32_t hl, tot, u = 0, ulen = 0, g = 0, gend = 0, c;
+
+	if (len < off + 20 || b[12] != 0x08 || b[13] != 0x00 || (b[off] >> 4) != 4)
+		return;
+	hl = (b[off] & 0xfu) * 4;
+	tot = (uint32_t)(b[off + 2] << 8 | b[off + 3]);
+	if (hl < 20 || tot < hl || off + tot > len)
+		return;
+	if (b[off + 9] == IPPROTO_UDP && tot >= hl + 8) {
+		u = off + hl;
+		ulen = (uint32_t)(b[u + 4] << 8 | b[u + 5]);
+		if (ulen < 8 || ulen > tot - hl)
+			u = 0;
+		else if ((b[u + 2] << 8 | b[u + 3]) == 5556) {	/* FOU gre */
+			g = u + 8;
+			gend = u + ulen;
+		}
+	} else if (b[off + 9] == IPPROTO_GRE) {
+		g = off + hl;
+		gend = off + tot;
+	}
+	if (g != 0 && g + 8 <= gend && (b[g] & 0x80)) {
+		b[g + 4] = b[g + 5] = 0;
+		c = (uint16_t)~rfc1071_fold(rfc1071_sum(b + g, gend - g, 0));
+		b[g + 4] = (uint8_t)(c >> 8);
+		b[g + 5] = (uint8_t)c;
+	}
+	if (u != 0 && (b[u + 6] | b[u + 7]) != 0) {
+		b[u + 6] = b[u + 7] = 0;
+		c = (uint16_t)~rfc1071_fold(rfc1071_sum(b + u, ulen, rfc1071_sum(b + off + 12, 8, 0) +
+							IPPROTO_UDP + ulen));
+		c = c == 0 ? 0xffff : c;
+		b[u + 6] = (uint8_t)(c >> 8);
+		b[u + 7] = (uint8_t)c;
+	}
+	b[off + 10] = b[off + 11] = 0;
+	c = (uint16_t)~rfc1071_fold(rfc1071_sum(b + off, hl, 0));
+	b[off + 10] = (uint8_t)(c >> 8);
+	b[off + 11] = (uint8_t)c;
+}
+
 /* The context sends here (from fou_lcore_rx() and fou_lcore_stop()):
  * check, count, free. */
 static void
@@ -123,6 +205,8 @@ emit(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
 			if (m->nb_segs > 1)	/* merged, or cut by rte_gso */
 				FUZZ_ASSERT(tcp_ok(m), "merged packet with a wrong TCP checksum");
 		}
+		if (m->nb_segs > 1)
+			check_merged_segs(m);
 		FOU_STAT_ADD(st->tx[port], 1);
 		rte_pktmbuf_free(m);
 	}
@@ -172,8 +256,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += 2;
 		len = RTE_MIN(len, size - off);
 		/* one mbuf each: a chain sent on is then a merge or a segment */
-		pkts[n++] = fuzz_mbuf(data + off, RTE_MIN(len, (size_t)RTE_MBUF_DEFAULT_DATAROOM),
-				      &f);
+		pkts[n] = fuzz_mbuf(data + off, RTE_MIN(len, (size_t)RTE_MBUF_DEFAULT_DATAROOM), &f);
+		if (data[0] & 8)
+			fix_outer(rte_pktmbuf_mtod(pkts[n], uint8_t *), pkts[n]->data_len);
+		if (data[0] & 16)
+			pkts[n]->ol_flags = fuzz_rx_flags(rte_pktmbuf_mtod(pkts[n], uint8_t *),
+							  pkts[n]->data_len, 1);
+		n++;
 		off += len;
 	}
 	if (n == 0)

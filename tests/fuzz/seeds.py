@@ -17,7 +17,9 @@ telemetry: the documentation's telemetry session and command table
 
 The documentation is README.md and doc/**/*.md, where the reference moved.
 gro:       bursts of in-order TCP segments (IPv4 in ipip and GRE, IPv6 in sit,
-           plain routed IPv4), built with scapy, for each egress MTU / TSO choice
+           plain routed IPv4), built with scapy, for each egress MTU / TSO choice;
+           with a segment whose TCP checksum is bad under a right outer UDP
+           checksum, the outer checksums fixed and NIC flags or not
 
 The input formats are described at the top of each fuzz_<target>.c.
 """
@@ -199,9 +201,10 @@ def gro_seeds(out):
         return Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01") / \
             IP(src="10.99.0.2", dst="10.99.0.1") / UDP(sport=40000, dport=dport) / pkt
 
-    def flow(mk, n, mss, flags="A"):
+    def flow(mk, n, mss, flags="A", bad=None):
         return [bytes(mk(i, TCP(sport=1000, dport=80, seq=1 + i * mss, ack=1, window=512,
-                                flags=flags if i == n - 1 else "A") / Raw(bytes([i]) * mss)))
+                                flags=flags if i == n - 1 else "A",
+                                chksum=0xbad0 if i == bad else None) / Raw(bytes([i]) * mss)))
                 for i in range(n)]
 
     kinds = {
@@ -212,12 +215,18 @@ def gro_seeds(out):
         "plain": lambda i, t: Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01") /
         IP(src="10.99.0.2", dst="192.168.4.7", id=i) / t,
     }
+    def burst(opt, frames):
+        write(out, "gro", bytes([opt]) + b"".join(len(f).to_bytes(2, "big") + f
+                                                  for f in frames))
+
     for opt in range(8):
         for name, mk in kinds.items():
             for n, mss, flags in ((6, 1000, "A"), (4, 1399, "PA"), (3, 200, "FA")):
-                frames = flow(mk, n, mss, flags)
-                write(out, "gro", bytes([opt]) + b"".join(len(f).to_bytes(2, "big") + f
-                                                          for f in frames))
+                burst(opt, flow(mk, n, mss, flags))
+    # the outer UDP checksum (scapy's, over the corrupt bytes) is right
+    for opt in (1, 1 | 8, 1 | 16, 5 | 8 | 16):
+        for name, mk in kinds.items():
+            burst(opt, flow(mk, 5, 1000, bad=2))
 
 
 def main(src, out):

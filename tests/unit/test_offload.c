@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * What the port tells us and how it hands us data: the RX checksum flags
- * (trusted for the outer IPv4 and UDP headers only, cleared on output) and
+ * (trusted for the outer IPv4 and UDP headers only, and only where the port
+ * parsed no tunnel; cleared on output) and
  * multi-segment mbufs (checksums across segments, headers never read
  * across a segment boundary).
  */
@@ -105,6 +106,55 @@ test_hw_cksum_good_trusted(void **state)
 	RUN_FWD(c, &p, mbuf_flags(&p, RTE_MBUF_F_RX_L4_CKSUM_NONE));
 	RUN_DROP(mbuf_flags(&p, RTE_MBUF_F_RX_L4_CKSUM_UNKNOWN), FOU_DROP_UDP_CKSUM_BAD);
 	RUN_DROP(mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD), FOU_DROP_UDP_CKSUM_BAD);
+}
+
+/*
+ * A port that parsed a tunnel (its type in packet_type) speaks of the inner
+ * headers in these flags, by DPDK's convention, and net_tap of the outer
+ * ones all the same: for such a packet they say nothing of the outer
+ * headers, which are checked over the bytes.
+ */
+static void
+test_hw_flags_tunnel_parsed(void **state)
+{
+	static const uint32_t tunnels[] = {
+		RTE_PTYPE_TUNNEL_IP, RTE_PTYPE_TUNNEL_GRE, RTE_PTYPE_TUNNEL_VXLAN,
+	};
+	const struct unit_case *c = case_named("g_ipip_csum");
+	struct unit_pkt p;
+	struct rte_mbuf *m;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(tunnels); i++) {
+		const uint32_t ptype = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV4 | tunnels[i] |
+				       RTE_PTYPE_INNER_L3_IPV4 | RTE_PTYPE_INNER_L4_UDP;
+
+		unit_ctx("packet type 0x%x", ptype);
+		unit_case_build(c, &p);
+		p.b[p.l3 + 10] ^= 0xff;
+		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+		m->packet_type = ptype;
+		RUN_DROP(m, FOU_DROP_IP_CKSUM_BAD);
+		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_NONE);
+		m->packet_type = ptype;
+		RUN_DROP(m, FOU_DROP_IP_CKSUM_BAD);
+
+		unit_case_build(c, &p);
+		p.b[p.l4 + 6] ^= 0x5a;
+		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD);
+		m->packet_type = ptype;
+		RUN_DROP(m, FOU_DROP_UDP_CKSUM_BAD);
+		m = mbuf_flags(&p, RTE_MBUF_F_RX_L4_CKSUM_NONE);
+		m->packet_type = ptype;
+		RUN_DROP(m, FOU_DROP_UDP_CKSUM_BAD);
+
+		/* nor do they drop what the bytes say is right */
+		unit_case_build(c, &p);
+		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
+		m->packet_type = ptype;
+		RUN_FWD(c, &p, m);
+	}
 }
 
 /* The flags speak of the outer headers: GRE and inner checksums are still checked. */
@@ -370,6 +420,7 @@ main(int argc, char **argv)
 		T(test_hw_ip_cksum_bad),
 		T(test_hw_l4_cksum_bad),
 		T(test_hw_cksum_good_trusted),
+		T(test_hw_flags_tunnel_parsed),
 		T(test_hw_flags_not_for_inner),
 		T(test_hw_flags_cleared),
 		T(test_multiseg_split_even),
