@@ -85,7 +85,7 @@ class BenchTiny(unittest.TestCase):
         huge = rows(os.path.join(self.out, 'app.csv'))[0]['pages'] == 'huge'
         logs = os.path.join(self.out, 'logs')
         cases = [f for f in os.listdir(logs) if f.endswith('.log')]
-        self.assertEqual(len(cases), 6 + 3, cases)     # app cases and GRO cases
+        self.assertEqual(len(cases), 6 + 2 * 3, cases)     # app cases, GRO cases of both inputs
         with open('/proc/mounts') as f:
             mounts = f.read()
         for name in cases:
