@@ -19,6 +19,20 @@
 #define FOU_GRE_S 0x1000
 #define FOU_GRE_VER_MASK 0x0007
 
+/* The GRE header's length, and where its key sits, for the flags it carries
+ * (RFC 2784 + 2890: checksum and reserved word, key, sequence number). */
+static inline uint32_t
+fou_gre_hlen(uint16_t flags)
+{
+	return 4 + 4 * (!!(flags & FOU_GRE_C) + !!(flags & FOU_GRE_K) + !!(flags & FOU_GRE_S));
+}
+
+static inline uint32_t
+fou_gre_key_off(uint16_t flags)
+{
+	return (flags & FOU_GRE_C) ? 8 : 4;
+}
+
 /* IPv4 option types (RFC 791, RFC 2113). */
 #define FOU_IPOPT_EOL 0
 #define FOU_IPOPT_NOP 1

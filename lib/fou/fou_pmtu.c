@@ -69,7 +69,7 @@ fou_pmtu_type(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t t
 	if (n >= 4) {
 		flags = (uint16_t)(p[0] << 8 | p[1]);
 		if (flags & FOU_GRE_K) {
-			const uint32_t at = (flags & FOU_GRE_C) ? 8 : 4;
+			const uint32_t at = fou_gre_key_off(flags);
 			rte_be32_t be;
 
 			if (n < at + 4)

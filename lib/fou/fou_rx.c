@@ -280,7 +280,7 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 		return FOU_DROP_GRE_VERSION;
 	if (flags & FOU_GRE_R)
 		return FOU_DROP_GRE_ROUTING;
-	hlen = 4 + 4 * (!!(flags & FOU_GRE_C) + !!(flags & FOU_GRE_K) + !!(flags & FOU_GRE_S));
+	hlen = fou_gre_hlen(flags);
 	r = fou_need(m, in->off, in->len, hlen, FOU_DROP_GRE_TRUNCATED);
 	if (r != FOU_FWD)
 		return r;
@@ -300,7 +300,7 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 	if (flags & FOU_GRE_K) {
 		rte_be32_t k;
 
-		memcpy(&k, g + ((flags & FOU_GRE_C) ? 8 : 4), sizeof(k));
+		memcpy(&k, g + fou_gre_key_off(flags), sizeof(k));
 		*key = rte_be_to_cpu_32(k);
 	}
 	in->off += hlen;
@@ -786,11 +786,10 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 		if (gflags & FOU_GRE_K && len >= off + 12) {
 			rte_be32_t k;
 
-			memcpy(&k, p + off + ((gflags & FOU_GRE_C) ? 8 : 4), sizeof(k));
+			memcpy(&k, p + off + fou_gre_key_off(gflags), sizeof(k));
 			key = rte_be_to_cpu_32(k);
 		}
-		off += 4 * (1u + !!(gflags & FOU_GRE_C) + !!(gflags & FOU_GRE_K) +
-			    !!(gflags & FOU_GRE_S));
+		off += fou_gre_hlen(gflags);
 		proto = etype == RTE_ETHER_TYPE_IPV4 ? IPPROTO_IPIP :
 			etype == RTE_ETHER_TYPE_IPV6 ? IPPROTO_IPV6 : 0;
 	}
