@@ -227,6 +227,18 @@ fou_mb_grow_routes(struct fou_mb *b, uint32_t n)
 
 /* --- the tunnels ------------------------------------------------------- */
 
+/* Tunnel k's configuration: FOU/IPIP to its own remote. */
+static void
+fou_mb_tunnel_conf(struct fou_tunnel_conf *c, uint32_t k)
+{
+	fou_tunnel_conf_default(c);
+	snprintf(c->name, sizeof(c->name), "t%u", k);
+	c->type = IPPROTO_IPIP;
+	c->local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
+	c->remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
+	c->encap_dport = FOU_MB_FOU_PORT;
+}
+
 /* Tunnel k and the route of its /24 into it. */
 static void
 fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k)
@@ -235,12 +247,7 @@ fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k)
 	struct fou_tunnel_conf c;
 	struct fou_err err;
 
-	fou_tunnel_conf_default(&c);
-	snprintf(c.name, sizeof(c.name), "t%u", k);
-	c.type = IPPROTO_IPIP;
-	c.local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
-	c.remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
-	c.encap_dport = FOU_MB_FOU_PORT;
+	fou_mb_tunnel_conf(&c, k);
 	if (fou_tunnel_add(gw, &c, &err) != 0 || fou_route_add_tunnel(gw, &net, c.name, &err) != 0)
 		fou_mb_die("tunnel", &err);
 }
@@ -1273,12 +1280,7 @@ fou_mb_control(struct fou_mb *b)
 	printf("operation,count,seconds,us_per_op\n");
 	t0 = fou_mb_now();
 	for (k = 0; k < nt; k++) {
-		fou_tunnel_conf_default(&c);
-		snprintf(c.name, sizeof(c.name), "t%u", k);
-		c.type = IPPROTO_IPIP;
-		c.local = fou_mb_ip4(FOU_MB_LOCAL0, 32);
-		c.remote = fou_mb_ip4(FOU_MB_REMOTE(k), 32);
-		c.encap_dport = FOU_MB_FOU_PORT;
+		fou_mb_tunnel_conf(&c, k);
 		if (fou_tunnel_add(b->gw, &c, &err) != 0)
 			fou_mb_die("tunnel add", &err);
 	}
