@@ -121,6 +121,12 @@ unit_gw_new(const struct fou_gw_params *p)
 struct fou_gw *
 unit_gw_std(void)
 {
+	return unit_gw_std_params(NULL);
+}
+
+struct fou_gw *
+unit_gw_std_params(const struct fou_gw_params *p)
+{
 	static const char *const stmts[][2] = {
 		{ "addr", "0,10.0.0.1/24" },
 		{ "addr", "1,192.168.1.1/24" },
@@ -139,7 +145,7 @@ unit_gw_std(void)
 		{ "port", "6000:17" },
 	};
 	struct fou_err err = { "" };
-	struct fou_gw *gw = unit_gw_new(NULL);
+	struct fou_gw *gw = unit_gw_new(p);
 	unsigned int i;
 
 	assert_int_equal(fou_iface_set(gw, RX_PORT, &mac_rx, 1500, &err), 0);

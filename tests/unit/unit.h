@@ -65,6 +65,8 @@ extern const struct rte_ether_addr mac_zero;
 struct fou_gw *unit_gw_new(const struct fou_gw_params *p);
 /* The topology above, built with fou_iface_set() and fou_stmt_apply(). */
 struct fou_gw *unit_gw_std(void);
+/* The same on tables of the given size (NULL: the defaults). */
+struct fou_gw *unit_gw_std_params(const struct fou_gw_params *p);
 /* fou_stmt_apply() that must succeed. */
 #define UNIT_APPLY(gw, name, arg) unit_stmt((gw), false, (name), (arg), __FILE__, __LINE__)
 /* fou_stmt_del() that must succeed. */
