@@ -526,7 +526,7 @@ def tshark_problems(path, fou_ports=FOU_LUA_PORTS, tcp=True, prefs=()):
     finds nothing wrong. (tshark 4.0 checks the TCP checksum of the cut
     segment an ICMP error quotes: tcp=False for ICMP errors.) prefs: more
     tshark options."""
-    if tshark_count(path) == 0:
+    if frame_count(path) == 0:
         return []
     rows = tshark_fields(path, ['frame.number', '_ws.expert.severity', '_ws.expert.message',
                                 '_ws.malformed'], fou_ports=fou_ports,
@@ -544,8 +544,19 @@ def tshark_problems(path, fou_ports=FOU_LUA_PORTS, tcp=True, prefs=()):
     return problems
 
 
-def tshark_raw(path):
-    """The bytes of every frame, as tshark reads them (-T ek -x)."""
+def _is_pcap(path):
+    """A classic pcap file (what the pcap PMD writes), not pcapng."""
+    with open(path, 'rb') as f:
+        return f.read(4) in (b'\xd4\xc3\xb2\xa1', b'\xa1\xb2\xc3\xd4',
+                             b'\x4d\x3c\xb2\xa1', b'\xa1\xb2\x3c\x4d')
+
+
+def capture_frames(path):
+    """The bytes of every frame of a capture. A classic pcap file is read
+    here (its records hold the frames as written; nothing is decoded), a
+    pcapng file (dumpcap's) by tshark (-T ek -x)."""
+    if _is_pcap(path):
+        return [frame for _, frame in pcap_records(path)[1]]
     frames = []
     for line in _tshark(['-r', path, '-T', 'ek', '-x']).splitlines():
         doc = json.loads(line)
@@ -557,11 +568,14 @@ def tshark_raw(path):
 PCAP_GLOBAL_HEADER_LEN = 24
 
 
-def tshark_count(path):
-    """Frames in a pcap file (none if it does not exist or is only the
-    pcap global header)."""
+def frame_count(path):
+    """Frames in a capture (none if it does not exist or is only the pcap
+    global header): counted from a classic pcap file's records, by tshark
+    for pcapng."""
     if not os.path.exists(path) or os.path.getsize(path) == PCAP_GLOBAL_HEADER_LEN:
         return 0
+    if _is_pcap(path):
+        return len(pcap_records(path)[1])
     return len(_tshark(['-r', path, '-T', 'fields', '-e', 'frame.number']).splitlines())
 
 
@@ -1065,7 +1079,7 @@ class GatewayTestCase(unittest.TestCase):
         two ports' captures it is not defined): Ethernet to eth_dst from
         src_mac, then the l3 bytes (the IPv4 checksum compared by validity,
         which fixes its value)."""
-        raw = tshark_raw(pcap)
+        raw = capture_frames(pcap)
         fields = tshark_fields(pcap, ['eth.dst', 'eth.src', 'eth.type', 'vlan.id', 'ip.ttl',
                                       'ip.checksum.status', 'ip.dsfield.ecn', 'ipv6.hlim',
                                       'ipv6.tclass.ecn', 'icmp.type', 'icmp.checksum.status',
@@ -1167,7 +1181,7 @@ class GatewayTestCase(unittest.TestCase):
 
     def assertNoOutput(self, run, nb_ports=2):
         for port in range(nb_ports):
-            self.assertEqual(tshark_count(run.outputs[port]), 0,
+            self.assertEqual(frame_count(run.outputs[port]), 0,
                              'port %d sent something' % port)
 
 

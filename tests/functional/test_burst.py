@@ -351,7 +351,7 @@ def frames_of(paths):
         frames += [f for _, f in recs]
         counts.append(len(recs))
     tmp = os.path.join(os.path.dirname(paths[0]), 'all-%d.pcap' % id(paths))
-    got = ft.tshark_raw(ft.write_pcap(tmp, frames)) if frames else []
+    got = ft.capture_frames(ft.write_pcap(tmp, frames)) if frames else []
     out = []
     for n in counts:
         out.append(got[:n])

@@ -351,7 +351,7 @@ class Capture(ft.GatewayTestCase):
         here)."""
         rows = ft.tshark_fields(path, ['frame.interface_id', 'frame.interface_name',
                                        'frame.packet_flags_direction'], checksums=False)
-        raw = ft.tshark_raw(path)
+        raw = ft.capture_frames(path)
         self.assertEqual(len(rows), len(raw))
         direction = {1: 'in', 2: 'out'}
         out = []
@@ -450,7 +450,7 @@ class Capture(ft.GatewayTestCase):
         w.kernel = {}
         for q in (0, 1):
             mac = bytes.fromhex(PORT_MACS[q].replace(':', ''))
-            frames = ft.tshark_raw(w.kcap[q][1])
+            frames = ft.capture_frames(w.kcap[q][1])
             self.assertEqual([f for f in frames if f[6:12] != mac], w.injected[q] + injected[q])
             w.kernel[q] = [f for f in frames if f[6:12] == mac]
             self.assertEqual(len(w.kernel[q]), tx2[q] - tx0[q])

@@ -192,7 +192,7 @@ class CommandLineErrors(ft.GatewayTestCase):
         self.assertEqual(run.summary.rx, {}, ctx)
         self.assertNotIn('worker lcore', run.stdout, 'started' + ctx)
         for port in (0, 1):
-            self.assertEqual(ft.tshark_count(run.outputs[port]), 0, 'port %d sent' % port)
+            self.assertEqual(ft.frame_count(run.outputs[port]), 0, 'port %d sent' % port)
 
     def test_valid_setup_runs(self):
         """The setup the error cases start from is valid and forwards."""

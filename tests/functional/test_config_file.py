@@ -94,7 +94,7 @@ class ConfigFile(ft.GatewayTestCase):
         os.mkdir(os.path.join(cls.class_tmp, 'ref'))
         cls.ref = ft.run_gateway(os.path.join(cls.class_tmp, 'ref'), {0: cls.input},
                                  ft.BASE_OPTS)
-        cls.ref_out = {p: ft.tshark_raw(cls.ref.outputs[p]) for p in (0, 1)}
+        cls.ref_out = {p: ft.capture_frames(cls.ref.outputs[p]) for p in (0, 1)}
 
     @classmethod
     def tearDownClass(cls):
@@ -120,7 +120,7 @@ class ConfigFile(ft.GatewayTestCase):
         self.check_traffic(run)
         self.assertEqual(summary_lines(run), summary_lines(self.ref))
         for port in (0, 1):
-            self.assertEqual(ft.tshark_raw(run.outputs[port]), self.ref_out[port],
+            self.assertEqual(ft.capture_frames(run.outputs[port]), self.ref_out[port],
                              'port %d output differs from the command-line run' % port)
 
     def test_command_line(self):
@@ -170,7 +170,7 @@ class ConfigFile(ft.GatewayTestCase):
         self.assertEqual(ref.groups()[:4], ('1024', '65536', '65536', '4096'))
         self.assertLess(float(small[5]), float(ref[5]))
         for port in (0, 1):
-            self.assertEqual(ft.tshark_raw(run.outputs[port]), self.ref_out[port])
+            self.assertEqual(ft.capture_frames(run.outputs[port]), self.ref_out[port])
 
 
 class Demo(ft.GatewayTestCase):

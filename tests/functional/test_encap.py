@@ -315,7 +315,7 @@ class EncapTestCase(ft.GatewayTestCase):
     def assertEncap(self, pcap, cases, sport_range=(SPORT_MIN, SPORT_MAX)):
         """The frames of pcap are the cases, in order, each encapsulated
         into its tunnel. Returns {tunnel name: {flow: set of sports}}."""
-        raw = ft.tshark_raw(pcap)
+        raw = ft.capture_frames(pcap)
         names = [c.name for c in cases]
         self.assertEqual(len(raw), len(cases), '%s: %d frames, expected %d: %s' % (
             os.path.basename(pcap), len(raw), len(cases), names))
@@ -441,7 +441,7 @@ class Encap(EncapTestCase):
                           opts)
         self.assertCounters(run, rx={0: 0, 1: len(cases)}, tx={0: len(cases), 1: 0}, drops={},
                             decap=[], icmp={}, fou_ports={})
-        self.assertEqual(ft.tshark_count(run.outputs[1]), 0, 'port 1 sent something')
+        self.assertEqual(ft.frame_count(run.outputs[1]), 0, 'port 1 sent something')
         return run
 
     def test_every_tunnel_type_and_option(self):
@@ -486,7 +486,7 @@ class Encap(EncapTestCase):
         extra = ['--sport-range', '40000-49999']
         ref = self.run_encap(cases, tunnel_opts(tunnels) + extra)
         self.assertEncap(ref.outputs[0], cases, sport_range=(40000, 49999))
-        ref_out = ft.tshark_raw(ref.outputs[0])
+        ref_out = ft.capture_frames(ref.outputs[0])
         opts = tunnel_opts(tunnels) + extra
         lines = ['%s = %s' % (opts[i][2:], opts[i + 1]) for i in range(0, len(opts), 2)
                  if opts[i] in ('--tunnel', '--route', '--sport-range')]
@@ -503,7 +503,7 @@ class Encap(EncapTestCase):
                             decap=[], icmp={}, fou_ports={})
         # the same bytes but the outer IPv4 ID (each run's lcore starts at a
         # random one) and the header checksum covering it
-        self.assertEqual([without_ip_id(f) for f in ft.tshark_raw(run.outputs[0])],
+        self.assertEqual([without_ip_id(f) for f in ft.capture_frames(run.outputs[0])],
                          [without_ip_id(f) for f in ref_out],
                          'config-file tunnels sent other bytes than command-line ones')
         self.assertEqual(run.summary.tunnel_conf, ref.summary.tunnel_conf)

@@ -623,7 +623,7 @@ class GroTestCase(ft.GatewayTestCase):
         equal but for the checksums, which tshark must find valid."""
         expected = exp.out
         rows = ft.tshark_fields(pcap, FIELDS, prefs=TCP_PREFS)
-        raw = ft.tshark_raw(pcap) if rows else []
+        raw = ft.capture_frames(pcap) if rows else []
         self.assertEqual(len(rows), len(raw))
         # every frame whole in the capture
         for r in rows:
@@ -748,7 +748,7 @@ class GroTestCase(ft.GatewayTestCase):
         segment in exactly one; checksums valid per tshark. Returns the
         number of frames."""
         rows = ft.tshark_fields(pcap, FIELDS, prefs=TCP_PREFS)
-        raw = ft.tshark_raw(pcap)
+        raw = ft.capture_frames(pcap)
         left = collections.OrderedDict()
         for s in segs:
             left.setdefault(self._tuple_of(s), []).append(s)

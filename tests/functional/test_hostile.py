@@ -670,7 +670,7 @@ class Hostile(ft.GatewayTestCase):
         got = collections.Counter()
         problems_out, problems_ref, ref_frames = [], [], []
         for port, mac in ((0, ft.MAC_P0), (1, ft.MAC_P1)):
-            out = ft.tshark_raw(run.outputs[port])
+            out = ft.capture_frames(run.outputs[port])
             self.assertEqual(len(out) + len(run.own[port]), s.tx[port], ctx)
             probs = dict(collections.defaultdict(list))
             for num, msg in ft.tshark_problems(run.outputs[port], tcp=True):

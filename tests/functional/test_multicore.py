@@ -164,7 +164,7 @@ class MultiCoreTestCase(ft.GatewayTestCase):
         seen = collections.defaultdict(list)
         sports = collections.defaultdict(set)
         for path in paths:
-            if ft.tshark_count(path) == 0:
+            if ft.frame_count(path) == 0:
                 continue
             for r in ft.tshark_fields(path, ['udp.srcport', 'ip.dst', 'udp.payload'],
                                       fou_ports=ft.FOU_LUA_PORTS):
@@ -294,7 +294,7 @@ class TapQueues(MultiCoreTestCase):
         frames = good + bad_ip + bad_udp + inner_bad
         run, lcores, path = self.run_traffic(ft.BASE_OPTS, TAP0, frames, TAP1, drops={
             'ip_cksum_bad': n, 'udp_cksum_bad': n, 'inner_cksum_bad': n})
-        self.assertEqual(ft.tshark_count(path), len(good))
+        self.assertEqual(ft.frame_count(path), len(good))
 
     def test_one_outer_source_port_stays_on_one_worker(self):
         frames = decap_frames(fixed_sport=40000)

@@ -70,7 +70,7 @@ def ns(target, src='fe80::9', dst=None, eth_dst=None, slla=MAC_NB, hlim=255, vla
 
 
 def rows_of(path):
-    return ft.tshark_fields(path, NA_FIELDS) if ft.tshark_count(path) else []
+    return ft.tshark_fields(path, NA_FIELDS) if ft.frame_count(path) else []
 
 
 def one(r, f):

@@ -75,7 +75,7 @@ class Pmtu(te.EncapTestCase):
         run = self.run_gw({0: ft.write_pcap(self.path('first.pcap'), frames)}, OPTS)
         self.assertCounters(run, rx={0: len(frames), 1: 0}, tx={0: len(frames), 1: 0},
                             drops={}, decap=[], fou_ports={})
-        return [f[14:] for f in ft.tshark_raw(run.outputs[0])]
+        return [f[14:] for f in ft.capture_frames(run.outputs[0])]
 
     def split(self, pcap):
         """The ICMP errors the gateway sent, and the rest, as two captures
