@@ -112,6 +112,11 @@ fouctl_print_stats(const struct fouctl_sample *s)
 		       (unsigned long long)fouctl_u64(st, "gro_tso"),
 		       (unsigned long long)fouctl_u64(st, "gso_packets"),
 		       (unsigned long long)fouctl_u64(st, "gso_segments"));
+	if (fouctl_u64(st, "reasm_datagrams") + fouctl_u64(st, "reasm_held") != 0)
+		printf("reassembly: datagrams %llu, fragments absorbed %llu, held %llu\n",
+		       (unsigned long long)fouctl_u64(st, "reasm_datagrams"),
+		       (unsigned long long)fouctl_u64(st, "reasm_absorbed"),
+		       (unsigned long long)fouctl_u64(st, "reasm_held"));
 	/* every port, as `ip -s link` lists every link */
 	json_object_foreach(s->ethdev, key, e) {
 		printf("\nport %s:\n", key);

@@ -252,7 +252,10 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
 		    w * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
 		    nb_lcores * (FOU_MBUF_CACHE + FOU_BURST) +
 		    /* what waits for a neighbour, and the local stack's rings */
-		    FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024;
+		    FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024 +
+		    /* the fragments its workers' reassembly tables hold */
+		    w * (FOU_REASM_MEM / nb_workers) /
+		    (unsigned int)(sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE);
 		n = RTE_MAX(n, 8192u);
 		fou_app_pool_name(name, sizeof(name), "mbufs", s);
 		p->direct = rte_pktmbuf_pool_create(name, n, FOU_MBUF_CACHE, 0,
@@ -505,11 +508,15 @@ fou_app_print_stats(struct fou_gw *gw)
 	printf("gro: merged %" PRIu64 ", flushed %" PRIu64 ", tso %" PRIu64 ", gso packets %" PRIu64
 	       ", segments %" PRIu64 "\n", s.gro_merged, s.gro_flushed, s.gro_tso, s.gso_packets,
 	       s.gso_segments);
+	printf("reassembly: datagrams %" PRIu64 ", fragments absorbed %" PRIu64 "\n",
+	       s.reasm_datagrams, s.reasm_absorbed);
 	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
 	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
-	       " + consumed %" PRIu64 ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
+	       " + consumed %" PRIu64 " + reasm absorbed %" PRIu64 " + reasm held %" PRIu64
+	       ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
 	       s.gso_segments - s.gso_packets, tx, drops, s.gro_merged, fou_stats_held(&s),
-	       s.local[FOU_LOCAL_CONSUMED], fou_stats_balanced(&s) ? "ok" : "MISMATCH");
+	       s.local[FOU_LOCAL_CONSUMED], s.reasm_absorbed, fou_stats_reasm_held(&s),
+	       fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }
 

@@ -27,6 +27,8 @@ fou_worker_init(struct fou_worker *w, struct fou_gw *gw, unsigned int lcore_id, 
 		/* outer IPv4 IDs: each lcore starts somewhere else, so two
 		 * lcores sending to one remote do not walk the same IDs in step */
 		.ip_id = (uint16_t)rte_rand(),
+		/* Linux' ipfrag_high_thresh is the gateway's, shared out */
+		.reasm_mem = FOU_REASM_MEM / (rte_lcore_count() - 1),
 		.socket_id = mem->socket,
 	};
 	struct fou_err err;

@@ -61,7 +61,15 @@
 	X(ND_BAD, nd_bad, "malformed Neighbour Discovery (RFC 4861 7.1): hop limit not 255, code not 0, short, bad checksum or option, a link-layer address that is not a unicast MAC; a group NS without one from a neighbour we do not know") \
 	X(ND_NOT_OURS, nd_not_ours, "Neighbour Solicitation for an address that is not ours: not answered") \
 	X(LOCAL_IPV6, local_ipv6, "IPv6 to a local address that is neither ICMPv6 echo nor ND, and no error may be sent about it") \
-	X(IP_FRAGMENT, ip_fragment, "IPv4 fragment to a local address (not reassembled)") \
+	X(REASM_DUPLICATE, reasm_duplicate, "IPv4 fragment to a local address whose bytes all came before in one fragment: dropped alone, as Linux") \
+	X(REASM_OVERLAP, reasm_overlap, "IPv4 fragment to a local address overlapping part of one that came before: its datagram is dropped (RFC 5722, Linux since 4.19)") \
+	X(REASM_BAD, reasm_bad, "IPv4 fragment to a local address that contradicts its datagram (empty, beyond or short of the end a last fragment set, a second last fragment): the datagram is dropped; or another protocol with the ID of a datagram in reassembly: the fragment alone") \
+	X(REASM_OVERSIZE, reasm_oversize, "IPv4 fragment to a local address that makes its datagram larger than 65535 bytes: the datagram is dropped") \
+	X(REASM_TOO_MANY, reasm_too_many, "IPv4 fragment to a local address beyond DPDK's 8 per datagram (RTE_LIBRTE_IP_FRAG_MAX_FRAG): the datagram is dropped") \
+	X(REASM_ECN, reasm_ecn, "IPv4 datagram to a local address whose fragments are Not-ECT and CE: dropped whole (Linux' ip_frag_ecn_table)") \
+	X(REASM_FULL, reasm_full, "IPv4 fragment to a local address while the lcore's reassembly table is full: 1024 datagrams, or its share of 4 MiB (Linux' ipfrag_high_thresh)") \
+	X(REASM_TIMEOUT, reasm_timeout, "IPv4 fragment whose datagram was not complete within the reassembly time (ipfrag-time, 30 s), and no time exceeded may be sent about it") \
+	X(REASM_STOPPED, reasm_stopped, "IPv4 fragment still waiting for the rest of its datagram when the gateway stopped") \
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
 	X(ICMP_BAD, icmp_bad, "ICMP or ICMPv6 to a local address shorter than its 8-byte header, or with a wrong checksum") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
@@ -121,6 +129,7 @@ enum fou_inner {
 #define FOU_ICMP_KINDS(X) \
 	X(FRAG_NEEDED, icmp_frag_needed, "ICMP destination unreachable, fragmentation needed") \
 	X(TIME_EXCEEDED, icmp_time_exceeded, "ICMP time exceeded in transit") \
+	X(REASM_EXCEEDED, icmp_reasm_exceeded, "ICMP time exceeded, fragment reassembly time exceeded") \
 	X(PKT_TOO_BIG, icmp6_pkt_too_big, "ICMPv6 packet too big") \
 	X(TIME_EXCEEDED6, icmp6_time_exceeded, "ICMPv6 hop limit exceeded in transit") \
 	X(ECHO_REPLY, icmp_echo_reply, "ICMP echo reply (to a ping of one of our addresses)") \
@@ -192,6 +201,10 @@ struct fou_lcore_stats {
 	uint64_t gro_tso;			/* merged packets left to the port's TSO */
 	uint64_t gso_packets;			/* merged packets resegmented in software */
 	uint64_t gso_segments;			/* segments they became */
+	uint64_t reasm_in;			/* fragments taken into the reassembly table */
+	uint64_t reasm_out;			/* fragments that left it (reassembled or dropped) */
+	uint64_t reasm_datagrams;		/* datagrams reassembled */
+	uint64_t reasm_absorbed;		/* fragments absorbed into a datagram's first */
 	uint64_t polls_busy;			/* rx polls that returned packets */
 	uint64_t polls_idle;			/* rx polls that returned none */
 } __rte_cache_aligned;
@@ -291,6 +304,8 @@ struct fou_lcore_conf {
 	struct rte_mempool *direct, *indirect;
 	uint16_t ip_id;		/* the first outer IPv4 ID (a random one, so that
 				 * lcores sending to one remote do not walk in step) */
+	uint32_t reasm_mem;	/* bytes of fragments (mbufs whole) its reassembly
+				 * table may hold: its share of FOU_REASM_MEM; 0: all */
 	int socket_id;
 };
 
@@ -590,6 +605,22 @@ void fou_sport_range_get(const struct fou_gw *gw, uint16_t *min, uint16_t *max);
 int fou_icmp_rate_set(struct fou_gw *gw, uint32_t rate, uint32_t burst, struct fou_err *err);
 void fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst);
 
+/*
+ * Reassembly of IPv4 fragments to our addresses (Linux' ip_defrag): each
+ * worker lcore has a table of FOU_REASM_DGRAMS datagrams and its share of
+ * FOU_REASM_MEM (the mbufs it holds, counted whole, as Linux counts
+ * truesize against ipfrag_high_thresh); a datagram not complete within the
+ * reassembly time (ipfrag_time) is dropped. The pools must have room for
+ * FOU_REASM_MEM of mbufs besides the rest.
+ */
+#define FOU_REASM_MEM (4u << 20)
+#define FOU_REASM_DGRAMS 1024u
+#define FOU_REASM_TIME_DEFAULT 30
+#define FOU_REASM_TIME_MAX 3600
+/* Seconds; set before the ports start (the contexts' tables are made with it). */
+int fou_reasm_time_set(struct fou_gw *gw, uint32_t seconds, struct fou_err *err);
+uint32_t fou_reasm_time_get(const struct fou_gw *gw);
+
 /* --- counters ------------------------------------------------------------- */
 
 /* One lcore's counters, which only its context (and the worker's TX, through
@@ -606,10 +637,13 @@ uint64_t fou_stats_drops(const struct fou_lcore_stats *s);
 void fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx);
 /* Packets waiting in the neighbour queues for ARP/ND resolution. */
 uint64_t fou_stats_held(const struct fou_lcore_stats *s);
+/* Fragments waiting in the reassembly tables. */
+uint64_t fou_stats_reasm_held(const struct fou_lcore_stats *s);
 /* Whether every packet is accounted for: rx + packets the gateway built +
  * the segments resegmentation added = tx + drops + the segments GRO merged
  * away + the packets still waiting for a neighbour + the packets its own
- * stack took in. */
+ * stack took in + the fragments absorbed into a reassembled datagram + the
+ * fragments waiting for the rest of theirs. */
 bool fou_stats_balanced(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);

@@ -327,6 +327,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		goto fail;
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
+	gw->reasm_time = FOU_REASM_TIME_DEFAULT;
 	gw->pmtu_expires_tsc = FOU_PMTU_EXPIRES_S * rte_get_tsc_hz();
 	gw->memsize = fou_heap_used() - heap0;
 	return gw;

@@ -34,6 +34,7 @@ static const struct {
 } fou_icmp_wire[FOU_ICMP_MAX] = {
 	[FOU_ICMP_FRAG_NEEDED] = { FOU_ICMP_DEST_UNREACH, 4 },
 	[FOU_ICMP_TIME_EXCEEDED] = { 11, 0 },
+	[FOU_ICMP_REASM_EXCEEDED] = { 11, 1 },
 	[FOU_ICMP_PKT_TOO_BIG] = { 2, 0 },
 	[FOU_ICMP_TIME_EXCEEDED6] = { 3, 0 },
 	[FOU_ICMP_ECHO_REPLY] = { RTE_IP_ICMP_ECHO_REPLY, 0 },

@@ -12,6 +12,7 @@
 
 #include "fou_gro.h"
 #include "fou_lcore.h"
+#include "fou_reasm.h"
 #include "fou_rx.h"
 
 /* What the control thread queued for this context to send and nobody sent:
@@ -53,6 +54,8 @@ fou_lcore_free(struct fou_lcore *lc)
 	fou_lcore_inject_drop(lc);
 	rte_ring_free(lc->inject);
 	fou_gro_free(lc->gro);
+	if (lc->reasm != NULL)
+		fou_reasm_free(lc->reasm, lc->st);
 	rte_free(lc);
 }
 
@@ -79,6 +82,16 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 		fou_lcore_free(lc);
 		return NULL;
 	}
+	lc->st = &gw->stats[lcore_id];	/* FOU_LCORE_CONTROL: the control row */
+	/* the control context receives nothing: no fragments to hold */
+	if (lcore_id != FOU_LCORE_CONTROL) {
+		lc->reasm = fou_reasm_create(gw, c->direct, c->reasm_mem, c->socket_id);
+		if (lc->reasm == NULL) {
+			fou_err_set(err, "lcore %u: cannot allocate its reassembly table", lcore_id);
+			fou_lcore_free(lc);
+			return NULL;
+		}
+	}
 	/* what the control thread sends goes out through a worker's TX queue */
 	snprintf(name, sizeof(name), "fou_inj_%u_%p", lcore_id, (void *)gw);
 	lc->inject = rte_ring_create(name, FOU_INJECT_RING, c->socket_id,
@@ -91,7 +104,6 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 	lc->gw = gw;
 	lc->pool = c->direct;
 	lc->lcore_id = lcore_id;
-	lc->st = &gw->stats[lcore_id];	/* FOU_LCORE_CONTROL: the control row */
 	/* a gateway without tunnels has no tunnel counters (and no packet
 	 * ever reaches a tunnel) */
 	if (gw->tun_stats != NULL)
@@ -125,6 +137,7 @@ fou_lcore_stop(struct fou_lcore *lc, fou_emit_fn emit, void *ctx)
 
 	fou_gro_flush(lc->gro, lc->st, 0, true, emit, ctx);
 	lc->gro_held = false;
+	fou_reasm_flush(lc->reasm, lc->st);
 	if (!lc->started)
 		return;
 	/* the control thread stops sending through it; what it sent goes */
@@ -150,6 +163,9 @@ fou_lcore_rx_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, 
 	uint16_t out_port[FOU_BURST], nf;
 	bool gro;
 
+	/* what timed out goes before a fragment can meet it (fou_reasm.c) */
+	if (fou_reasm_busy(lc->reasm))
+		fou_reasm_expire(lc, now, emit, ctx);
 	lc->now = now;
 	nf = fou_rx_burst(lc, port, pkts, n, out_port, &gro);
 	if (gro) {
@@ -188,6 +204,7 @@ fou_lcore_idle(struct fou_lcore *lc, uint64_t now, fou_emit_fn emit, void *ctx)
 		lc->gro_held = fou_gro_flush(lc->gro, lc->st, now, false, emit, ctx) != 0;
 	if (!rte_ring_empty(lc->inject))
 		fou_lcore_inject(lc, emit, ctx);
+	fou_reasm_expire(lc, now, emit, ctx);
 	if (lc->started)
 		rte_rcu_qsbr_quiescent(lc->gw->qsbr, lc->lcore_id);
 }

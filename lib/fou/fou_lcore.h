@@ -13,14 +13,20 @@
 
 /* The verdict of a data-path stage on one packet: a drop reason, forward,
  * held (handed to the control thread to wait for its neighbour), or
- * consumed (taken in by the gateway's own stack: an ARP reply, an NA). */
+ * consumed (taken in by the gateway's own stack: an ARP reply, an NA);
+ * taken (a fragment kept by the reassembly table, or dropped by it and
+ * counted there), or reassembled (the fragment completed a datagram, which
+ * is in lc->reasm_done). */
 #define FOU_FWD FOU_DROP_MAX
 #define FOU_HELD (FOU_DROP_MAX + 1)
 #define FOU_CONSUMED (FOU_DROP_MAX + 2)
+#define FOU_TAKEN (FOU_DROP_MAX + 3)
+#define FOU_REASSEMBLED (FOU_DROP_MAX + 4)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
 struct fou_gro;
+struct fou_reasm;
 
 /* A neighbour an lcore looked up (fou_adj_neigh()). */
 struct fou_neigh_cached {
@@ -35,6 +41,8 @@ struct fou_lcore {
 	struct fou_lcore_stats *st;		/* the gateway's counters of this lcore */
 	struct fou_tun_stats *tun_st;		/* its tunnel counters, by tunnel index */
 	struct fou_gro *gro;			/* its GRO table (fou_gro.c) */
+	struct fou_reasm *reasm;		/* its fragments (fou_reasm.c); NULL for
+						 * the control context */
 	struct rte_mempool *pool;		/* packets it builds (the control context) */
 	struct rte_ring *inject;		/* what the control thread sends through it */
 	unsigned int lcore_id;
@@ -45,6 +53,7 @@ struct fou_lcore {
 	uint16_t ip_id;				/* outer IPv4 ID of packets we build */
 	bool gro_held;				/* the GRO table may hold packets */
 	bool started;				/* a qsbr reader */
+	struct rte_mbuf *reasm_done;		/* FOU_REASSEMBLED: the datagram */
 	uint64_t icmp_tsc;			/* ICMP token bucket: last refill, 0 = full */
 	uint64_t icmp_credit;			/* TSC cycles; an error costs hz / rate */
 	/* neighbours this lcore looked up, valid while neigh_gen equals the

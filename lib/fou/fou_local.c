@@ -154,10 +154,11 @@ fou_local4(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 	uint16_t dport;
 	unsigned int r;
 
-	/* no reassembly (an outer fragment was counted before) */
+	/* outer fragments were reassembled before (fou_reasm.c); a
+	 * decapsulated one to us is not */
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
-		return fou_local_drop(p, FOU_DROP_IP_FRAGMENT);
+		return FOU_DROP_INNER_LOCAL;
 	switch (ip->next_proto_id) {
 	case IPPROTO_ICMP:
 		return fou_local_icmp4(lc, m, p, out_port);

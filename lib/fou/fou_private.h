@@ -408,6 +408,7 @@ struct fou_gw {
 	uint32_t default_route4, default_route6;	/* record of 0/0 + 1, 0 = none */
 	struct fou_route_aux *raux;
 	bool ports_running;			/* link changes go to the ethdev too */
+	uint32_t reasm_time;			/* seconds: the contexts' reassembly tables */
 	struct fou_worker_conf *workers;	/* RTE_MAX_LCORE entries */
 	bool is_worker[RTE_MAX_LCORE];
 	/* what /fou/stats/reset saw: readers subtract it (control only) */

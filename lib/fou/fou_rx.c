@@ -21,6 +21,7 @@
 #include "fou_local.h"
 #include "fou_ndisc.h"
 #include "fou_pmtu.h"
+#include "fou_reasm.h"
 #include "fou_rx.h"
 
 /* fib_validate_source: one of our addresses, or a connected network's
@@ -404,9 +405,11 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	bool inner_v6;
 	unsigned int r;
 
+	/* ip_local_deliver: fragments are reassembled first (fou_reasm.c);
+	 * the datagram comes back through fou_rx_one() as a packet of its own */
 	if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
 						   RTE_IPV4_HDR_OFFSET_MASK))
-		return FOU_DROP_IP_FRAGMENT;
+		return fou_reasm4(lc, m, off, (struct rte_ipv4_hdr *)(uintptr_t)ip, hl, tot);
 	in.outer_ecn = ip->type_of_service & 3;
 	in.gro = gro;
 	in.csum = FOU_GRO_CSUM_NONE;
@@ -912,11 +915,20 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 
 		lc->memo = n > 1 ? &ah.memo[i] : NULL;
 		r = fou_rx_one(gw, lc, rx_port, m, gro, &out_port[nb_fwd]);
+		/* the fragment completed a datagram, which goes the whole way
+		 * again as a packet of its own: the burst's lookups ahead
+		 * were not for it */
+		if (unlikely(r == FOU_REASSEMBLED)) {
+			m = lc->reasm_done;
+			lc->reasm_done = NULL;
+			lc->memo = NULL;
+			r = fou_rx_one(gw, lc, rx_port, m, gro, &out_port[nb_fwd]);
+		}
 		if (likely(r == FOU_FWD)) {
 			pkts[nb_fwd++] = m;
 			continue;
 		}
-		if (r == FOU_HELD)
+		if (r == FOU_HELD || r == FOU_TAKEN)
 			continue;
 		/* what the local stack took in is freed with the drops */
 		if (r == FOU_CONSUMED)

@@ -100,6 +100,10 @@ fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
 	out->gro_tso += FOU_STAT_READ(s->gro_tso) - base->gro_tso;
 	out->gso_packets += FOU_STAT_READ(s->gso_packets) - base->gso_packets;
 	out->gso_segments += FOU_STAT_READ(s->gso_segments) - base->gso_segments;
+	out->reasm_in += FOU_STAT_READ(s->reasm_in) - base->reasm_in;
+	out->reasm_out += FOU_STAT_READ(s->reasm_out) - base->reasm_out;
+	out->reasm_datagrams += FOU_STAT_READ(s->reasm_datagrams) - base->reasm_datagrams;
+	out->reasm_absorbed += FOU_STAT_READ(s->reasm_absorbed) - base->reasm_absorbed;
 	out->polls_busy += FOU_STAT_READ(s->polls_busy) - base->polls_busy;
 	out->polls_idle += FOU_STAT_READ(s->polls_idle) - base->polls_idle;
 }
@@ -198,7 +202,13 @@ fou_stats_balanced(const struct fou_lcore_stats *s)
 	fou_stats_rx_tx(s, &rx, &tx);
 	return rx + s->local[FOU_LOCAL_ORIGINATED] + (s->gso_segments - s->gso_packets) ==
 	       tx + fou_stats_drops(s) + s->gro_merged + fou_stats_held(s) +
-	       s->local[FOU_LOCAL_CONSUMED];
+	       s->local[FOU_LOCAL_CONSUMED] + s->reasm_absorbed + fou_stats_reasm_held(s);
+}
+
+uint64_t
+fou_stats_reasm_held(const struct fou_lcore_stats *s)
+{
+	return s->reasm_in - s->reasm_out;
 }
 
 uint64_t

@@ -651,6 +651,18 @@ fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_icmp_rate_set(gw, rate, burst, err);
 }
 
+static int
+fou_stmt_ipfrag_time(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	uint32_t s;
+
+	if (fou_parse_u32(f->pos[0], UINT32_MAX, &s) < 0) {
+		fou_err_set(err, "'%s' is not a number of seconds", f->pos[0]);
+		return -EINVAL;
+	}
+	return fou_reasm_time_set(gw, s, err);
+}
+
 /* The gateway's tables are made once, at their sizes: the app reads its
  * limits statements before it makes them (fou_limits_parse()). */
 static int
@@ -679,6 +691,11 @@ static const struct fou_stmt fou_stmts[] = {
 	  "ICMP errors sent per second per lcore after a burst (default 1000, burst 50; 0: none)",
 	  { "PERSEC[,burst=N]", 1, { "burst" }, { NULL }, fou_stmt_icmp_rate,
 	    "ICMP errors per second per lcore: PERSEC[,burst=N], as --icmp-rate" }, { NULL } },
+	{ "ipfrag-time",
+	  "seconds an IPv4 datagram to us may take to arrive whole from its fragments (default 30, Linux' net.ipv4.ipfrag_time; 1-3600; at start only)",
+	  { "SECONDS", 1, { NULL }, { NULL }, fou_stmt_ipfrag_time,
+	    "Reassembly time: SECONDS, as --ipfrag-time (at start only: a change answers an error)" },
+	  { NULL } },
 	{ "link", "set a port's MAC address and L3 MTU (default 1500)",
 	  { "PORTID[,address=MAC][,mtu=N]", 1, { "address", "mtu" }, { NULL }, fou_stmt_link,
 	    "Set a port's MAC address and MTU: PORTID[,address=MAC][,mtu=N], as --link" },

@@ -365,6 +365,9 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	rte_tel_data_add_dict_u64(d, "gro_tso", s->gro_tso);
 	rte_tel_data_add_dict_u64(d, "gso_packets", s->gso_packets);
 	rte_tel_data_add_dict_u64(d, "gso_segments", s->gso_segments);
+	rte_tel_data_add_dict_u64(d, "reasm_datagrams", s->reasm_datagrams);
+	rte_tel_data_add_dict_u64(d, "reasm_absorbed", s->reasm_absorbed);
+	rte_tel_data_add_dict_u64(d, "reasm_held", fou_stats_reasm_held(s));
 	ret = fou_tel_add_container(d, "drops", fou_tel_named(s->drop, FOU_DROP_MAX,
 							       fou_tel_drop_name));
 	if (ret == 0)

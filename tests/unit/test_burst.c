@@ -432,7 +432,6 @@ static void mod_ihl4(struct unit_pkt *p) { p->b[p->l3] = 0x44; }
 static void mod_ihl0(struct unit_pkt *p) { p->b[p->l3] = 0x40; }
 static void mod_ver6(struct unit_pkt *p) { p->b[p->l3] = 0x65; }
 static void mod_ip_cksum(struct unit_pkt *p) { p->b[p->l3 + 10] ^= 0x5a; }
-static void mod_frag(struct unit_pkt *p) { unit_put16(p->b + p->l3 + 6, 0x2000); }
 static void mod_udp_len(struct unit_pkt *p) { unit_put16(p->b + p->l4 + 4, 7); }
 static void mod_udp_cksum(struct unit_pkt *p) { p->b[p->l4 + 6] ^= 0x01; }
 static void mod_gre_ver(struct unit_pkt *p) { p->b[p->gre + 1] |= 1; }
@@ -729,7 +728,6 @@ cases_build(void)
 	case_mod("ipip, IHL 0", &s, mod_ihl0, false, FOU_DROP_IP_HDR_BAD);
 	case_mod("version 6 in an IPv4 frame", &s, mod_ver6, false, FOU_DROP_IP_HDR_BAD);
 	case_mod("ipip, IPv4 checksum bad", &s, mod_ip_cksum, false, FOU_DROP_IP_CKSUM_BAD);
-	case_mod("ipip, a fragment", &s, mod_frag, true, FOU_DROP_IP_FRAGMENT);
 	case_mod("ipip, UDP length 7", &s, mod_udp_len, false, FOU_DROP_UDP_LEN_BAD);
 	case_mod("ipip, inner checksum bad", &s, mod_inner_cksum, false, FOU_DROP_INNER_CKSUM_BAD);
 	case_mod("ipip carrying IPv6", &s, mod_inner_ver, false, FOU_DROP_INNER_HDR_BAD);
