@@ -368,7 +368,10 @@ class Summary:
     _accounting = re.compile(r'^accounting: rx (?P<rx>\d+) \+ originated (?P<orig>\d+) '
                              r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
                              r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+) '
-                             r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+): (?P<verdict>\S+)$')
+                             r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+) '
+                             r'\+ reasm absorbed (?P<rabs>\d+) \+ reasm held (?P<rheld>\d+): '
+                             r'(?P<verdict>\S+)$')
+    _reasm = re.compile(r'^reassembly: datagrams (\d+), fragments absorbed (\d+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
     def __init__(self, text):
@@ -386,6 +389,8 @@ class Summary:
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
         self.originated = self.held = self.consumed = None
+        self.reasm_absorbed = self.reasm_held = None
+        self.reasm_datagrams = None
         self.local = {}             # the gateway's own stack: counter: n
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
@@ -445,12 +450,17 @@ class Summary:
             if m:
                 self.local[m[1]] = int(m[2])
                 continue
+            m = self._reasm.match(line)
+            if m:
+                self.reasm_datagrams = int(m[1])
+                continue
             m = self._accounting.match(line)
             if m:
                 self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
                 self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
                 self.originated, self.held = int(m['orig']), int(m['held'])
                 self.consumed = int(m['cons'])
+                self.reasm_absorbed, self.reasm_held = int(m['rabs']), int(m['rheld'])
                 continue
             m = self._mbufs.match(line)
             if m:
@@ -1018,8 +1028,11 @@ class GatewayTestCase(unittest.TestCase):
         self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
         # at exit nothing waits for a neighbour any more: it was dropped
         self.assertEqual(s.held, 0, 'packets still held' + ctx)
+        # nor for the rest of a datagram: its fragments were dropped
+        self.assertEqual(s.reasm_held, 0, 'fragments still held' + ctx)
         self.assertEqual(rx + s.originated + s.gso_added,
-                         tx + dropped + s.gro_merged + s.held + s.consumed, ctx)
+                         tx + dropped + s.gro_merged + s.held + s.consumed +
+                         s.reasm_absorbed + s.reasm_held, ctx)
         self.assertEqual(s.consumed, s.local.get('consumed', 0), ctx)
         # what the gateway's own stack says it sent is what the ports sent
         own = [f for port in sorted(run.own) for f in run.own[port]]

@@ -225,9 +225,9 @@ class Local(te.EncapTestCase):
         t.drop('non-first fragment to 203.0.113.1', from_host(
             IP(src=H4, dst=UNROUTED4, frag=10, proto=17) / data(40, 8)), 'no_route', rx=1,
             plain=True)
-        t.drop('UDP fragment to 192.168.1.1: not reassembled, no error', from_host(
+        t.drop('UDP fragment to 192.168.1.1: waits for the rest, no error', from_host(
             IP(src=H4, dst=GW1, flags='MF') / UDP(sport=7, dport=9) / data(40, 9)),
-            'ip_fragment', rx=1)
+            'reasm_stopped', rx=1)
         t.drop('UDP to fd00:1::1 without a checksum', from_host(
             IPv6(src=H6, dst=GW1_V6) / UDP(sport=7, dport=9, chksum=0) / data(8, 10)),
             'udp_cksum_bad', rx=1)
