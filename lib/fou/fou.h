@@ -65,7 +65,7 @@
 	X(REASM_OVERLAP, reasm_overlap, "IPv4 fragment to a local address overlapping part of one that came before: its datagram is dropped (RFC 5722, Linux since 4.19)") \
 	X(REASM_BAD, reasm_bad, "IPv4 fragment to a local address that contradicts its datagram (empty, beyond or short of the end a last fragment set, a second last fragment): the datagram is dropped; or another protocol with the ID of a datagram in reassembly: the fragment alone") \
 	X(REASM_OVERSIZE, reasm_oversize, "IPv4 fragment to a local address that makes its datagram larger than 65535 bytes: the datagram is dropped") \
-	X(REASM_TOO_MANY, reasm_too_many, "IPv4 fragment to a local address beyond DPDK's 8 per datagram (RTE_LIBRTE_IP_FRAG_MAX_FRAG): the datagram is dropped") \
+	X(REASM_TOO_MANY, reasm_too_many, "IPv4 fragment to a local address beyond what DPDK holds of a datagram (RTE_LIBRTE_IP_FRAG_MAX_FRAG 8: the first, the last and 6 between): the datagram is dropped") \
 	X(REASM_ECN, reasm_ecn, "IPv4 datagram to a local address whose fragments are Not-ECT and CE: dropped whole (Linux' ip_frag_ecn_table)") \
 	X(REASM_FULL, reasm_full, "IPv4 fragment to a local address while the lcore's reassembly table is full: 1024 datagrams, or its share of 4 MiB (Linux' ipfrag_high_thresh)") \
 	X(REASM_TIMEOUT, reasm_timeout, "IPv4 fragment whose datagram was not complete within the reassembly time (ipfrag-time, 30 s), and no time exceeded may be sent about it") \
