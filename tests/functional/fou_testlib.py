@@ -690,6 +690,7 @@ ICMP_QUOTE6 = 1280 - 48         # RFC 4443 2.4 (c), Linux icmp6_send
 
 # kind: (type, code) of the errors, as the gateway counts them
 ICMP4_ERRORS = {'icmp_frag_needed': (3, 4), 'icmp_time_exceeded': (11, 0),
+                'icmp_reasm_exceeded': (11, 1),
                 'icmp_net_unreach': (3, 0), 'icmp_proto_unreach': (3, 2),
                 'icmp_port_unreach': (3, 3)}
 ICMP6_ERRORS = {'icmp6_pkt_too_big': (2, 0), 'icmp6_time_exceeded': (3, 0),
