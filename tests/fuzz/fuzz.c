@@ -478,15 +478,20 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	/* the packet targets' worker: one gateway, one context on it */
 	static const struct fou_gw *lc_gw;
 	static struct fou_lcore *lc;
+	/* the bursts' clock: each comes a reassembly time after what the one
+	 * before left in the reassembly table timed out */
+	static uint64_t now;
 	struct fou_gw *gw_rw = (struct fou_gw *)(uintptr_t)gw;
 	struct fou_lcore_stats *st = fou_lcore_stats(gw_rw, rte_lcore_id());
-	uint64_t rx0, tx0, d0, h0, c0, rx1, tx1, d1, h1, c1, icmp = 0;
-	struct fuzz_sent sent = { .n = 0 };
+	const uint64_t later = (uint64_t)(fou_reasm_time_get(gw) + 1) * rte_get_tsc_hz();
+	uint64_t rx0, tx0, d0, h0, c0, a0, rx1, tx1, d1, h1, c1, a1, icmp = 0, te, hq;
+	struct fuzz_sent sent = { .n = 0 }, late = { .n = 0 };
 	uint16_t nf, i;
 
 	if (lc == NULL) {
 		lc = fuzz_lcore_new(gw_rw, NULL, NULL);
 		lc_gw = gw;
+		now = rte_rdtsc();
 	}
 	FUZZ_ASSERT(lc_gw == gw, "fuzz_burst() on a second gateway");
 	FUZZ_ASSERT(n <= FOU_BURST, "a burst of %u", n);
@@ -494,9 +499,10 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 	d0 = fou_stats_drops(st);
 	h0 = st->local[FOU_LOCAL_NEIGH_QUEUED];
 	c0 = st->local[FOU_LOCAL_CONSUMED];
+	a0 = st->reasm_absorbed;
 	for (i = 0; i < FOU_ICMP_MAX; i++)
 		icmp -= st->icmp_out[i];
-	nf = fou_lcore_rx(lc, port, pkts, n, rte_rdtsc(), fuzz_sent_add, &sent);
+	nf = fou_lcore_rx(lc, port, pkts, n, now, fuzz_sent_add, &sent);
 	FUZZ_ASSERT(nf <= n, "%u forwarded of %u", nf, n);
 	/* no GRO on these ports: what was forwarded is what was sent */
 	FUZZ_ASSERT(sent.n == nf, "%u forwarded, %u sent", nf, sent.n);
@@ -514,14 +520,33 @@ fuzz_burst(const struct fou_gw *gw, uint16_t port, struct rte_mbuf **pkts, uint1
 		FOU_STAT_ADD(st->tx[sent.port[i]], 1);
 		rte_pktmbuf_free(sent.pkts[i]);
 	}
+	/* fragments of a datagram left incomplete time out: ICMP time
+	 * exceeded about those whose first fragment came (or held for the
+	 * way back's neighbour), drops for the rest; the table is empty */
+	te = st->icmp_out[FOU_ICMP_REASM_EXCEEDED];
+	hq = st->local[FOU_LOCAL_NEIGH_QUEUED];
+	fou_lcore_idle(lc, now + later, fuzz_sent_add, &late);
+	now += 2 * later;
+	te = st->icmp_out[FOU_ICMP_REASM_EXCEEDED] - te;
+	FUZZ_ASSERT(te == late.n + (st->local[FOU_LOCAL_NEIGH_QUEUED] - hq),
+		    "%" PRIu64 " time exceeded counted, %u sent", te, late.n);
+	FUZZ_ASSERT(st->reasm_in == st->reasm_out, "%" PRIu64 " fragments still held",
+		    st->reasm_in - st->reasm_out);
+	for (i = 0; i < late.n; i++) {
+		fuzz_check_output(late.pkts[i], late.port[i], 1);
+		FOU_STAT_ADD(st->tx[late.port[i]], 1);
+		rte_pktmbuf_free(late.pkts[i]);
+	}
 	fou_stats_rx_tx(st, &rx1, &tx1);
 	d1 = fou_stats_drops(st);
 	h1 = st->local[FOU_LOCAL_NEIGH_QUEUED];
 	c1 = st->local[FOU_LOCAL_CONSUMED];
+	a1 = st->reasm_absorbed;
 	FUZZ_ASSERT(rx1 - rx0 == n, "rx counted %" PRIu64 " of %u", rx1 - rx0, n);
-	FUZZ_ASSERT(rx1 - rx0 == (tx1 - tx0) + (d1 - d0) + (h1 - h0) + (c1 - c0),
+	FUZZ_ASSERT(rx1 - rx0 == (tx1 - tx0) + (d1 - d0) + (h1 - h0) + (c1 - c0) + (a1 - a0),
 		    "rx %" PRIu64 " != tx %" PRIu64 " + dropped %" PRIu64 " + held %" PRIu64
-		    " + consumed %" PRIu64, rx1 - rx0, tx1 - tx0, d1 - d0, h1 - h0, c1 - c0);
+		    " + consumed %" PRIu64 " + absorbed %" PRIu64, rx1 - rx0, tx1 - tx0, d1 - d0,
+		    h1 - h0, c1 - c0, a1 - a0);
 	FUZZ_ASSERT(fuzz_local_stack(gw_rw) == h1 - h0, "held %" PRIu64 ", the ring had others",
 		    h1 - h0);
 	FUZZ_ASSERT(rte_mempool_avail_count(fuzz_pool) == FUZZ_NB_MBUF,

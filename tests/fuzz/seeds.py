@@ -6,7 +6,8 @@
 
 rx:        every frame of tests/data/*.pcap (the Linux 6.1 FOU peer's and the
            inside hosts' replies) on its port, some with RX checksum flags,
-           segments, copies, no headroom; ARP requests, replies and
+           segments, copies, no headroom, or cut into outer IPv4 fragments in
+           several orders (reassembly); ARP requests, replies and
            announcements for the gateway's addresses and others
 encap:     the inside hosts' packets (inside-replies.pcap) into every tunnel
 stmt:      config/*.conf as statements, one file each, their deletes, and
@@ -76,6 +77,12 @@ def rx_seeds(src, out):
             # cut 7 bytes shorter each, no headroom
             for opts in ([port | 4, 0, 0, 0], [port | 8, 0, 0, 0], [port | 0x40, 0x55, 0, 0],
                          [port, 0, 3, 7], [port, 0, 4, 0]):
+                write(out, "rx", bytes(opts) + frame)
+            # its outer datagram in fragments, reassembled before anything:
+            # 2 in order, 3 last first, 4 the second first, the first twice,
+            # 5 in 3 segments each with the NIC's verdicts
+            for opts in ([port, 0, 0x10, 0], [port, 0, 0x30, 1], [port, 0, 0x50, 2],
+                         [port, 0, 0x90, 0], [port | 0x44, 0x55, 0x10, 3]):
                 write(out, "rx", bytes(opts) + frame)
 
 
