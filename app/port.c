@@ -16,7 +16,9 @@
 #define FOU_TX_DESC 1024
 
 /* The RSS hash types asked for: IPv4/IPv6 with UDP/TCP ports, as far as
- * the device can hash them. FOU's source-port entropy spreads tunnels. */
+ * the device can hash them. FOU's source-port entropy spreads tunnels;
+ * RTE_ETH_RSS_IP has FRAG_IPV4, under which IPv4 fragments hash on their
+ * addresses only. */
 #define FOU_RSS_HF (RTE_ETH_RSS_IP | RTE_ETH_RSS_UDP | RTE_ETH_RSS_TCP)
 
 #define FOU_TSO_NEEDS (RTE_ETH_TX_OFFLOAD_TCP_TSO | RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | \
@@ -80,6 +82,12 @@ fou_app_port_plan(uint16_t port, const struct rte_eth_dev_info *info, uint16_t n
 		if (out->rss_hf == 0)
 			FOU_LOG(WARNING, port, "dpdk-fou: port %u (%s) has no RSS for IP/UDP/TCP: its %u RX queues get what the device puts on each",
 				port, info->driver_name, out->nb_rxq);
+		/* reassembly is per worker: the fragments of a datagram must
+		 * meet on one, which a hash of the addresses alone (the
+		 * FRAG_IPV4 type) makes sure of */
+		else if (!(out->rss_hf & RTE_ETH_RSS_FRAG_IPV4))
+			FOU_LOG(WARNING, port, "dpdk-fou: port %u (%s) has no RSS type for IPv4 fragments: the fragments of one datagram may reach different workers, where they time out (reasm_timeout)",
+				port, info->driver_name);
 	}
 	if (out->nb_rxq < nb_workers)
 		FOU_LOG(WARNING, port, "dpdk-fou: port %u (%s) has %u RX queue(s): %u of the %u workers poll it",
