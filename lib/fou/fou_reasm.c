@@ -292,9 +292,11 @@ fou_reasm_kill(struct fou_lcore *lc, struct fou_reasm_dg *d, struct rte_mbuf *m,
 	       struct rte_ipv4_hdr *ip, uint32_t hl, unsigned int reason)
 {
 	struct fou_reasm *r = lc->reasm;
-	const uint32_t before = r->dr.cnt;
 	struct rte_mbuf *done;
+	uint32_t before;
 
+	fou_reasm_dr_room(r);
+	before = r->dr.cnt;
 	ip->fragment_offset = rte_cpu_to_be_16(d->flags & FOU_RF_FIRST ? RTE_IPV4_HDR_MF_FLAG : 1);
 	/* a payload DPDK takes for one (it never reads it) */
 	if (rte_be_to_cpu_16(ip->total_length) < hl + 8)
