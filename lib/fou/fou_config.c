@@ -186,7 +186,9 @@ fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 	fou_dump_emit(d, "sport-range", "%u-%u", smin, smax);
 	fou_icmp_rate_get(gw, &rate, &burst);
 	fou_dump_emit(d, "icmp-rate", "%u,burst=%u", rate, burst);
-	fou_dump_emit(d, "ipfrag-time", "%u", fou_reasm_time_get(gw));
+	/* as limits: only where it is not the default */
+	if (fou_reasm_time_get(gw) != FOU_REASM_TIME_DEFAULT)
+		fou_dump_emit(d, "ipfrag-time", "%u", fou_reasm_time_get(gw));
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		if (fou_iface_get(gw, port, &mac, &mtu) < 0)
 			continue;

@@ -499,7 +499,8 @@ class GroSummary:
                       r'segments (\d+)$', re.M)
     _acc = re.compile(r'^accounting: rx (\d+) \+ originated (\d+) \+ gso added (\d+) = '
                       r'tx (\d+) \+ dropped (\d+) \+ gro merged (\d+) \+ held (\d+) '
-                      r'\+ consumed (\d+): (\S+)$', re.M)
+                      r'\+ consumed (\d+)(?: \+ reasm absorbed \d+ \+ reasm held \d+)?: '
+                      r'(\S+)$', re.M)
 
     def __init__(self, text):
         m = self._gro.search(text)

@@ -86,12 +86,11 @@ class TelemetryControl(ft.GatewayTestCase):
         saved = ft.config_lines(c)
         want = {('%s = %s' % s).lower() for s in conf_statements(DEMO_CONF)}
         got = {line.lower().replace(',mtu=1500', '') for line in saved
-               if not line.startswith(('sport-range = ', 'icmp-rate = ', 'ipfrag-time = '))}
+               if not line.startswith(('sport-range = ', 'icmp-rate = '))}
         self.assertEqual(got, want)
         self.assertIn('sport-range = 32768-60999', saved)
         self.assertIn('icmp-rate = 1000,burst=50', saved)
-        self.assertIn('ipfrag-time = 30', saved)
-        self.assertEqual(len(saved), len(want) + 3, saved)
+        self.assertEqual(len(saved), len(want) + 2, saved)
         # forwarding and encapsulation now happen as configured
         def enough():
             st = c.cmd('/fou/stats')

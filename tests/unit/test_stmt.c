@@ -275,9 +275,10 @@ test_stmt_rank_usage(void **state)
 {
 	(void)state;
 	/* doc/running.md's order: limits (taken before the gateway is made), sport-range,
-	 * icmp-rate, link, gro, addr, neigh, port, tunnel, route */
-	static const char *const order[] = { "limits", "sport-range", "icmp-rate", "link", "gro",
-					     "addr", "neigh", "port", "tunnel", "route" };
+	 * icmp-rate, ipfrag-time, link, gro, addr, neigh, port, tunnel, route */
+	static const char *const order[] = { "limits", "sport-range", "icmp-rate", "ipfrag-time",
+					     "link", "gro", "addr", "neigh", "port", "tunnel",
+					     "route" };
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(order); i++) {
@@ -323,8 +324,8 @@ static void
 test_tel_cmds_from_stmts(void **state)
 {
 	static const char *const expect[] = {
-		"/fou/limits/set", "/fou/sport_range/set", "/fou/icmp_rate/set", "/fou/link/set",
-		"/fou/gro/add",
+		"/fou/limits/set", "/fou/sport_range/set", "/fou/icmp_rate/set",
+		"/fou/ipfrag_time/set", "/fou/link/set", "/fou/gro/add",
 		"/fou/gro/del", "/fou/addr/add", "/fou/addr/del", "/fou/neigh/add",
 		"/fou/neigh/del", "/fou/port/add", "/fou/port/del", "/fou/tunnel/add",
 		"/fou/tunnel/del", "/fou/route/add", "/fou/route/del",
