@@ -132,6 +132,7 @@ fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_o
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		rte_delay_us_sleep(FOU_MONITOR_US);
 		fou_neigh_service(ctl, rte_rdtsc());
+		fou_punt_service(ctl, rte_rdtsc());
 		if (++rounds % FOU_LINK_ROUNDS == 0)
 			fou_app_links(links, false);
 		if (opts->idle_exit_ms == 0)
@@ -224,11 +225,12 @@ fou_app_pool_name(char *buf, size_t len, const char *what, unsigned int slot)
  * is sized as the single pool was, for its socket's workers: their RX and
  * TX queues full, their TX buffers and GRO tables full; plus what may hold
  * any socket's mbufs: every lcore's cache, the packets waiting for a
- * neighbour and the inject and local-stack rings. Returns false after
- * printing which pool could not be made.
+ * neighbour and the inject and local-stack rings, and per kernel interface
+ * (--punt) its ring and its RX queue. Returns false after printing which
+ * pool could not be made.
  */
 static bool
-fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
+fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers, unsigned int nb_punt)
 {
 	const unsigned int nb_lcores = rte_lcore_count();
 	unsigned int lcore, s;
@@ -252,7 +254,8 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
 		    w * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
 		    nb_lcores * (FOU_MBUF_CACHE + FOU_BURST) +
 		    /* what waits for a neighbour, and the local stack's rings */
-		    FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024;
+		    FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024 +
+		    nb_punt * (1024 + 256 + FOU_BURST);
 		n = RTE_MAX(n, 8192u);
 		fou_app_pool_name(name, sizeof(name), "mbufs", s);
 		p->direct = rte_pktmbuf_pool_create(name, n, FOU_MBUF_CACHE, 0,
@@ -496,6 +499,10 @@ fou_app_print_stats(struct fou_gw *gw)
 		if (s.local[i] != 0)
 			printf("local %s: %" PRIu64 " (%s)\n", fou_local_name(i), s.local[i],
 			       fou_local_desc(i));
+	for (i = 0; i < FOU_PUNT_MAX; i++)
+		if (s.punt[i] != 0)
+			printf("punt %s: %" PRIu64 " (%s)\n", fou_punt_name(i), s.punt[i],
+			       fou_punt_desc(i));
 	drops = fou_stats_drops(&s);
 	printf("dropped: %" PRIu64 "\n", drops);
 	for (i = 0; i < FOU_DROP_MAX; i++)
@@ -506,10 +513,13 @@ fou_app_print_stats(struct fou_gw *gw)
 	       ", segments %" PRIu64 "\n", s.gro_merged, s.gro_flushed, s.gro_tso, s.gso_packets,
 	       s.gso_segments);
 	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
+	       " + punt in %" PRIu64
 	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
-	       " + consumed %" PRIu64 ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
-	       s.gso_segments - s.gso_packets, tx, drops, s.gro_merged, fou_stats_held(&s),
-	       s.local[FOU_LOCAL_CONSUMED], fou_stats_balanced(&s) ? "ok" : "MISMATCH");
+	       " + consumed %" PRIu64 " + punted %" PRIu64 ": %s\n", rx,
+	       s.local[FOU_LOCAL_ORIGINATED], s.gso_segments - s.gso_packets,
+	       fou_stats_punt_in(&s), tx, drops, s.gro_merged, fou_stats_held(&s),
+	       s.local[FOU_LOCAL_CONSUMED], fou_stats_punted(&s),
+	       fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }
 
@@ -590,7 +600,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (!fou_app_pools_create(nb_ports, nb_workers))
+	if (!fou_app_pools_create(nb_ports, nb_workers, fou_punt_list(gw, NULL, 0)))
 		goto out;
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore)
@@ -617,6 +627,11 @@ main(int argc, char **argv)
 		.direct = cmem.direct, .indirect = cmem.indirect, .ip_id = (uint16_t)rte_rand(),
 		.socket_id = cmem.socket }, &err);
 	if (ctl == NULL) {
+		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
+		goto out;
+	}
+	/* the kernel interfaces (--punt): the ports run, the workers do not yet */
+	if (fou_punt_start(gw, cmem.direct, &err) != 0) {
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		goto out;
 	}
@@ -650,6 +665,7 @@ main(int argc, char **argv)
 	fou_app_notify("STOPPING=1\nSTATUS=stopping");
 	rte_eal_mp_wait_lcore();
 	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
+	fou_punt_stop(gw);		/* what was handed up goes; the interfaces too */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	ok = fou_app_print_stats(gw);
@@ -661,6 +677,7 @@ out:
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);
+	fou_punt_stop(gw);
 	fou_lcore_free(ctl);
 	/* the workers are stopped: no callback of a capture still running */
 	if (pdump)

@@ -19,6 +19,7 @@
 
 #include "fou_ctl.h"
 #include "fou_idpool.h"
+#include "fou_punt.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)
@@ -344,6 +345,7 @@ fou_gw_free(struct fou_gw *gw)
 {
 	if (gw == NULL)
 		return;
+	fou_punt_free(gw);
 	fou_neigh_tbl_free(gw);
 	rte_ring_free(gw->nev_ring);
 	rte_ring_free(gw->hold_ring);

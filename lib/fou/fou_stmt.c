@@ -651,6 +651,35 @@ fou_stmt_icmp_rate(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_icmp_rate_set(gw, rate, burst, err);
 }
 
+/* `punt PORTID[,iface=NAME][,rate=N][,burst=N]`: the kernel interface is
+ * made when the gateway starts (fou_punt_set() refuses later). */
+static int
+fou_stmt_punt(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *ifname = fou_fields_get(f, "iface"), *r = fou_fields_get(f, "rate"),
+		   *b = fou_fields_get(f, "burst");
+	struct fou_punt_conf c;
+	uint16_t port;
+
+	fou_punt_conf_default(&c);
+	if (fou_field_dev(f->pos[0], &port, err) < 0)
+		return -EINVAL;
+	if (ifname != NULL && strlcpy(c.ifname, ifname, sizeof(c.ifname)) >= sizeof(c.ifname)) {
+		fou_err_set(err, "iface '%s' is longer than %zu characters", ifname,
+			    sizeof(c.ifname) - 1);
+		return -EINVAL;
+	}
+	if (r != NULL && fou_parse_u32(r, UINT32_MAX, &c.rate) < 0) {
+		fou_err_set(err, "rate '%s' is not a number of packets per second", r);
+		return -EINVAL;
+	}
+	if (b != NULL && fou_parse_u32(b, UINT32_MAX, &c.burst) < 0) {
+		fou_err_set(err, "burst '%s' is not a number", b);
+		return -EINVAL;
+	}
+	return fou_punt_set(gw, port, &c, err);
+}
+
 /* The gateway's tables are made once, at their sizes: the app reads its
  * limits statements before it makes them (fou_limits_parse()). */
 static int
@@ -689,6 +718,12 @@ static const struct fou_stmt fou_stmts[] = {
 	    "GRO on TCP received on a port: PORTID[,timeout=US], as --gro" },
 	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del,
 	    "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)" } },
+	{ "punt",
+	  "a kernel interface for a port (a tap, default name dpdkfouPORTID), set at start only: packets for the port's addresses that the gateway does not take itself go up to it, what the kernel sends out of it leaves through the port; rate: packets per second per lcore that may go up (default 10000, burst 1000; 0: no limit)",
+	  { "PORTID[,iface=NAME][,rate=N][,burst=N]", 1, { "iface", "rate", "burst" }, { NULL },
+	    fou_stmt_punt,
+	    "Kernel interface for a port: only at start (--punt, a config file's punt = ...); this answers an error" },
+	  { NULL } },
 	{ "addr",
 	  "local address (IPv4 or IPv6) on a DPDK port, or on a tunnel: then its network is routed into the tunnel",
 	  { "PORTID|TUNNEL,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,

@@ -365,10 +365,13 @@ class Summary:
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$')
     _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
+    _punt = re.compile(r'^punt (\w+): (\d+) \(.*\)$')
     _accounting = re.compile(r'^accounting: rx (?P<rx>\d+) \+ originated (?P<orig>\d+) '
-                             r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
+                             r'\+ gso added (?P<gso>\d+) '
+                             r'\+ punt in (?P<pin>\d+) = tx (?P<tx>\d+) '
                              r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+) '
-                             r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+): (?P<verdict>\S+)$')
+                             r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+) '
+                             r'\+ punted (?P<punted>\d+): (?P<verdict>\S+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
     def __init__(self, text):
@@ -386,6 +389,8 @@ class Summary:
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
         self.originated = self.held = self.consumed = None
+        self.punt_in = self.punted = None
+        self.punt = {}              # the exception path (--punt): counter: n
         self.local = {}             # the gateway's own stack: counter: n
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
@@ -445,12 +450,17 @@ class Summary:
             if m:
                 self.local[m[1]] = int(m[2])
                 continue
+            m = self._punt.match(line)
+            if m:
+                self.punt[m[1]] = int(m[2])
+                continue
             m = self._accounting.match(line)
             if m:
                 self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
                 self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
                 self.originated, self.held = int(m['orig']), int(m['held'])
                 self.consumed = int(m['cons'])
+                self.punt_in, self.punted = int(m['pin']), int(m['punted'])
                 continue
             m = self._mbufs.match(line)
             if m:
@@ -1018,8 +1028,11 @@ class GatewayTestCase(unittest.TestCase):
         self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
         # at exit nothing waits for a neighbour any more: it was dropped
         self.assertEqual(s.held, 0, 'packets still held' + ctx)
-        self.assertEqual(rx + s.originated + s.gso_added,
-                         tx + dropped + s.gro_merged + s.held + s.consumed, ctx)
+        self.assertEqual(rx + s.originated + s.gso_added + s.punt_in,
+                         tx + dropped + s.gro_merged + s.held + s.consumed + s.punted, ctx)
+        self.assertEqual(s.punt_in, s.punt.get('from_kernel', 0) + s.punt.get('copies', 0), ctx)
+        self.assertEqual(s.punted, sum(v for k, v in s.punt.items() if k.startswith('up_')),
+                         ctx)
         self.assertEqual(s.consumed, s.local.get('consumed', 0), ctx)
         # what the gateway's own stack says it sent is what the ports sent
         own = [f for port in sorted(run.own) for f in run.own[port]]
