@@ -105,7 +105,7 @@ fou_punt_set(struct fou_gw *gw, uint16_t port, const struct fou_punt_conf *c,
 	unsigned int i;
 
 	if (port >= RTE_MAX_ETHPORTS || !fou_iface_enabled(gw, port)) {
-		fou_err_set(err, "port %u is not a gateway port", port);
+		fou_err_set(err, "no DPDK port %u", port);
 		return -ENODEV;
 	}
 	if (gw->ports_running) {
