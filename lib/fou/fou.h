@@ -68,7 +68,7 @@
 	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
 	X(PUNT_RATELIMITED, punt_ratelimited, "for the port's kernel interface (--punt), over its rate limit") \
 	X(PUNT_RING_FULL, punt_ring_full, "for the port's kernel interface (--punt), and the ring to the control thread was full (or no mbuf for a copy)") \
-	X(PUNT_KERNEL_ANSWER, punt_kernel_answer, "an ARP reply or solicited Neighbour Advertisement the kernel interface sent: the gateway answers those itself") \
+	X(PUNT_KERNEL_ANSWER, punt_kernel_answer, "an ARP reply or a Neighbour Advertisement the kernel interface sent: the gateway answers for its addresses itself") \
 	X(PUNT_DOWN_BAD, punt_down_bad, "sent by the kernel interface and cannot leave through its port: larger than the port's MTU, shorter than an Ethernet header, or no started worker to send it") \
 	X(UDP_TRUNCATED, udp_truncated, "IP payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IP payload") \
@@ -645,6 +645,8 @@ struct fou_punt_conf {
 void fou_punt_conf_default(struct fou_punt_conf *c);
 int fou_punt_set(struct fou_gw *gw, uint16_t port, const struct fou_punt_conf *c,
 		 struct fou_err *err);
+/* The port's kernel interface set, not made (before fou_punt_start()). */
+int fou_punt_del(struct fou_gw *gw, uint16_t port, struct fou_err *err);
 
 struct fou_punt_info {
 	uint16_t port;

@@ -148,6 +148,26 @@ fou_punt_set(struct fou_gw *gw, uint16_t port, const struct fou_punt_conf *c,
 	return 0;
 }
 
+int
+fou_punt_del(struct fou_gw *gw, uint16_t port, struct fou_err *err)
+{
+	if (port >= RTE_MAX_ETHPORTS || !fou_iface_enabled(gw, port)) {
+		fou_err_set(err, "no DPDK port %u", port);
+		return -ENODEV;
+	}
+	if (gw->ports_running) {
+		fou_err_set(err, "a kernel interface goes when the gateway stops");
+		return -EBUSY;
+	}
+	if (gw->punt == NULL || !gw->punt->p[port].set) {
+		fou_err_set(err, "port %u has no kernel interface", port);
+		return -ENOENT;
+	}
+	memset(&gw->punt->p[port], 0, sizeof(gw->punt->p[port]));
+	gw->punt_limit[port] = 0;
+	return 0;
+}
+
 unsigned int
 fou_punt_list(const struct fou_gw *gw, struct fou_punt_info *out, unsigned int n)
 {

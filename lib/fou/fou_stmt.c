@@ -680,6 +680,39 @@ fou_stmt_punt(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_punt_set(gw, port, &c, err);
 }
 
+/* As every delete: the add's other fields, when given, must match what
+ * /fou/config prints. */
+static int
+fou_stmt_punt_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	static const char *const keys[] = { "iface", "rate", "burst" };
+	struct fou_punt_info pi[RTE_MAX_ETHPORTS];
+	unsigned int n, i, k;
+	uint16_t port;
+	char have[FOU_TUNNEL_NAMESIZE + 16];
+
+	if (fou_field_dev(f->pos[0], &port, err) < 0)
+		return -EINVAL;
+	n = RTE_MIN(fou_punt_list(gw, pi, RTE_DIM(pi)), (unsigned int)RTE_DIM(pi));
+	for (i = 0; i < n && pi[i].port != port; i++)
+		;
+	for (k = 0; i < n && k < RTE_DIM(keys); k++) {
+		const char *v = fou_fields_get(f, keys[k]);
+
+		if (v == NULL)
+			continue;
+		if (k == 0)
+			snprintf(have, sizeof(have), "%s", pi[i].conf.ifname);
+		else
+			snprintf(have, sizeof(have), "%u", k == 1 ? pi[i].conf.rate : pi[i].conf.burst);
+		if (strcmp(v, have) != 0) {
+			fou_err_set(err, "%s: port %u's is %s", keys[k], port, have);
+			return -EINVAL;
+		}
+	}
+	return fou_punt_del(gw, port, err);
+}
+
 /* The gateway's tables are made once, at their sizes: the app reads its
  * limits statements before it makes them (fou_limits_parse()). */
 static int
@@ -723,7 +756,9 @@ static const struct fou_stmt fou_stmts[] = {
 	  { "PORTID[,iface=NAME][,rate=N][,burst=N]", 1, { "iface", "rate", "burst" }, { NULL },
 	    fou_stmt_punt,
 	    "Kernel interface for a port: only at start (--punt, a config file's punt = ...); this answers an error" },
-	  { NULL } },
+	  { "PORTID[,iface=NAME][,rate=N][,burst=N]", 1, { "iface", "rate", "burst" }, { NULL },
+	    fou_stmt_punt_del,
+	    "Kernel interface: only at start; this answers an error (it goes when the gateway stops)" } },
 	{ "addr",
 	  "local address (IPv4 or IPv6) on a DPDK port, or on a tunnel: then its network is routed into the tunnel",
 	  { "PORTID|TUNNEL,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,

@@ -345,8 +345,9 @@ class Punt(ft.GatewayTestCase):
         finally:
             client.close()
         self.assertIn('punt = 0,iface=%s,rate=10000,burst=1000' % KIF, lines)
-        r = self.gw.telemetry('/fou/punt/set,1')
-        self.assertEqual(r[0]['/fou/punt/set']['errno'], -16, r)
+        r = self.gw.telemetry('/fou/punt/add,1', '/fou/punt/del,0')
+        self.assertEqual([e[c]['errno'] for e, c in zip(r, ('/fou/punt/add', '/fou/punt/del'))],
+                         [-16, -16], r)
 
     @unittest.skipIf(frr_missing(), frr_missing())
     def test_e_bgp(self):

@@ -325,7 +325,7 @@ test_tel_cmds_from_stmts(void **state)
 	static const char *const expect[] = {
 		"/fou/limits/set", "/fou/sport_range/set", "/fou/icmp_rate/set", "/fou/link/set",
 		"/fou/gro/add",
-		"/fou/gro/del", "/fou/punt/set", "/fou/addr/add", "/fou/addr/del", "/fou/neigh/add",
+		"/fou/gro/del", "/fou/punt/add", "/fou/punt/del", "/fou/addr/add", "/fou/addr/del", "/fou/neigh/add",
 		"/fou/neigh/del", "/fou/port/add", "/fou/port/del", "/fou/tunnel/add",
 		"/fou/tunnel/del", "/fou/route/add", "/fou/route/del",
 	};
@@ -2413,9 +2413,16 @@ test_punt_stmt(void **state)
 			 strcmp(d->line[i], "punt 1,iface=dpdkfou1,rate=10000,burst=1000") == 0;
 	free(d);
 	assert_int_equal(found, 2);
+	/* a delete before the start, its given fields matching */
+	EXPECT_DEL_ERR(gw, "punt", "1,iface=fpu0", -EINVAL, "iface: port 1's is dpdkfou1");
+	EXPECT_DEL_ERR(gw, "punt", "1,rate=7", -EINVAL, "rate: port 1's is 10000");
+	UNIT_DEL(gw, "punt", "1,iface=dpdkfou1,rate=10000,burst=1000");
+	EXPECT_DEL_ERR(gw, "punt", "1", -ENOENT, "port 1 has no kernel interface");
+	assert_int_equal(fou_punt_list(gw, pi, RTE_DIM(pi)), 1);
 	/* once the ports run, a kernel interface would come too late */
 	fou_gw_ports_running(gw);
 	EXPECT_STMT_ERR(gw, "punt", "0,iface=other", -EBUSY, "at start only");
+	EXPECT_DEL_ERR(gw, "punt", "0", -EBUSY, "goes when the gateway stops");
 	assert_string_equal(fou_punt_name(FOU_PUNT_UP_TCP), "up_tcp");
 	assert_null(fou_punt_name(FOU_PUNT_MAX));
 }
