@@ -45,6 +45,10 @@ MAC_N0, MAC_N1 = '02:00:0a:4d:00:02', '02:00:0a:4e:00:02'
 GW0, GW0_6, GW1 = '10.77.0.1', 'fd77::1', '10.78.0.1'
 PEER0, PEER0_6, PEER1 = '10.77.0.2', 'fd77::2', '10.78.0.2'
 ENDPOINT = '192.0.2.1/32'
+# port 0's rate limit: far above what the cases but the flood send, and
+# far below what the flood's FLOOD datagrams ask for (they would need
+# (FLOOD - BURST) / RATE seconds to pass whole)
+RATE, BURST, FLOOD = 1000, 200, 6000
 BGPD = '/usr/lib/frr/bgpd'
 VTYSH = shutil.which('vtysh') or '/usr/bin/vtysh'
 
@@ -85,6 +89,14 @@ try:
     u.send(msg); print('udp', u.recv(2048).decode())
 except OSError as e:
     print('udp-error', type(e).__name__)
+"""
+
+# n UDP datagrams to dst:port, as fast as the socket takes them.
+FLOOD_SEND = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[3])):
+    s.sendto(b'flood', (sys.argv[1], int(sys.argv[2])))
 """
 
 # n echo requests to dst from the namespace's kernel (a raw socket; the
@@ -221,7 +233,8 @@ class Punt(ft.GatewayTestCase):
                    '--vdev', 'net_tap0,iface=' + TAP0, '--vdev', 'net_tap1,iface=' + TAP1,
                    '--', '--link', '0,address=' + MAC_P0, '--link', '1,address=' + MAC_P1,
                    '--addr', '0,%s/24' % GW0, '--addr', '0,%s/64' % GW0_6,
-                   '--addr', '1,%s/24' % GW1, '--punt', '0,iface=' + KIF]
+                   '--addr', '1,%s/24' % GW1,
+                   '--punt', '0,iface=%s,rate=%d,burst=%d' % (KIF, RATE, BURST)]
             return g.cmd(cmd), {}
         cls.gw = ft.Gateway(cls.tmpc, None, 0, [], make_cmd=make_cmd)
 
@@ -324,7 +337,8 @@ class Punt(ft.GatewayTestCase):
                                 1)
         self.assertEqual(after['icmp_sent']['icmp_port_unreach'] -
                          before['icmp_sent']['icmp_port_unreach'], 1)
-        self.assertEqual(after['punted'] - before['punted'], 0)
+        for k in ('up_tcp', 'up_udp'):
+            self.assertEqual(after['punt'][k], before['punt'][k], k)
 
     def test_d_addresses_follow(self):
         """An address added to port 0 at run time appears on the kernel
@@ -344,10 +358,34 @@ class Punt(ft.GatewayTestCase):
             lines = ft.config_lines(client)
         finally:
             client.close()
-        self.assertIn('punt = 0,iface=%s,rate=10000,burst=1000' % KIF, lines)
+        self.assertIn('punt = 0,iface=%s,rate=%d,burst=%d' % (KIF, RATE, BURST), lines)
         r = self.gw.telemetry('/fou/punt/add,1', '/fou/punt/del,0')
         self.assertEqual([e[c]['errno'] for e, c in zip(r, ('/fou/punt/add', '/fou/punt/del'))],
                          [-16, -16], r)
+
+    def test_f_rate_limit(self):
+        """A flood of datagrams for the kernel interface: what is over the
+        port's rate is punt_ratelimited, the rest goes up, and the workers
+        go on (the TCP exchange right after still works)."""
+        before, _ = self.stats()
+        self.nsp.run([ft.PYTHON, '-c', FLOOD_SEND, GW0, '9', str(FLOOD)])
+
+        def settled():
+            s, _ = self.stats()
+            n = s['punt']['up_udp'] - before['punt']['up_udp'] + \
+                s['drops']['punt_ratelimited'] - before['drops']['punt_ratelimited']
+            return n if s['rx'] - before['rx'] >= n and n > 0 and \
+                s['punt']['to_kernel'] + s['punt']['to_kernel_failed'] == \
+                s['punt']['up_tcp'] + s['punt']['up_udp'] + s['punt']['up_icmp'] + \
+                s['punt']['up_other'] + s['punt']['up_neigh'] + s['punt']['up_copy'] else None
+        self.assertTrue(ft.wait_for(settled, WAIT, 0.2))
+        after, punt = self.stats()
+        limited = after['drops']['punt_ratelimited'] - before['drops']['punt_ratelimited']
+        self.assertGreater(limited, 0, after['drops'])
+        self.assertLess(after['punt']['up_udp'] - before['punt']['up_udp'], FLOOD, after['punt'])
+        self.assertEqual((punt['0']['rate'], punt['0']['burst']), (RATE, BURST), punt)
+        out = self.client(GW0, 'after-flood').split('\n')
+        self.assertEqual(out[0], 'tcp ' + 'after-flood'[::-1], out)
 
     @unittest.skipIf(frr_missing(), frr_missing())
     def test_e_bgp(self):
