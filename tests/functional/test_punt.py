@@ -359,6 +359,16 @@ class Punt(ft.GatewayTestCase):
         finally:
             client.close()
         self.assertIn('punt = 0,iface=%s,rate=%d,burst=%d' % (KIF, RATE, BURST), lines)
+        # fouctl, built beside the gateway, shows the interface and its counters
+        fouctl = os.path.join(os.path.dirname(ft.Config.gateway), 'fouctl')
+        show = subprocess.run([fouctl, '-p', self.gw.prefix, 'punt', 'show'],
+                              capture_output=True, text=True, timeout=WAIT)
+        self.assertEqual(show.returncode, 0, show.stderr)
+        self.assertRegex(show.stdout, r'^port 0: %s ifindex [1-9]\d*, rate %d/s burst %d per lcore\n'
+                         r'    up tcp [1-9]\d* udp [1-9]' % (KIF, RATE, BURST))
+        stats = subprocess.run([fouctl, '-p', self.gw.prefix, 'stats'],
+                               capture_output=True, text=True, timeout=WAIT)
+        self.assertRegex(stats.stdout, r'\nkernel interface:\n(    .*\n)*    up_tcp ')
         r = self.gw.telemetry('/fou/punt/add,1', '/fou/punt/del,0')
         self.assertEqual([e[c]['errno'] for e, c in zip(r, ('/fou/punt/add', '/fou/punt/del'))],
                          [-16, -16], r)
