@@ -19,7 +19,6 @@
 
 #include "fou_ctl.h"
 #include "fou_idpool.h"
-#include "fou_punt.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)

@@ -44,6 +44,7 @@
 #include <rte_dev.h>
 #include <rte_ethdev.h>
 
+#include "fou_ctl.h"
 #include "fou_fwd.h"
 #include "fou_ndisc.h"
 #include "fou_punt.h"

@@ -92,7 +92,4 @@ fou_punt_copy(struct fou_lcore *lc, uint16_t port, const struct rte_mbuf *m)
 	}
 }
 
-/* The control side's state goes with the gateway (fou_gw_free()). */
-void fou_punt_free(struct fou_gw *gw);
-
 #endif /* FOU_PUNT_H */
