@@ -438,6 +438,25 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports, unsign
 		fou_app_line_offloads(&line, p->tx_offloads);
 		FOU_LOG(INFO, port, "%s", line.s);
 	}
+	n = fou_punt_list(gw, NULL, 0);
+	if (n != 0) {
+		struct fou_punt_info *pi = calloc(n, sizeof(*pi));
+
+		n = pi == NULL ? 0 : RTE_MIN(n, fou_punt_list(gw, pi, n));
+		for (i = 0; i < n; i++) {
+			struct fou_line line = { .n = 0 };
+
+			fou_line_add(&line, "port %u: kernel interface %s (ifindex %d, net_tap port %u), ",
+				     pi[i].port, pi[i].conf.ifname, pi[i].ifindex, pi[i].dev_port);
+			if (pi[i].conf.rate == 0)
+				fou_line_add(&line, "no rate limit");
+			else
+				fou_line_add(&line, "up to %u/s per lcore, burst %u", pi[i].conf.rate,
+					     pi[i].conf.burst);
+			FOU_LOG(INFO, port, "%s", line.s);
+		}
+		free(pi);
+	}
 	FOU_LOG(INFO, app, "worker lcores: %u, rx burst size %u", nb_workers, burst);
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		const struct fou_worker_conf *c = fou_worker_get(gw, lcore);

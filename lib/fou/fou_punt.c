@@ -386,6 +386,10 @@ fou_punt_dev_start(struct fou_gw *gw, uint16_t port, struct fou_punt_port *p,
 			    port, p->conf.ifname, rte_strerror(-ret));
 		return ret;
 	}
+	/* before it comes up: the gateway answers for these addresses (its
+	 * link-local one too, the same), and it is a router */
+	fou_punt_sysctl(p->conf.ifname, "accept_dad", "0");
+	fou_punt_sysctl(p->conf.ifname, "router_solicitations", "0");
 	ret = rte_eth_dev_get_port_by_name(p->vdev, &p->dev);
 	if (ret == 0 && !pc->owner_set) {
 		ret = rte_eth_dev_owner_new(&pc->owner);
@@ -423,9 +427,6 @@ fou_punt_dev_start(struct fou_gw *gw, uint16_t port, struct fou_punt_port *p,
 			    p->conf.ifname, strerror(errno));
 		return -ENODEV;
 	}
-	/* the gateway answers for these addresses, and it is a router */
-	fou_punt_sysctl(p->conf.ifname, "accept_dad", "0");
-	fou_punt_sysctl(p->conf.ifname, "router_solicitations", "0");
 	snprintf(name, sizeof(name), "fou_punt_%u_%p", port, (void *)gw);
 	ring = rte_ring_create(name, FOU_PUNT_RING, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	if (ring == NULL) {
@@ -437,8 +438,6 @@ fou_punt_dev_start(struct fou_gw *gw, uint16_t port, struct fou_punt_port *p,
 	fou_gw_lock(gw);
 	fou_punt_sync(gw, port, p);
 	fou_gw_unlock(gw);
-	FOU_LOG(INFO, port, "port %u: kernel interface %s (ifindex %d, net_tap port %u), rate %u/s burst %u per lcore",
-		port, p->conf.ifname, p->ifindex, p->dev, p->conf.rate, p->conf.burst);
 	return 0;
 }
 
