@@ -10,8 +10,9 @@
  *
  * The interface is a net_tap device. virtio_user with vhost-kernel would
  * copy packets in a vhost kernel thread without a syscall per packet, but
- * needs /dev/vhost-net (the vhost_net module, and access to it) and a
- * kernel thread per queue; net_tap needs /dev/net/tun only, which every
+ * needs /dev/vhost-net (a stock Debian 12 has it, group kvm; containers
+ * and minimal images often do not, as the test machine) and a kernel
+ * thread per queue; net_tap needs /dev/net/tun only, which every
  * Linux with the tun module has (as the tests' taps do), and costs a
  * read or write per packet on the control thread: right for the control
  * plane (BGP, BFD, SSH) this path is for, which its rate limit bounds
