@@ -653,9 +653,9 @@ struct fou_punt_info {
 	struct fou_punt_conf conf;	/* ifname filled in */
 	int ifindex;			/* 0 until started */
 	uint16_t dev_port;		/* the net_tap's ethdev port id, once started */
-	uint64_t counters[FOU_PUNT_MAX];	/* of every lcore, since fou_stats_reset() */
 };
-/* The ports with a kernel interface: fills up to n, returns the count. */
+/* The ports with a kernel interface: fills up to n, returns the count (the
+ * counters are the gateway's: fou_stats_get()). */
 unsigned int fou_punt_list(const struct fou_gw *gw, struct fou_punt_info *out, unsigned int n);
 
 /*

@@ -173,14 +173,10 @@ fou_punt_del(struct fou_gw *gw, uint16_t port, struct fou_err *err)
 unsigned int
 fou_punt_list(const struct fou_gw *gw, struct fou_punt_info *out, unsigned int n)
 {
-	struct fou_lcore_stats *s;
 	unsigned int port, k = 0;
 
 	if (gw->punt == NULL)
 		return 0;
-	s = out != NULL && n != 0 ? malloc(sizeof(*s)) : NULL;
-	if (s != NULL)
-		fou_stats_get(gw, -1, s);
 	for (port = 0; port < RTE_MAX_ETHPORTS; port++) {
 		const struct fou_punt_port *p = &gw->punt->p[port];
 
@@ -192,14 +188,9 @@ fou_punt_list(const struct fou_gw *gw, struct fou_punt_info *out, unsigned int n
 			out[k].conf = p->conf;
 			out[k].ifindex = p->started ? p->ifindex : 0;
 			out[k].dev_port = p->dev;
-			/* the counters are the gateway's, not per port: one
-			 * port with a kernel interface is the common case */
-			if (s != NULL)
-				memcpy(out[k].counters, s->punt, sizeof(out[k].counters));
 		}
 		k++;
 	}
-	free(s);
 	return k;
 }
 

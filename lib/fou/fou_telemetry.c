@@ -663,17 +663,24 @@ fou_tel_addrs_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 }
 
 /* The kernel interfaces (--punt), keyed by port: {"0": {"iface", "ifindex",
- * "rate", "burst", "counters": {...}}}; the counters are the gateway's. */
+ * "rate", "burst", "counters": {...}}}; the counters are the gateway's
+ * (since /fou/stats/reset): one port with a kernel interface is the usual
+ * case, and what went up is not told apart by port. */
 static int
 fou_tel_punt_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
 		  struct rte_tel_data *d)
 {
 	struct fou_punt_info *pi = calloc(RTE_MAX_ETHPORTS, sizeof(*pi));
+	struct fou_lcore_stats *s = malloc(sizeof(*s));
 	unsigned int n, i;
 	int ret = 0;
 
-	if (pi == NULL)
+	if (pi == NULL || s == NULL) {
+		free(pi);
+		free(s);
 		return -ENOMEM;
+	}
+	fou_stats_get(gw, -1, s);
 	n = RTE_MIN(fou_punt_list(gw, pi, RTE_MAX_ETHPORTS), (unsigned int)RTE_MAX_ETHPORTS);
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < n && ret == 0; i++) {
@@ -690,8 +697,7 @@ fou_tel_punt_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
 		rte_tel_data_add_dict_u64(e, "rate", pi[i].conf.rate);
 		rte_tel_data_add_dict_u64(e, "burst", pi[i].conf.burst);
 		ret = fou_tel_add_container(e, "counters",
-					    fou_tel_named(pi[i].counters, FOU_PUNT_MAX,
-							  fou_tel_punt_name));
+					    fou_tel_named(s->punt, FOU_PUNT_MAX, fou_tel_punt_name));
 		snprintf(key, sizeof(key), "%u", pi[i].port);
 		if (ret == 0)
 			ret = fou_tel_add_container(d, key, e);
@@ -699,6 +705,7 @@ fou_tel_punt_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
 			rte_tel_data_free(e);
 	}
 	free(pi);
+	free(s);
 	return ret;
 }
 
