@@ -28,11 +28,12 @@ MESON_TEST_ARGS ?= --print-errorlogs
 # VM (QEMU, a Debian kernel with its modules, busybox, cpio, iproute2), the
 # benchmark (valgrind for callgrind, matplotlib for the charts), the fuzz
 # targets (clang with its libFuzzer and sanitizer runtimes), the install
-# test's rendering of the man pages (groff, man).
+# test's rendering of the man pages (groff, man), the punt test's BGP
+# speakers (FRR's bgpd and vtysh).
 DEB_PACKAGES = libdpdk-dev dpdk dpdk-dev libnuma-dev libpcap-dev libcmocka-dev libjansson-dev \
 	meson ninja-build pkg-config gcc make python3 python3-scapy tshark \
 	qemu-system-x86 linux-image-amd64 busybox-static cpio iproute2 \
-	valgrind python3-matplotlib clang libclang-rt-14-dev groff-base man-db
+	valgrind python3-matplotlib clang libclang-rt-14-dev groff-base man-db frr
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -33,7 +33,7 @@ fouctl_help(FILE *f)
 		"Commands (the statements are dpdk-fou's --NAME ARG; `fouctl help` lists them):\n"
 		"  NAME add|del ARG          port, addr, neigh, tunnel, route, gro\n"
 		"  NAME set ARG              link, sport-range, icmp-rate\n"
-		"  port|tunnel|route|addr|neigh|lcore show\n"
+		"  port|tunnel|route|addr|neigh|lcore|punt show\n"
 		"  tunnel show NAME          one tunnel\n"
 		"  neigh flush               forget the learnt neighbours\n"
 		"  stats                     counters (ports: the NIC's; the rest since a reset)\n"
@@ -268,6 +268,28 @@ fouctl_print_lcore(const char *key, const json_t *e)
 	       (unsigned long long)idle, busy + idle ? 100.0 * (double)busy / (double)(busy + idle) : 0.0);
 }
 
+/* A kernel interface (--punt), and the gateway's punt counters. */
+static void
+fouctl_print_punt(const char *key, const json_t *e)
+{
+	const json_t *n = json_object_get(e, "counters");
+
+	printf("port %s: %s ifindex %llu, rate %llu/s burst %llu per lcore\n", key,
+	       fouctl_str(e, "iface") ? fouctl_str(e, "iface") : "?",
+	       (unsigned long long)fouctl_u64(e, "ifindex"),
+	       (unsigned long long)fouctl_u64(e, "rate"), (unsigned long long)fouctl_u64(e, "burst"));
+	printf("    up tcp %llu udp %llu icmp %llu other %llu neigh %llu copies %llu,"
+	       " to kernel %llu (failed %llu), from kernel %llu\n",
+	       (unsigned long long)fouctl_u64(n, "up_tcp"), (unsigned long long)fouctl_u64(n, "up_udp"),
+	       (unsigned long long)fouctl_u64(n, "up_icmp"),
+	       (unsigned long long)fouctl_u64(n, "up_other"),
+	       (unsigned long long)fouctl_u64(n, "up_neigh"),
+	       (unsigned long long)fouctl_u64(n, "up_copy"),
+	       (unsigned long long)fouctl_u64(n, "to_kernel"),
+	       (unsigned long long)fouctl_u64(n, "to_kernel_failed"),
+	       (unsigned long long)fouctl_u64(n, "from_kernel"));
+}
+
 struct fouctl_show {
 	const char *object;
 	const char *cmd;
@@ -282,6 +304,7 @@ static const struct fouctl_show fouctl_shows[] = {
 	{ "addr", "/fou/addrs", true, fouctl_print_addr },
 	{ "neigh", "/fou/neighs", true, fouctl_print_neigh },
 	{ "lcore", "/fou/lcores", false, fouctl_print_lcore },
+	{ "punt", "/fou/punt", false, fouctl_print_punt },
 };
 
 static const struct fouctl_show *
@@ -521,7 +544,7 @@ fouctl_run(struct fouctl *c, int argc, char **argv)
 				   argv[2]);
 	}
 	if (fouctl_is(verb, "show", "list") || strcmp(verb, "flush") == 0)
-		fouctl_usage_error("there is no '%s %s' (show: port, tunnel, route, addr, neigh, lcore)",
+		fouctl_usage_error("there is no '%s %s' (show: port, tunnel, route, addr, neigh, lcore, punt)",
 				   object, verb);
 	fouctl_usage_error("unknown command '%s %s' (verbs: add, del, set, show)", object, verb);
 }

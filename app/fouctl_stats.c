@@ -153,6 +153,7 @@ fouctl_print_stats(const struct fouctl_sample *s)
 	fouctl_print_named(json_object_get(st, "drops"), "drops");
 	fouctl_print_named(json_object_get(st, "icmp_sent"), "icmp sent");
 	fouctl_print_named(json_object_get(st, "local"), "local stack");
+	fouctl_print_named(json_object_get(st, "punt"), "kernel interface");
 }
 
 /* --- the live view ---------------------------------------------------------- */

@@ -132,6 +132,7 @@ fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_o
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		rte_delay_us_sleep(FOU_MONITOR_US);
 		fou_neigh_service(ctl, rte_rdtsc());
+		fou_punt_service(ctl, rte_rdtsc());
 		if (++rounds % FOU_LINK_ROUNDS == 0)
 			fou_app_links(links, false);
 		if (opts->idle_exit_ms == 0)
@@ -224,11 +225,12 @@ fou_app_pool_name(char *buf, size_t len, const char *what, unsigned int slot)
  * is sized as the single pool was, for its socket's workers: their RX and
  * TX queues full, their TX buffers and GRO tables full; plus what may hold
  * any socket's mbufs: every lcore's cache, the packets waiting for a
- * neighbour and the inject and local-stack rings. Returns false after
- * printing which pool could not be made.
+ * neighbour and the inject and local-stack rings, and per kernel interface
+ * (--punt) its ring and its RX queue. Returns false after printing which
+ * pool could not be made.
  */
 static bool
-fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
+fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers, unsigned int nb_punt)
 {
 	const unsigned int nb_lcores = rte_lcore_count();
 	unsigned int lcore, s;
@@ -255,7 +257,8 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
 		    FOU_NEIGH_HELD_MAX + 1024 + nb_workers * 1024 +
 		    /* the fragments its workers' reassembly tables hold */
 		    w * (FOU_REASM_MEM / nb_workers) /
-		    (unsigned int)(sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE);
+		    (unsigned int)(sizeof(struct rte_mbuf) + RTE_MBUF_DEFAULT_BUF_SIZE) +
+		    nb_punt * (1024 + 256 + FOU_BURST);
 		n = RTE_MAX(n, 8192u);
 		fou_app_pool_name(name, sizeof(name), "mbufs", s);
 		p->direct = rte_pktmbuf_pool_create(name, n, FOU_MBUF_CACHE, 0,
@@ -438,6 +441,25 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports, unsign
 		fou_app_line_offloads(&line, p->tx_offloads);
 		FOU_LOG(INFO, port, "%s", line.s);
 	}
+	n = fou_punt_list(gw, NULL, 0);
+	if (n != 0) {
+		struct fou_punt_info *pi = calloc(n, sizeof(*pi));
+
+		n = pi == NULL ? 0 : RTE_MIN(n, fou_punt_list(gw, pi, n));
+		for (i = 0; i < n; i++) {
+			struct fou_line line = { .n = 0 };
+
+			fou_line_add(&line, "port %u: kernel interface %s (ifindex %d, net_tap port %u), ",
+				     pi[i].port, pi[i].conf.ifname, pi[i].ifindex, pi[i].dev_port);
+			if (pi[i].conf.rate == 0)
+				fou_line_add(&line, "no rate limit");
+			else
+				fou_line_add(&line, "up to %u/s per lcore, burst %u", pi[i].conf.rate,
+					     pi[i].conf.burst);
+			FOU_LOG(INFO, port, "%s", line.s);
+		}
+		free(pi);
+	}
 	FOU_LOG(INFO, app, "worker lcores: %u, rx burst size %u", nb_workers, burst);
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		const struct fou_worker_conf *c = fou_worker_get(gw, lcore);
@@ -499,6 +521,10 @@ fou_app_print_stats(struct fou_gw *gw)
 		if (s.local[i] != 0)
 			printf("local %s: %" PRIu64 " (%s)\n", fou_local_name(i), s.local[i],
 			       fou_local_desc(i));
+	for (i = 0; i < FOU_PUNT_MAX; i++)
+		if (s.punt[i] != 0)
+			printf("punt %s: %" PRIu64 " (%s)\n", fou_punt_name(i), s.punt[i],
+			       fou_punt_desc(i));
 	drops = fou_stats_drops(&s);
 	printf("dropped: %" PRIu64 "\n", drops);
 	for (i = 0; i < FOU_DROP_MAX; i++)
@@ -511,11 +537,13 @@ fou_app_print_stats(struct fou_gw *gw)
 	printf("reassembly: datagrams %" PRIu64 ", fragments absorbed %" PRIu64 "\n",
 	       s.reasm_datagrams, s.reasm_absorbed);
 	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
+	       " + punt in %" PRIu64
 	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
 	       " + consumed %" PRIu64 " + reasm absorbed %" PRIu64 " + reasm held %" PRIu64
-	       ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
-	       s.gso_segments - s.gso_packets, tx, drops, s.gro_merged, fou_stats_held(&s),
-	       s.local[FOU_LOCAL_CONSUMED], s.reasm_absorbed, fou_stats_reasm_held(&s),
+	       " + punted %" PRIu64 ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
+	       s.gso_segments - s.gso_packets, fou_stats_punt_in(&s), tx, drops, s.gro_merged,
+	       fou_stats_held(&s), s.local[FOU_LOCAL_CONSUMED], s.reasm_absorbed,
+	       fou_stats_reasm_held(&s), fou_stats_punted(&s),
 	       fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }
@@ -597,7 +625,7 @@ main(int argc, char **argv)
 		goto out;
 	}
 
-	if (!fou_app_pools_create(nb_ports, nb_workers))
+	if (!fou_app_pools_create(nb_ports, nb_workers, fou_punt_list(gw, NULL, 0)))
 		goto out;
 	q = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore)
@@ -624,6 +652,11 @@ main(int argc, char **argv)
 		.direct = cmem.direct, .indirect = cmem.indirect, .ip_id = (uint16_t)rte_rand(),
 		.socket_id = cmem.socket }, &err);
 	if (ctl == NULL) {
+		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
+		goto out;
+	}
+	/* the kernel interfaces (--punt): the ports run, the workers do not yet */
+	if (fou_punt_start(gw, cmem.direct, &err) != 0) {
 		fprintf(stderr, "dpdk-fou: %s\n", err.msg);
 		goto out;
 	}
@@ -657,6 +690,7 @@ main(int argc, char **argv)
 	fou_app_notify("STOPPING=1\nSTATUS=stopping");
 	rte_eal_mp_wait_lcore();
 	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
+	fou_punt_stop(gw);		/* what was handed up goes; the interfaces too */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
 	ok = fou_app_print_stats(gw);
@@ -668,6 +702,7 @@ out:
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);
+	fou_punt_stop(gw);
 	fou_lcore_free(ctl);
 	/* the workers are stopped: no callback of a capture still running */
 	if (pdump)

@@ -24,6 +24,7 @@ COUNTER_TABLES = {
     "Drop counters": "FOU_DROP_REASONS",
     "ICMP messages sent": "FOU_ICMP_KINDS",
     "The gateway's own stack": "FOU_LOCAL_COUNTERS",
+    "The exception path to the kernel": "FOU_PUNT_COUNTERS",
 }
 
 

@@ -74,6 +74,10 @@
 	X(ICMP_BAD, icmp_bad, "ICMP or ICMPv6 to a local address shorter than its 8-byte header, or with a wrong checksum") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
 	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
+	X(PUNT_RATELIMITED, punt_ratelimited, "for the port's kernel interface (--punt), over its rate limit") \
+	X(PUNT_RING_FULL, punt_ring_full, "for the port's kernel interface (--punt), and the ring to the control thread was full (or no mbuf for a copy)") \
+	X(PUNT_KERNEL_ANSWER, punt_kernel_answer, "an ARP reply or a Neighbour Advertisement the kernel interface sent: the gateway answers for its addresses itself") \
+	X(PUNT_DOWN_BAD, punt_down_bad, "sent by the kernel interface and cannot leave through its port: larger than the port's MTU, shorter than an Ethernet header, or no started worker to send it") \
 	X(UDP_TRUNCATED, udp_truncated, "IP payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IP payload") \
 	X(UDP_CKSUM_BAD, udp_cksum_bad, "UDP checksum wrong: a non-zero one, or over IPv6 a zero one") \
@@ -183,6 +187,33 @@ enum fou_local_counter {
 };
 
 /*
+ * The exception path to the kernel (--punt): X(ENUM, name, description).
+ * The up_* counters are the packets the workers handed to the control
+ * thread for the port's kernel interface (the accounting's "punted"), by
+ * why; copies counts the copies of ARP requests and Neighbour
+ * Solicitations for us that the gateway answers and the kernel sees too
+ * (whether or not they went up). The control thread counts the rest.
+ */
+#define FOU_PUNT_COUNTERS(X) \
+	X(UP_TCP, up_tcp, "TCP to one of our addresses, handed up") \
+	X(UP_UDP, up_udp, "UDP to one of our addresses on a port that is not a FOU port, handed up") \
+	X(UP_ICMP, up_icmp, "ICMP or ICMPv6 to one of our addresses that is not an echo request nor about a tunnel (echo replies, errors), handed up") \
+	X(UP_OTHER, up_other, "another IP protocol to one of our addresses (Linux: protocol unreachable without a handler), handed up") \
+	X(UP_NEIGH, up_neigh, "ARP replies and Neighbour Advertisements, taken in by the gateway and handed up") \
+	X(UP_COPY, up_copy, "copies of ARP requests and Neighbour Solicitations for our addresses, handed up (the gateway answers the originals)") \
+	X(COPIES, copies, "copies due of ARP requests and Neighbour Solicitations for our addresses (up_copy, or dropped)") \
+	X(TO_KERNEL, to_kernel, "written to the kernel interface by the control thread") \
+	X(TO_KERNEL_FAILED, to_kernel_failed, "handed up, and the kernel interface refused the write (interface down, queue full): freed") \
+	X(FROM_KERNEL, from_kernel, "read from the kernel interface: sent through the port, or dropped under a punt_ reason")
+
+enum fou_punt_counter {
+#define FOU_PUNT_ENUM(e, n, d) FOU_PUNT_##e,
+	FOU_PUNT_COUNTERS(FOU_PUNT_ENUM)
+#undef FOU_PUNT_ENUM
+	FOU_PUNT_MAX
+};
+
+/*
  * Counters of one lcore, and nothing else. Written only by that lcore
  * (FOU_STAT_ADD), read by the main lcore and the telemetry thread, which
  * sum them over lcores. decap[0] counts plain (encap none) IPIP/SIT/GRE
@@ -196,6 +227,7 @@ struct fou_lcore_stats {
 	uint64_t decap_inner[FOU_INNER_MAX];
 	uint64_t icmp_out[FOU_ICMP_MAX];
 	uint64_t local[FOU_LOCAL_MAX];		/* the gateway's own stack */
+	uint64_t punt[FOU_PUNT_MAX];		/* the exception path to the kernel */
 	uint64_t gro_merged;			/* segments merged into an earlier one */
 	uint64_t gro_flushed;			/* held packets sent on (merged or not) */
 	uint64_t gro_tso;			/* merged packets left to the port's TSO */
@@ -620,6 +652,59 @@ void fou_icmp_rate_get(const struct fou_gw *gw, uint32_t *rate, uint32_t *burst)
 /* Seconds; set before the ports start (the contexts' tables are made with it). */
 int fou_reasm_time_set(struct fou_gw *gw, uint32_t seconds, struct fou_err *err);
 uint32_t fou_reasm_time_get(const struct fou_gw *gw);
+/* --- the exception path to the kernel ------------------------------------ */
+
+/*
+ * `--punt PORTID[,iface=NAME][,rate=N][,burst=N]`: a kernel interface (a
+ * net_tap device the gateway owns, hidden from the port list) with the
+ * port's MAC address, MTU and addresses. What the gateway does not take
+ * itself of what is sent to the port's addresses goes up to it, and what
+ * the kernel sends out of it leaves through the port. Set before
+ * fou_punt_start() only.
+ */
+#define FOU_PUNT_RATE_DEFAULT 10000	/* packets per second per lcore */
+#define FOU_PUNT_BURST_DEFAULT 1000
+#define FOU_PUNT_IFNAME_DEFAULT "dpdkfou%u"
+
+struct fou_punt_conf {
+	char ifname[FOU_TUNNEL_NAMESIZE];	/* "" : FOU_PUNT_IFNAME_DEFAULT */
+	uint32_t rate;		/* packets per second per lcore; 0: no limit */
+	uint32_t burst;
+};
+
+void fou_punt_conf_default(struct fou_punt_conf *c);
+int fou_punt_set(struct fou_gw *gw, uint16_t port, const struct fou_punt_conf *c,
+		 struct fou_err *err);
+/* The port's kernel interface set, not made (before fou_punt_start()). */
+int fou_punt_del(struct fou_gw *gw, uint16_t port, struct fou_err *err);
+
+struct fou_punt_info {
+	uint16_t port;
+	struct fou_punt_conf conf;	/* ifname filled in */
+	int ifindex;			/* 0 until started */
+	uint16_t dev_port;		/* the net_tap's ethdev port id, once started */
+};
+/* The ports with a kernel interface: fills up to n, returns the count (the
+ * counters are the gateway's: fou_stats_get()). */
+unsigned int fou_punt_list(const struct fou_gw *gw, struct fou_punt_info *out, unsigned int n);
+
+/*
+ * On the main lcore once the ports are started and before the workers: make
+ * each kernel interface (its RX buffers from pool), give it the port's MAC
+ * address and MTU, bring it up. Returns 0 or -errno with err filled.
+ */
+struct rte_mempool;
+int fou_punt_start(struct fou_gw *gw, struct rte_mempool *pool, struct fou_err *err);
+/*
+ * The control thread's round (fou_neigh_service()'s thread, as it shares the
+ * inject rings): what the workers handed up goes to the kernel
+ * interfaces, what the kernel sent goes through a started worker, and the
+ * interfaces follow the ports' MAC, MTU and addresses (netlink).
+ */
+void fou_punt_service(struct fou_lcore *ctl, uint64_t now);
+/* At exit, once the workers have stopped: what is still handed up goes to
+ * the kernel, the interfaces are removed. */
+void fou_punt_stop(struct fou_gw *gw);
 
 /* --- counters ------------------------------------------------------------- */
 
@@ -639,11 +724,17 @@ void fou_stats_rx_tx(const struct fou_lcore_stats *s, uint64_t *rx, uint64_t *tx
 uint64_t fou_stats_held(const struct fou_lcore_stats *s);
 /* Fragments waiting in the reassembly tables. */
 uint64_t fou_stats_reasm_held(const struct fou_lcore_stats *s);
+/* Packets handed up to the kernel interfaces (the up_* counters), and the
+ * packets the punt path brought in: read from the kernel interfaces, and
+ * the copies it made. */
+uint64_t fou_stats_punted(const struct fou_lcore_stats *s);
+uint64_t fou_stats_punt_in(const struct fou_lcore_stats *s);
 /* Whether every packet is accounted for: rx + packets the gateway built +
- * the segments resegmentation added = tx + drops + the segments GRO merged
- * away + the packets still waiting for a neighbour + the packets its own
- * stack took in + the fragments absorbed into a reassembled datagram + the
- * fragments waiting for the rest of theirs. */
+ * the segments resegmentation added + what the punt path brought in = tx +
+ * drops + the segments GRO merged away + the packets still waiting for a
+ * neighbour + the packets its own stack took in + the fragments absorbed
+ * into a reassembled datagram + the fragments waiting for the rest of
+ * theirs + the packets punted. */
 bool fou_stats_balanced(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
@@ -652,6 +743,8 @@ const char *fou_icmp_name(enum fou_icmp_kind k);
 const char *fou_icmp_desc(enum fou_icmp_kind k);
 const char *fou_local_name(enum fou_local_counter c);
 const char *fou_local_desc(enum fou_local_counter c);
+const char *fou_punt_name(enum fou_punt_counter c);
+const char *fou_punt_desc(enum fou_punt_counter c);
 
 /* --- logging ------------------------------------------------------------------ */
 

@@ -13,12 +13,19 @@
  * addresses are answered (arp_ignore=1; Linux' default 0 also answers for
  * addresses of other interfaces), and a reply nobody asked for creates no
  * entry (as Linux with arp_accept=0).
+ *
+ * With a kernel interface on the port (--punt), the kernel sees what it
+ * needs to resolve its own neighbours as Linux would: replies go up, and a
+ * copy of each request for us that the gateway answers (its sender is
+ * learnt there too); what the kernel answers itself never reaches the
+ * wire (fou_punt.c), so a peer gets one answer, the gateway's.
  */
 #include <rte_arp.h>
 
 #include "fou_arp.h"
 #include "fou_fwd.h"
 #include "fou_nd.h"
+#include "fou_punt.h"
 
 void
 fou_arp_build(struct rte_mbuf *m, const struct rte_ether_addr *eth_dst, uint16_t op,
@@ -95,6 +102,8 @@ fou_arp_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_t 
 				     (rte_is_unicast_ether_addr(&eth->dst_addr) ? FOU_NEV_F_CONFIRM : 0) |
 				     (sip == tip ? FOU_NEV_F_OVERRIDE : 0),
 				     port, &sha, AF_INET, &sip);
+		if (fou_punt_on(gw, port))
+			return fou_punt_up(lc, port, m, FOU_PUNT_UP_NEIGH);
 		return FOU_CONSUMED;
 	}
 	if (!fou_addr_mine(gw, port, AF_INET, &tip)) {
@@ -108,9 +117,10 @@ fou_arp_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_t 
 	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_ARP_REQ_IN], 1);
 	/* a duplicate address probe (sip 0, RFC 5227) is answered, not learnt;
 	 * a sender that claims our own address, or a group MAC, is neither */
-	if (learn)
+	if (learn) {
 		fou_nev_post(lc, FOU_NEV_SOLICIT, 0, port, &sha, AF_INET, &sip);
-	else if (sip != 0 || !rte_is_valid_assigned_ether_addr(&sha))
+		fou_punt_copy(lc, port, m);
+	} else if (sip != 0 || !rte_is_valid_assigned_ether_addr(&sha))
 		return FOU_CONSUMED;
 
 	arp->arp_opcode = rte_cpu_to_be_16(RTE_ARP_OP_REPLY);

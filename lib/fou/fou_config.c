@@ -199,6 +199,18 @@ fou_dump_links(const struct fou_gw *gw, struct fou_dump *d)
 	}
 }
 
+static void
+fou_dump_punt(const struct fou_gw *gw, struct fou_dump *d)
+{
+	struct fou_punt_info pi[RTE_MAX_ETHPORTS];
+	unsigned int n, i;
+
+	n = RTE_MIN(fou_punt_list(gw, pi, RTE_DIM(pi)), (unsigned int)RTE_DIM(pi));
+	for (i = 0; i < n; i++)
+		fou_dump_emit(d, "punt", "%u,iface=%s,rate=%u,burst=%u", pi[i].port,
+			      pi[i].conf.ifname, pi[i].conf.rate, pi[i].conf.burst);
+}
+
 /*
  * Emit a statement for each entry of a table: list() fills an array of n
  * entries of size bytes and returns how many there are.
@@ -359,6 +371,7 @@ fou_config_dump(const struct fou_gw *gw, fou_stmt_cb cb, void *ctx, struct fou_e
 
 	fou_dump_limits(gw, &d);
 	fou_dump_links(gw, &d);
+	fou_dump_punt(gw, &d);
 	fou_dump_table(gw, &d, sizeof(struct fou_addr_info), fou_dump_list_addrs, fou_dump_addr);
 	fou_dump_table(gw, &d, sizeof(struct fou_neigh_info), fou_dump_list_neighs,
 		       fou_dump_neigh);

@@ -69,4 +69,7 @@ bool fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const
 void fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stats *base,
 		       struct fou_tunnel_info *ti);
 
+/* The kernel interfaces' state goes with the gateway (fou_punt.c). */
+void fou_punt_free(struct fou_gw *gw);
+
 #endif /* FOU_CTL_H */

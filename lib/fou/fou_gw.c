@@ -345,6 +345,7 @@ fou_gw_free(struct fou_gw *gw)
 {
 	if (gw == NULL)
 		return;
+	fou_punt_free(gw);
 	fou_neigh_tbl_free(gw);
 	rte_ring_free(gw->nev_ring);
 	rte_ring_free(gw->hold_ring);

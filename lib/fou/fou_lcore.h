@@ -12,16 +12,18 @@
 #include "fou_private.h"
 
 /* The verdict of a data-path stage on one packet: a drop reason, forward,
- * held (handed to the control thread to wait for its neighbour), or
+ * held (handed to the control thread to wait for its neighbour),
  * consumed (taken in by the gateway's own stack: an ARP reply, an NA);
  * taken (a fragment kept by the reassembly table, or dropped by it and
- * counted there), or reassembled (the fragment completed a datagram, which
- * is in lc->reasm_done). */
+ * counted there), reassembled (the fragment completed a datagram, which
+ * is in lc->reasm_done), or punted (handed to the control thread for the
+ * port's kernel interface). */
 #define FOU_FWD FOU_DROP_MAX
 #define FOU_HELD (FOU_DROP_MAX + 1)
 #define FOU_CONSUMED (FOU_DROP_MAX + 2)
 #define FOU_TAKEN (FOU_DROP_MAX + 3)
 #define FOU_REASSEMBLED (FOU_DROP_MAX + 4)
+#define FOU_PUNTED (FOU_DROP_MAX + 5)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
@@ -56,6 +58,9 @@ struct fou_lcore {
 	struct rte_mbuf *reasm_done;		/* FOU_REASSEMBLED: the datagram */
 	uint64_t icmp_tsc;			/* ICMP token bucket: last refill, 0 = full */
 	uint64_t icmp_credit;			/* TSC cycles; an error costs hz / rate */
+	/* the punt path's token bucket per port, as the ICMP one */
+	uint64_t punt_tsc[RTE_MAX_ETHPORTS];
+	uint64_t punt_credit[RTE_MAX_ETHPORTS];
 	/* neighbours this lcore looked up, valid while neigh_gen equals the
 	 * gateway's: any neighbour change empties it */
 	uint32_t neigh_gen;

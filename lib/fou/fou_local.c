@@ -9,8 +9,13 @@
  * (ip6_protocol_deliver_rcu). The gateway has no TCP, so TCP is dropped
  * where Linux would send a reset. Outer packets come from the receive path
  * (fou_rx.c) after FOU and the plain tunnels had their turn; inner packets
- * after decapsulation, where every drop here is inner_local. Cold, but on
- * worker lcores: no locks, no logs, no allocation.
+ * after decapsulation, where every drop here is inner_local. With a
+ * kernel interface on the receiving port (--punt), an outer packet that
+ * the gateway does not answer itself (all but an echo request) goes up to
+ * the kernel instead of getting an error or being dropped, as Linux' own
+ * sockets would take it; inner packets never do (the kernel interface has
+ * the port's addresses, not the tunnels'). Cold, but on worker lcores: no
+ * locks, no logs, no allocation.
  */
 #include <stddef.h>
 
@@ -19,6 +24,7 @@
 #include "fou_hdr.h"
 #include "fou_icmp.h"
 #include "fou_local.h"
+#include "fou_punt.h"
 
 #define FOU_ICMP_HDR 8			/* the ICMP / ICMPv6 header Linux pulls */
 #define FOU_ICMP_DEST_UNREACH 3
@@ -32,6 +38,13 @@ static inline unsigned int
 fou_local_drop(const struct fou_local *p, unsigned int r)
 {
 	return p->inner ? FOU_DROP_INNER_LOCAL : r;
+}
+
+/* Whether p goes up to its port's kernel interface instead. */
+static inline bool
+fou_local_punts(const struct fou_lcore *lc, const struct fou_local *p)
+{
+	return !p->inner && fou_punt_on(lc->gw, p->rx_port);
 }
 
 /* An error about p, from the address it was sent to; never about a packet
@@ -126,6 +139,8 @@ fou_local_icmp4(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local
 	icmp = rte_pktmbuf_mtod_offset(m, const struct rte_icmp_hdr *, p->off + p->hl);
 	if (icmp->icmp_type == RTE_IP_ICMP_ECHO_REQUEST)
 		return fou_icmp4_echo(lc, m, p->off, p->hl, p->tot, p->ecn, out_port);
+	if (fou_local_punts(lc, p))
+		return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_ICMP);
 	if (icmp->icmp_type == FOU_ICMP_DEST_UNREACH && icmp->icmp_code == FOU_ICMP_FRAG_NEEDED_CODE) {
 		/* fragmentation needed: the one place where the tunnels' path
 		 * MTU (fou_pmtu4_input()) will take it; not acted on yet */
@@ -138,6 +153,8 @@ unsigned int
 fou_local4_port_unreach(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 			uint32_t ulen, uint16_t *out_port)
 {
+	if (fou_local_punts(lc, p))
+		return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_UDP);
 	/* the quote ends with the datagram: __udp4_lib_rcv trimmed the
 	 * packet to it */
 	return fou_local_error4(lc, m, p, p->hl + ulen, FOU_ICMP_PORT_UNREACH, 0,
@@ -179,8 +196,13 @@ fou_local4(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 	case IPPROTO_TCP:
 	case IPPROTO_IGMP:
 	case IPPROTO_UDPLITE:
+		if (fou_local_punts(lc, p))
+			return fou_punt_up(lc, p->rx_port, m, ip->next_proto_id == IPPROTO_TCP ?
+					   FOU_PUNT_UP_TCP : FOU_PUNT_UP_OTHER);
 		return fou_local_drop(p, FOU_DROP_LOCAL_NOT_UDP);
 	default:
+		if (fou_local_punts(lc, p))
+			return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_OTHER);
 		return fou_local_error4(lc, m, p, p->tot, FOU_ICMP_PROTO_UNREACH, 0,
 					FOU_DROP_LOCAL_NOT_UDP, out_port);
 	}
@@ -200,7 +222,7 @@ fou_local_icmp6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local
 		type = *rte_pktmbuf_mtod_offset(m, const uint8_t *, p->off + p->hl);
 		/* Neighbour Discovery: the one place where the neighbour code
 		 * will take it, checks (RFC 4861 7.1.1) and all; not yet */
-		if (type >= FOU_ND_FIRST && type <= FOU_ND_LAST)
+		if (type >= FOU_ND_FIRST && type <= FOU_ND_LAST && !fou_local_punts(lc, p))
 			return fou_local_drop(p, FOU_DROP_LOCAL_IPV6);
 	}
 	r = fou_local_icmp_check(m, p, __rte_raw_cksum(ip6->src_addr, 32, 0) +
@@ -211,6 +233,8 @@ fou_local_icmp6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local
 	type = *rte_pktmbuf_mtod_offset(m, const uint8_t *, p->off + p->hl);
 	if (type == FOU_ICMP6_ECHO_REQUEST)
 		return fou_icmp6_echo(lc, m, p->off, p->tot, p->ecn, out_port);
+	if (fou_local_punts(lc, p))
+		return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_ICMP);
 	return fou_local_drop(p, FOU_DROP_ICMP_LOCAL);
 }
 
@@ -231,6 +255,8 @@ fou_local6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 		r = fou_local_udp(m, p, __rte_raw_cksum(ip6->src_addr, 32, 0), true, &ulen, &dport);
 		if (r != FOU_FWD)
 			return r;
+		if (fou_local_punts(lc, p))
+			return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_UDP);
 		/* the quote ends with the datagram, as for IPv4 */
 		return fou_local_error6(lc, m, p, p->hl + ulen, FOU_ICMP_PORT_UNREACH6, 0,
 					FOU_DROP_LOCAL_IPV6, out_port);
@@ -243,8 +269,13 @@ fou_local6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 	case IPPROTO_ROUTING:
 	case IPPROTO_FRAGMENT:
 	case IPPROTO_DSTOPTS:
+		if (fou_local_punts(lc, p))
+			return fou_punt_up(lc, p->rx_port, m, ip6->proto == IPPROTO_TCP ?
+					   FOU_PUNT_UP_TCP : FOU_PUNT_UP_OTHER);
 		return fou_local_drop(p, FOU_DROP_LOCAL_IPV6);
 	default:
+		if (fou_local_punts(lc, p))
+			return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_OTHER);
 		return fou_local_error6(lc, m, p, p->tot, FOU_ICMP_PARAM_PROB6,
 					offsetof(struct rte_ipv6_hdr, proto), FOU_DROP_LOCAL_IPV6,
 					out_port);

@@ -13,12 +13,16 @@ struct fou_local {
 	uint8_t ecn;		/* its ECN field (for an inner packet, after decapsulation) */
 	bool inner;		/* decapsulated: what it is dropped for is inner_local */
 	bool l2_group;		/* in a broadcast or multicast frame: no error about it */
+	uint16_t rx_port;	/* an outer packet's: its kernel interface (--punt) takes
+				 * what the gateway does not */
 };
 
 /*
  * What Linux' local input answers, for the IPv4 packet p in m: an echo
  * reply, or a protocol / port unreachable; the ICMP errors the gateway acts
- * on (one day) and what it does not answer are counted. An outer packet
+ * on (one day) and what it does not answer are counted. With a kernel
+ * interface on the receiving port, an outer packet that is not an echo
+ * request goes up there instead (FOU_PUNTED). An outer packet
  * comes here when it is neither UDP nor a plain tunnel protocol that a
  * tunnel takes; an inner one, whatever it carries. Returns FOU_FWD with
  * *out_port set (m is the answer), or the drop reason.

@@ -23,6 +23,7 @@
 #include "fou_fwd.h"
 #include "fou_hdr.h"
 #include "fou_ndisc.h"
+#include "fou_punt.h"
 
 #define FOU_NDISC_HOPS 255
 #define FOU_NDISC_OPT_SLLA 1
@@ -372,6 +373,9 @@ fou_ndisc_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_
 				     ((flags & FOU_NDISC_NA_OVERRIDE) ? FOU_NEV_F_OVERRIDE : 0) |
 				     ((flags & FOU_NDISC_NA_ROUTER) ? FOU_NEV_F_ROUTER : 0),
 				     port, &lladdr, AF_INET6, target);
+		/* the kernel interface resolves its neighbours too (fou_arp.c) */
+		if (fou_punt_on(gw, port))
+			return fou_punt_up(lc, port, m, FOU_PUNT_UP_NEIGH);
 		return FOU_CONSUMED;
 	}
 
@@ -394,9 +398,12 @@ fou_ndisc_input(struct fou_lcore *lc, uint16_t port, struct rte_mbuf *m, uint32_
 	/* neigh_event_ns: the solicitor, at the MAC it gave, becomes STALE
 	 * (a different MAC replaces the known one at once); our own address
 	 * as a source is not a neighbour */
-	if (ll != NULL && !fou_addr_mine(gw, -1, AF_INET6, src) && !fou_addr6_mine_on(gw, port, src))
+	if (ll != NULL && !fou_addr_mine(gw, -1, AF_INET6, src) && !fou_addr6_mine_on(gw, port, src)) {
 		fou_nev_post(lc, FOU_NEV_SOLICIT, FOU_NEV_F_OVERRIDE, port, &lladdr, AF_INET6,
 			     src);
+		/* and the kernel interface's, from a copy (fou_arp.c) */
+		fou_punt_copy(lc, port, m);
+	}
 	r = fou_ndisc_answer(lc, port, m, off, len, ll != NULL ? lladdr.addr_bytes : NULL);
 	if (r == FOU_FWD)
 		*out_port = port;

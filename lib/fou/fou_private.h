@@ -164,6 +164,7 @@ struct fou_gro_tag {
 #define FOU_NEV_RING 1024
 #define FOU_HOLD_RING 1024
 #define FOU_INJECT_RING 1024
+#define FOU_PUNT_RING 1024	/* per port with a kernel interface */
 
 /* Tunnel flags read per packet. */
 #define FOU_TUN_TTL_INHERIT 0x01
@@ -371,6 +372,15 @@ struct fou_gw {
 	uint8_t *neigh_used;			/* max_neighs entries */
 	struct rte_ring *inject[RTE_MAX_LCORE];	/* of started contexts (SP/SC) */
 	int gro_tag_off;			/* mbuf dynamic field: struct fou_gro_tag */
+	/*
+	 * The exception path (fou_punt.c), per port: the ring the workers
+	 * hand what goes up to the kernel interface to (MP/SC, never waiting;
+	 * NULL: no kernel interface), and its rate limit per lcore, rate << 32
+	 * | burst (rate 0: none). Set before the workers start, and not
+	 * changed while they run.
+	 */
+	struct rte_ring *punt_ring[RTE_MAX_ETHPORTS];
+	uint64_t punt_limit[RTE_MAX_ETHPORTS];
 
 	/* Readers (worker lcores) report quiescent states here; a control
 	 * operation waits for a grace period before it returns (and before
@@ -415,6 +425,7 @@ struct fou_gw {
 	struct fou_lcore_stats *stats_base;	/* FOU_STATS_ROWS entries */
 	struct fou_tun_stats *tun_base;		/* max_tunnels entries */
 	uint8_t lcore_reader[RTE_MAX_LCORE];	/* a started context (qsbr reader) */
+	struct fou_punt_ctl *punt;		/* the kernel interfaces (fou_punt.c) */
 };
 
 /* The neighbour's MAC travels in the rte_hash data word (6 of its 8

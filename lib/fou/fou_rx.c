@@ -22,6 +22,7 @@
 #include "fou_ndisc.h"
 #include "fou_pmtu.h"
 #include "fou_reasm.h"
+#include "fou_punt.h"
 #include "fou_rx.h"
 
 /* fib_validate_source: one of our addresses, or a connected network's
@@ -392,9 +393,9 @@ fou_rx_inner_tcp_good(const struct rte_mbuf *m, uint8_t proto)
  * for us, local delivery (fou_local.c) answers.
  */
 static inline unsigned int
-fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
-	      const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, bool l2_group, bool gro,
-	      uint16_t *out_port)
+fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	      uint32_t off, const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, bool l2_group,
+	      bool gro, uint16_t *out_port)
 {
 	const struct rte_udp_hdr *udp = NULL;
 	struct fou_inner_ctx in;
@@ -456,21 +457,27 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 					  __ATOMIC_ACQUIRE);
 		if (in.slot == 0)
 			return fou_local4_port_unreach(lc, m, &(struct fou_local){
-				.off = off, .hl = hl, .tot = tot, .l2_group = l2_group }, ulen,
-				out_port);
+				.off = off, .hl = hl, .tot = tot, .l2_group = l2_group,
+				.rx_port = rx_port }, ulen, out_port);
 		in.off = off + hl + sizeof(*udp);
 		in.len = ulen - sizeof(*udp);
 		proto = gw->udp[in.slot].ipproto;
 	} else {
 		proto = ip->next_proto_id;
 		/* a tunnel's path MTU (fou_pmtu.c) */
-		if (proto == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot))
-			return fou_pmtu4_input(lc, m, off, ip, hl, tot);
+		if (proto == IPPROTO_ICMP && fou_pmtu4_is_frag_needed(m, off, hl, tot)) {
+			r = fou_pmtu4_input(lc, m, off, ip, hl, tot);
+			/* not about a tunnel: the kernel's sockets may want it */
+			if (r == FOU_DROP_PMTU_BAD && fou_punt_on(gw, rx_port))
+				return fou_punt_up(lc, rx_port, m, FOU_PUNT_UP_ICMP);
+			return r;
+		}
 		/* a tunnel with encap none of this type exists: plain decap */
 		if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE))
 			return fou_local4(lc, m, &(struct fou_local){
 				.off = off, .hl = hl, .tot = tot,
-				.ecn = ip->type_of_service & 3, .l2_group = l2_group }, out_port);
+				.ecn = ip->type_of_service & 3, .l2_group = l2_group,
+				.rx_port = rx_port }, out_port);
 		in.slot = 0;
 		in.off = off + hl;
 		in.len = tot - hl;
@@ -519,8 +526,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 /* A received IPv4 packet at off: checked as ip_rcv_core and
  * ip_route_input_slow do, then delivered locally or forwarded. */
 static inline unsigned int
-fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
-	   bool l2_group, bool gro, uint16_t *out_port)
+fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	   uint32_t off, bool l2_group, bool gro, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	const struct fou_nexthop *nh;
@@ -566,7 +573,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, ui
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_IP_OPTIONS_BAD;
 	if (nh != NULL && nh->type == FOU_NH_LOCAL)
-		return fou_rx_local4(gw, lc, m, off, ip, hl, tot, l2_group, gro, out_port);
+		return fou_rx_local4(gw, lc, rx_port, m, off, ip, hl, tot, l2_group, gro, out_port);
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
 	return fou_fwd4(gw, lc, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
@@ -617,8 +624,8 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 		m->port = rx_port;
 		return fou_local6(lc, m, &(struct fou_local){
 			.off = off, .hl = sizeof(*ip6), .tot = tot,
-			.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group },
-			out_port);
+			.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group,
+			.rx_port = rx_port }, out_port);
 	}
 	if (src_ll || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
@@ -667,7 +674,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 		       sizeof(struct fou_gro_tag));
 	switch (etype) {
 	case RTE_ETHER_TYPE_IPV4:
-		return fou_rx_ip4(gw, lc, m, off, l2_group, gro, out_port);
+		return fou_rx_ip4(gw, lc, rx_port, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_IPV6:
 		return fou_rx_ip6(gw, lc, rx_port, m, off, l2_group, out_port);
 	case RTE_ETHER_TYPE_ARP:
@@ -928,7 +935,9 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 			pkts[nb_fwd++] = m;
 			continue;
 		}
-		if (r == FOU_HELD || r == FOU_TAKEN)
+		/* the reassembly table or the control thread has it now
+		 * (counted when taken or handed over) */
+		if (r == FOU_HELD || r == FOU_TAKEN || r == FOU_PUNTED)
 			continue;
 		/* what the local stack took in is freed with the drops */
 		if (r == FOU_CONSUMED)

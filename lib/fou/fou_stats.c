@@ -18,10 +18,12 @@ struct fou_named {
 static const struct fou_named fou_drops[] = { FOU_DROP_REASONS(FOU_NAMED) };
 static const struct fou_named fou_icmp_kinds[] = { FOU_ICMP_KINDS(FOU_NAMED) };
 static const struct fou_named fou_locals[] = { FOU_LOCAL_COUNTERS(FOU_NAMED) };
+static const struct fou_named fou_punts[] = { FOU_PUNT_COUNTERS(FOU_NAMED) };
 #undef FOU_NAMED
 static_assert(RTE_DIM(fou_drops) == FOU_DROP_MAX, "drop reasons and their names differ");
 static_assert(RTE_DIM(fou_icmp_kinds) == FOU_ICMP_MAX, "ICMP kinds and their names differ");
 static_assert(RTE_DIM(fou_locals) == FOU_LOCAL_MAX, "local counters and their names differ");
+static_assert(RTE_DIM(fou_punts) == FOU_PUNT_MAX, "punt counters and their names differ");
 
 const char *
 fou_drop_name(enum fou_drop d)
@@ -65,6 +67,18 @@ fou_local_desc(enum fou_local_counter c)
 	return c < FOU_LOCAL_MAX ? fou_locals[c].desc : NULL;
 }
 
+const char *
+fou_punt_name(enum fou_punt_counter c)
+{
+	return c < FOU_PUNT_MAX ? fou_punts[c].name : NULL;
+}
+
+const char *
+fou_punt_desc(enum fou_punt_counter c)
+{
+	return c < FOU_PUNT_MAX ? fou_punts[c].desc : NULL;
+}
+
 struct fou_lcore_stats *
 fou_lcore_stats(struct fou_gw *gw, unsigned int lcore_id)
 {
@@ -95,6 +109,8 @@ fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
 		out->icmp_out[i] += FOU_STAT_READ(s->icmp_out[i]) - base->icmp_out[i];
 	for (i = 0; i < FOU_LOCAL_MAX; i++)
 		out->local[i] += FOU_STAT_READ(s->local[i]) - base->local[i];
+	for (i = 0; i < FOU_PUNT_MAX; i++)
+		out->punt[i] += FOU_STAT_READ(s->punt[i]) - base->punt[i];
 	out->gro_merged += FOU_STAT_READ(s->gro_merged) - base->gro_merged;
 	out->gro_flushed += FOU_STAT_READ(s->gro_flushed) - base->gro_flushed;
 	out->gro_tso += FOU_STAT_READ(s->gro_tso) - base->gro_tso;
@@ -200,15 +216,30 @@ fou_stats_balanced(const struct fou_lcore_stats *s)
 	uint64_t rx, tx;
 
 	fou_stats_rx_tx(s, &rx, &tx);
-	return rx + s->local[FOU_LOCAL_ORIGINATED] + (s->gso_segments - s->gso_packets) ==
+	return rx + s->local[FOU_LOCAL_ORIGINATED] + (s->gso_segments - s->gso_packets) +
+	       fou_stats_punt_in(s) ==
 	       tx + fou_stats_drops(s) + s->gro_merged + fou_stats_held(s) +
-	       s->local[FOU_LOCAL_CONSUMED] + s->reasm_absorbed + fou_stats_reasm_held(s);
+	       s->local[FOU_LOCAL_CONSUMED] + s->reasm_absorbed + fou_stats_reasm_held(s) +
+	       fou_stats_punted(s);
 }
 
 uint64_t
 fou_stats_reasm_held(const struct fou_lcore_stats *s)
 {
 	return s->reasm_in - s->reasm_out;
+}
+
+uint64_t
+fou_stats_punted(const struct fou_lcore_stats *s)
+{
+	return s->punt[FOU_PUNT_UP_TCP] + s->punt[FOU_PUNT_UP_UDP] + s->punt[FOU_PUNT_UP_ICMP] +
+	       s->punt[FOU_PUNT_UP_OTHER] + s->punt[FOU_PUNT_UP_NEIGH] + s->punt[FOU_PUNT_UP_COPY];
+}
+
+uint64_t
+fou_stats_punt_in(const struct fou_lcore_stats *s)
+{
+	return s->punt[FOU_PUNT_FROM_KERNEL] + s->punt[FOU_PUNT_COPIES];
 }
 
 uint64_t

@@ -663,6 +663,68 @@ fou_stmt_ipfrag_time(struct fou_gw *gw, struct fou_fields *f, struct fou_err *er
 	return fou_reasm_time_set(gw, s, err);
 }
 
+/* `punt PORTID[,iface=NAME][,rate=N][,burst=N]`: the kernel interface is
+ * made when the gateway starts (fou_punt_set() refuses later). */
+static int
+fou_stmt_punt(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	const char *ifname = fou_fields_get(f, "iface"), *r = fou_fields_get(f, "rate"),
+		   *b = fou_fields_get(f, "burst");
+	struct fou_punt_conf c;
+	uint16_t port;
+
+	fou_punt_conf_default(&c);
+	if (fou_field_dev(f->pos[0], &port, err) < 0)
+		return -EINVAL;
+	if (ifname != NULL && strlcpy(c.ifname, ifname, sizeof(c.ifname)) >= sizeof(c.ifname)) {
+		fou_err_set(err, "iface '%s' is longer than %zu characters", ifname,
+			    sizeof(c.ifname) - 1);
+		return -EINVAL;
+	}
+	if (r != NULL && fou_parse_u32(r, UINT32_MAX, &c.rate) < 0) {
+		fou_err_set(err, "rate '%s' is not a number of packets per second", r);
+		return -EINVAL;
+	}
+	if (b != NULL && fou_parse_u32(b, UINT32_MAX, &c.burst) < 0) {
+		fou_err_set(err, "burst '%s' is not a number", b);
+		return -EINVAL;
+	}
+	return fou_punt_set(gw, port, &c, err);
+}
+
+/* As every delete: the add's other fields, when given, must match what
+ * /fou/config prints. */
+static int
+fou_stmt_punt_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	static const char *const keys[] = { "iface", "rate", "burst" };
+	struct fou_punt_info pi[RTE_MAX_ETHPORTS];
+	unsigned int n, i, k;
+	uint16_t port;
+	char have[FOU_TUNNEL_NAMESIZE + 16];
+
+	if (fou_field_dev(f->pos[0], &port, err) < 0)
+		return -EINVAL;
+	n = RTE_MIN(fou_punt_list(gw, pi, RTE_DIM(pi)), (unsigned int)RTE_DIM(pi));
+	for (i = 0; i < n && pi[i].port != port; i++)
+		;
+	for (k = 0; i < n && k < RTE_DIM(keys); k++) {
+		const char *v = fou_fields_get(f, keys[k]);
+
+		if (v == NULL)
+			continue;
+		if (k == 0)
+			snprintf(have, sizeof(have), "%s", pi[i].conf.ifname);
+		else
+			snprintf(have, sizeof(have), "%u", k == 1 ? pi[i].conf.rate : pi[i].conf.burst);
+		if (strcmp(v, have) != 0) {
+			fou_err_set(err, "%s: port %u's is %s", keys[k], port, have);
+			return -EINVAL;
+		}
+	}
+	return fou_punt_del(gw, port, err);
+}
+
 /* The gateway's tables are made once, at their sizes: the app reads its
  * limits statements before it makes them (fou_limits_parse()). */
 static int
@@ -706,6 +768,14 @@ static const struct fou_stmt fou_stmts[] = {
 	    "GRO on TCP received on a port: PORTID[,timeout=US], as --gro" },
 	  { "PORTID[,timeout=US]", 1, { "timeout" }, { NULL }, fou_stmt_gro_del,
 	    "GRO off on a port: PORTID[,timeout=US] (what it holds leaves with the port's next burst)" } },
+	{ "punt",
+	  "a kernel interface for a port (a tap, default name dpdkfouPORTID), set at start only: packets for the port's addresses that the gateway does not take itself go up to it, what the kernel sends out of it leaves through the port; rate: packets per second per lcore that may go up (default 10000, burst 1000; 0: no limit)",
+	  { "PORTID[,iface=NAME][,rate=N][,burst=N]", 1, { "iface", "rate", "burst" }, { NULL },
+	    fou_stmt_punt,
+	    "Kernel interface for a port: only at start (--punt, a config file's punt = ...); this answers an error" },
+	  { "PORTID[,iface=NAME][,rate=N][,burst=N]", 1, { "iface", "rate", "burst" }, { NULL },
+	    fou_stmt_punt_del,
+	    "Kernel interface: only at start; this answers an error (it goes when the gateway stops)" } },
 	{ "addr",
 	  "local address (IPv4 or IPv6) on a DPDK port, or on a tunnel: then its network is routed into the tunnel",
 	  { "PORTID|TUNNEL,IP/PLEN", 2, { NULL }, { NULL }, fou_stmt_addr,

@@ -336,6 +336,12 @@ fou_tel_local_name(unsigned int i)
 	return fou_local_name((enum fou_local_counter)i);
 }
 
+static const char *
+fou_tel_punt_name(unsigned int i)
+{
+	return fou_punt_name((enum fou_punt_counter)i);
+}
+
 static int
 fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_tel_data *d)
 {
@@ -357,6 +363,8 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	rte_tel_data_add_dict_u64(d, "tx", tx);
 	rte_tel_data_add_dict_u64(d, "dropped", fou_stats_drops(s));
 	rte_tel_data_add_dict_u64(d, "held", fou_stats_held(s));
+	rte_tel_data_add_dict_u64(d, "punted", fou_stats_punted(s));
+	rte_tel_data_add_dict_u64(d, "punt_in", fou_stats_punt_in(s));
 	rte_tel_data_add_dict_u64(d, "decap", decap);
 	rte_tel_data_add_dict_u64(d, "decap_ipv4", s->decap_inner[FOU_INNER_IPV4]);
 	rte_tel_data_add_dict_u64(d, "decap_ipv6", s->decap_inner[FOU_INNER_IPV6]);
@@ -378,6 +386,9 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 		ret = fou_tel_add_container(d, "local",
 					    fou_tel_named(s->local, FOU_LOCAL_MAX,
 							  fou_tel_local_name));
+	if (ret == 0)
+		ret = fou_tel_add_container(d, "punt",
+					    fou_tel_named(s->punt, FOU_PUNT_MAX, fou_tel_punt_name));
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "rx_by_port", fou_tel_per_port(gw, s->rx));
 	if (ret == 0)
@@ -654,6 +665,53 @@ fou_tel_addrs_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	return ret;
 }
 
+/* The kernel interfaces (--punt), keyed by port: {"0": {"iface", "ifindex",
+ * "rate", "burst", "counters": {...}}}; the counters are the gateway's
+ * (since /fou/stats/reset): one port with a kernel interface is the usual
+ * case, and what went up is not told apart by port. */
+static int
+fou_tel_punt_fill(struct fou_gw *gw, const struct fou_tel_args *a __rte_unused,
+		  struct rte_tel_data *d)
+{
+	struct fou_punt_info *pi = calloc(RTE_MAX_ETHPORTS, sizeof(*pi));
+	struct fou_lcore_stats *s = malloc(sizeof(*s));
+	unsigned int n, i;
+	int ret = 0;
+
+	if (pi == NULL || s == NULL) {
+		free(pi);
+		free(s);
+		return -ENOMEM;
+	}
+	fou_stats_get(gw, -1, s);
+	n = RTE_MIN(fou_punt_list(gw, pi, RTE_MAX_ETHPORTS), (unsigned int)RTE_MAX_ETHPORTS);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < n && ret == 0; i++) {
+		struct rte_tel_data *e = rte_tel_data_alloc();
+		char key[8];
+
+		if (e == NULL) {
+			ret = -ENOMEM;
+			break;
+		}
+		rte_tel_data_start_dict(e);
+		fou_tel_add_str(e, "iface", pi[i].conf.ifname);
+		rte_tel_data_add_dict_u64(e, "ifindex", (uint64_t)pi[i].ifindex);
+		rte_tel_data_add_dict_u64(e, "rate", pi[i].conf.rate);
+		rte_tel_data_add_dict_u64(e, "burst", pi[i].conf.burst);
+		ret = fou_tel_add_container(e, "counters",
+					    fou_tel_named(s->punt, FOU_PUNT_MAX, fou_tel_punt_name));
+		snprintf(key, sizeof(key), "%u", pi[i].port);
+		if (ret == 0)
+			ret = fou_tel_add_container(d, key, e);
+		else
+			rte_tel_data_free(e);
+	}
+	free(pi);
+	free(s);
+	return ret;
+}
+
 /* --- the running configuration ------------------------------------------- */
 
 struct fou_tel_cfg {
@@ -813,6 +871,7 @@ FOU_TEL_READ_CMD(fou_tel_neighs, fou_tel_neighs_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_addrs, fou_tel_addrs_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_config, fou_tel_config_fill, fou_tel_offset_keys)
 FOU_TEL_READ_CMD(fou_tel_lcores, fou_tel_lcores_fill, fou_tel_no_keys)
+FOU_TEL_READ_CMD(fou_tel_punt, fou_tel_punt_fill, fou_tel_no_keys)
 
 /* /fou/stats/reset: a change of what telemetry shows, logged. */
 static int
@@ -914,6 +973,7 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
 	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \
 	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev (port number or tunnel name), addr/plen") \
+	X("/fou/punt", fou_tel_punt, "Kernel interfaces (--punt) by port: iface, ifindex, rate, burst, counters (up by reason, to and from the kernel)") \
 	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
 	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file")
 

@@ -365,12 +365,14 @@ class Summary:
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$')
     _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
+    _punt = re.compile(r'^punt (\w+): (\d+) \(.*\)$')
     _accounting = re.compile(r'^accounting: rx (?P<rx>\d+) \+ originated (?P<orig>\d+) '
-                             r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
+                             r'\+ gso added (?P<gso>\d+) '
+                             r'\+ punt in (?P<pin>\d+) = tx (?P<tx>\d+) '
                              r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+) '
                              r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+) '
-                             r'\+ reasm absorbed (?P<rabs>\d+) \+ reasm held (?P<rheld>\d+): '
-                             r'(?P<verdict>\S+)$')
+                             r'\+ reasm absorbed (?P<rabs>\d+) \+ reasm held (?P<rheld>\d+) '
+                             r'\+ punted (?P<punted>\d+): (?P<verdict>\S+)$')
     _reasm = re.compile(r'^reassembly: datagrams (\d+), fragments absorbed (\d+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
 
@@ -391,6 +393,8 @@ class Summary:
         self.originated = self.held = self.consumed = None
         self.reasm_absorbed = self.reasm_held = None
         self.reasm_datagrams = None
+        self.punt_in = self.punted = None
+        self.punt = {}              # the exception path (--punt): counter: n
         self.local = {}             # the gateway's own stack: counter: n
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
         self.mbufs = None
@@ -454,6 +458,10 @@ class Summary:
             if m:
                 self.reasm_datagrams = int(m[1])
                 continue
+            m = self._punt.match(line)
+            if m:
+                self.punt[m[1]] = int(m[2])
+                continue
             m = self._accounting.match(line)
             if m:
                 self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
@@ -461,6 +469,7 @@ class Summary:
                 self.originated, self.held = int(m['orig']), int(m['held'])
                 self.consumed = int(m['cons'])
                 self.reasm_absorbed, self.reasm_held = int(m['rabs']), int(m['rheld'])
+                self.punt_in, self.punted = int(m['pin']), int(m['punted'])
                 continue
             m = self._mbufs.match(line)
             if m:
@@ -1031,9 +1040,12 @@ class GatewayTestCase(unittest.TestCase):
         self.assertEqual(s.held, 0, 'packets still held' + ctx)
         # nor for the rest of a datagram: its fragments were dropped
         self.assertEqual(s.reasm_held, 0, 'fragments still held' + ctx)
-        self.assertEqual(rx + s.originated + s.gso_added,
+        self.assertEqual(rx + s.originated + s.gso_added + s.punt_in,
                          tx + dropped + s.gro_merged + s.held + s.consumed +
-                         s.reasm_absorbed + s.reasm_held, ctx)
+                         s.reasm_absorbed + s.reasm_held + s.punted, ctx)
+        self.assertEqual(s.punt_in, s.punt.get('from_kernel', 0) + s.punt.get('copies', 0), ctx)
+        self.assertEqual(s.punted, sum(v for k, v in s.punt.items() if k.startswith('up_')),
+                         ctx)
         self.assertEqual(s.consumed, s.local.get('consumed', 0), ctx)
         # what the gateway's own stack says it sent is what the ports sent
         own = [f for port in sorted(run.own) for f in run.own[port]]

@@ -497,19 +497,22 @@ class GroSummary:
 
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$', re.M)
-    _acc = re.compile(r'^accounting: rx (\d+) \+ originated (\d+) \+ gso added (\d+) = '
+    _acc = re.compile(r'^accounting: rx (\d+) \+ originated (\d+) \+ gso added (\d+) '
+                      r'\+ punt in (\d+) = '
                       r'tx (\d+) \+ dropped (\d+) \+ gro merged (\d+) \+ held (\d+) '
-                      r'\+ consumed (\d+)(?: \+ reasm absorbed \d+ \+ reasm held \d+)?: '
-                      r'(\S+)$', re.M)
+                      r'\+ consumed (\d+)(?: \+ reasm absorbed \d+ \+ reasm held \d+)? '
+                      r'\+ punted (\d+): (\S+)$', re.M)
 
     def __init__(self, text):
         m = self._gro.search(text)
         self.gro = tuple(map(int, m.groups())) if m else None
         m = self._acc.search(text)
         # rx, gso added, tx, dropped, merged, verdict; originated, held apart
-        self.acc = (int(m[1]), int(m[3]), int(m[4]), int(m[5]), int(m[6]), m[9]) if m else None
-        self.originated, self.held, self.consumed = ((int(m[2]), int(m[7]), int(m[8])) if m
+        self.acc = (int(m[1]), int(m[3]), int(m[5]), int(m[6]), int(m[7]), m[11]) if m else None
+        self.originated, self.held, self.consumed = ((int(m[2]), int(m[8]), int(m[9])) if m
                                                      else (None, None, None))
+        # no kernel interface here: the punt path's terms stay 0
+        self.punt = (int(m[4]), int(m[10])) if m else None
 
     @property
     def merged(self):
@@ -598,6 +601,7 @@ class GroTestCase(ft.GatewayTestCase):
         self.assertEqual(m, merged, 'accounting vs gro line' + ctx)
         self.assertEqual(added, gso_s - gso_p, 'gso added = segments - packets' + ctx)
         self.assertEqual(r + g.originated + added, t + d + m + g.held + g.consumed, ctx)
+        self.assertEqual(g.punt, (0, 0), ctx)
         self.assertEqual(tso, 0, 'net_pcap has no TSO' + ctx)
         if exp is not None:
             self.assertEqual(merged, exp.merged, 'gro merged' + ctx)

@@ -139,7 +139,7 @@ def docs_text(src):
 
 def doc_statements(src):
     text = docs_text(src)
-    names = "port|addr|route|tunnel|sport-range|icmp-rate|neigh|link|limits"
+    names = "port|addr|route|tunnel|sport-range|icmp-rate|neigh|link|limits|punt"
     return [f"{n} {a}" for n, a in re.findall(rf"`--({names}) ([^`\s]+)`", text)
             if "\\" not in a and "|" not in a and "[" not in a]
 

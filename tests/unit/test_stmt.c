@@ -275,10 +275,10 @@ test_stmt_rank_usage(void **state)
 {
 	(void)state;
 	/* doc/running.md's order: limits (taken before the gateway is made), sport-range,
-	 * icmp-rate, ipfrag-time, link, gro, addr, neigh, port, tunnel, route */
+	 * icmp-rate, ipfrag-time, link, gro, punt, addr, neigh, port, tunnel, route */
 	static const char *const order[] = { "limits", "sport-range", "icmp-rate", "ipfrag-time",
-					     "link", "gro", "addr", "neigh", "port", "tunnel",
-					     "route" };
+					     "link", "gro", "punt", "addr", "neigh", "port",
+					     "tunnel", "route" };
 	unsigned int i;
 
 	for (i = 0; i < RTE_DIM(order); i++) {
@@ -326,7 +326,8 @@ test_tel_cmds_from_stmts(void **state)
 	static const char *const expect[] = {
 		"/fou/limits/set", "/fou/sport_range/set", "/fou/icmp_rate/set",
 		"/fou/ipfrag_time/set", "/fou/link/set", "/fou/gro/add",
-		"/fou/gro/del", "/fou/addr/add", "/fou/addr/del", "/fou/neigh/add",
+		"/fou/gro/del", "/fou/punt/add", "/fou/punt/del", "/fou/addr/add",
+		"/fou/addr/del", "/fou/neigh/add",
 		"/fou/neigh/del", "/fou/port/add", "/fou/port/del", "/fou/tunnel/add",
 		"/fou/tunnel/del", "/fou/route/add", "/fou/route/del",
 	};
@@ -347,8 +348,8 @@ test_tel_cmds_from_stmts(void **state)
 	}
 	assert_int_equal(found, RTE_DIM(expect));
 	/* and the reads: stats, reset, ports, tunnels, routes, neighs,
-	 * neigh/flush, addrs, lcores, config */
-	assert_int_equal(n, RTE_DIM(expect) + 10);
+	 * neigh/flush, addrs, punt, lcores, config */
+	assert_int_equal(n, RTE_DIM(expect) + 11);
 	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/neigh/flush") != 0; i++)
 		;
 	assert_true(i < n);
@@ -2372,6 +2373,62 @@ dump_cb(void *ctx, const char *name, const char *arg, struct fou_err *err)
 	return 0;
 }
 
+/* A kernel interface per port (--punt): its settings, the defaults, every
+ * refusal, the running config's line; made at start only. */
+static void
+test_punt_stmt(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct fou_punt_info pi[2];
+	struct fou_err err;
+	struct dump_lines *d;
+	unsigned int i, found = 0;
+
+	assert_int_equal(fou_punt_list(gw, pi, RTE_DIM(pi)), 0);
+	UNIT_APPLY(gw, "punt", "0,iface=fpu0,rate=5,burst=2");
+	EXPECT_STMT_ERR(gw, "punt", "7", -ENODEV, "no DPDK port 7");
+	EXPECT_STMT_ERR(gw, "punt", "0", -EEXIST, "port 0 has a kernel interface already (fpu0)");
+	EXPECT_STMT_ERR(gw, "punt", "1,iface=fpu0", -EEXIST, "interface fpu0 is port 0's already");
+	EXPECT_STMT_ERR(gw, "punt", "1,iface=a/b", -EINVAL, "'a/b' is not an interface name");
+	EXPECT_STMT_ERR(gw, "punt", "1,iface=0123456789abcdef", -EINVAL,
+			"longer than 15 characters");
+	EXPECT_STMT_ERR(gw, "punt", "1,rate=x", -EINVAL, "rate 'x'");
+	EXPECT_STMT_ERR(gw, "punt", "1,rate=5,burst=0", -EINVAL, "a burst of at least 1");
+	EXPECT_STMT_ERR(gw, "punt", "1,mtu=3", -EINVAL, "unknown parameter 'mtu'");
+	assert_int_equal(fou_punt_list(gw, pi, RTE_DIM(pi)), 1);
+	UNIT_APPLY(gw, "punt", "1");
+	assert_int_equal(fou_punt_list(gw, pi, RTE_DIM(pi)), 2);
+	assert_int_equal(pi[0].port, 0);
+	assert_string_equal(pi[0].conf.ifname, "fpu0");
+	assert_int_equal(pi[0].conf.rate, 5);
+	assert_int_equal(pi[0].conf.burst, 2);
+	assert_int_equal(pi[0].ifindex, 0);
+	assert_int_equal(pi[1].port, 1);
+	assert_string_equal(pi[1].conf.ifname, "dpdkfou1");
+	assert_int_equal(pi[1].conf.rate, FOU_PUNT_RATE_DEFAULT);
+	assert_int_equal(pi[1].conf.burst, FOU_PUNT_BURST_DEFAULT);
+	d = calloc(1, sizeof(*d));
+	assert_non_null(d);
+	assert_int_equal(fou_config_dump(gw, dump_cb, d, &err), 0);
+	for (i = 0; i < d->n; i++)
+		found += strcmp(d->line[i], "punt 0,iface=fpu0,rate=5,burst=2") == 0 ||
+			 strcmp(d->line[i], "punt 1,iface=dpdkfou1,rate=10000,burst=1000") == 0;
+	free(d);
+	assert_int_equal(found, 2);
+	/* a delete before the start, its given fields matching */
+	EXPECT_DEL_ERR(gw, "punt", "1,iface=fpu0", -EINVAL, "iface: port 1's is dpdkfou1");
+	EXPECT_DEL_ERR(gw, "punt", "1,rate=7", -EINVAL, "rate: port 1's is 10000");
+	UNIT_DEL(gw, "punt", "1,iface=dpdkfou1,rate=10000,burst=1000");
+	EXPECT_DEL_ERR(gw, "punt", "1", -ENOENT, "port 1 has no kernel interface");
+	assert_int_equal(fou_punt_list(gw, pi, RTE_DIM(pi)), 1);
+	/* once the ports run, a kernel interface would come too late */
+	fou_gw_ports_running(gw);
+	EXPECT_STMT_ERR(gw, "punt", "0,iface=other", -EBUSY, "at start only");
+	EXPECT_DEL_ERR(gw, "punt", "0", -EBUSY, "goes when the gateway stops");
+	assert_string_equal(fou_punt_name(FOU_PUNT_UP_TCP), "up_tcp");
+	assert_null(fou_punt_name(FOU_PUNT_MAX));
+}
+
 /* gw's dump applied to a fresh gateway dumps the same. A failed check
  * leaves that gateway to the next call, which frees it, so that the tests
  * after a failure still find memory for theirs. */
@@ -2751,6 +2808,7 @@ main(int argc, char **argv)
 		T_BARE(test_tel_ready_window),
 		T_ADDRS(test_stmt_empty_fields),
 		T_BARE(test_gro_stmt),
+		T_BARE(test_punt_stmt),
 		T(test_parse_u32),
 		T(test_parse_ip),
 		T(test_parse_proto),
