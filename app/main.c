@@ -369,6 +369,9 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 			printf("tunnel %s: encapsulated %" PRIu64 " (%" PRIu64 " bytes)"
 			       " decapsulated %" PRIu64 " (%" PRIu64 " bytes)\n", c->name,
 			       ti[i].tx_packets, ti[i].tx_bytes, ti[i].rx_packets, ti[i].rx_bytes);
+			if (ti[i].tx_frags + ti[i].tx_outer_frags != 0)
+				printf("tunnel %s: fragments inner %" PRIu64 " outer %" PRIu64 "\n",
+				       c->name, ti[i].tx_frags, ti[i].tx_outer_frags);
 			continue;
 		}
 		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));
@@ -474,6 +477,8 @@ fou_app_print_stats(struct fou_gw *gw)
 		rx += s.rx[port];
 		tx += s.tx[port];
 		printf("port %u: rx %" PRIu64 " tx %" PRIu64, port, s.rx[port], s.tx[port]);
+		if (s.frag_port[port] != 0)
+			printf(" fragments %" PRIu64, s.frag_port[port]);
 		if (rte_eth_stats_get(port, &es) == 0 && (es.imissed || es.rx_nombuf || es.oerrors))
 			printf(" (device: imissed %" PRIu64 " rx_nombuf %" PRIu64 " oerrors %" PRIu64 ")",
 			       es.imissed, es.rx_nombuf, es.oerrors);
@@ -505,10 +510,13 @@ fou_app_print_stats(struct fou_gw *gw)
 	printf("gro: merged %" PRIu64 ", flushed %" PRIu64 ", tso %" PRIu64 ", gso packets %" PRIu64
 	       ", segments %" PRIu64 "\n", s.gro_merged, s.gro_flushed, s.gro_tso, s.gso_packets,
 	       s.gso_segments);
+	printf("frag: packets %" PRIu64 ", fragments %" PRIu64 "\n", s.frag_packets,
+	       s.frag_fragments);
 	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
-	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
-	       " + consumed %" PRIu64 ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
-	       s.gso_segments - s.gso_packets, tx, drops, s.gro_merged, fou_stats_held(&s),
+	       " + frags added %" PRIu64 " = tx %" PRIu64 " + dropped %" PRIu64
+	       " + gro merged %" PRIu64 " + held %" PRIu64 " + consumed %" PRIu64 ": %s\n", rx,
+	       s.local[FOU_LOCAL_ORIGINATED], s.gso_segments - s.gso_packets,
+	       fou_stats_frag_added(&s), tx, drops, s.gro_merged, fou_stats_held(&s),
 	       s.local[FOU_LOCAL_CONSUMED], fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }

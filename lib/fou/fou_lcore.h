@@ -17,10 +17,14 @@
 #define FOU_FWD FOU_DROP_MAX
 #define FOU_HELD (FOU_DROP_MAX + 1)
 #define FOU_CONSUMED (FOU_DROP_MAX + 2)
+/* forward, but fragmented on the way out: the context's fragmentation
+ * stage (fou_frag.h) takes it after the receive stage */
+#define FOU_FRAG (FOU_DROP_MAX + 3)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
 struct fou_gro;
+struct fou_frag;
 
 /* A neighbour an lcore looked up (fou_adj_neigh()). */
 struct fou_neigh_cached {
@@ -35,7 +39,10 @@ struct fou_lcore {
 	struct fou_lcore_stats *st;		/* the gateway's counters of this lcore */
 	struct fou_tun_stats *tun_st;		/* its tunnel counters, by tunnel index */
 	struct fou_gro *gro;			/* its GRO table (fou_gro.c) */
-	struct rte_mempool *pool;		/* packets it builds (the control context) */
+	struct fou_frag *frag;			/* its fragmentation stage (fou_frag.c) */
+	struct rte_mempool *pool;		/* packets it builds (the control context),
+						 * and fragments */
+	struct rte_mempool *indirect;		/* fragments that point into a packet */
 	struct rte_ring *inject;		/* what the control thread sends through it */
 	unsigned int lcore_id;
 

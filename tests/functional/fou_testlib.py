@@ -365,8 +365,12 @@ class Summary:
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$')
     _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
+    _frag = re.compile(r'^frag: packets (\d+), fragments (\d+)$')
+    _port_frags = re.compile(r'^port (\d+): rx \d+ tx \d+ fragments (\d+)')
+    _tunnel_frags = re.compile(r'^tunnel (\S+): fragments inner (\d+) outer (\d+)$')
     _accounting = re.compile(r'^accounting: rx (?P<rx>\d+) \+ originated (?P<orig>\d+) '
-                             r'\+ gso added (?P<gso>\d+) = tx (?P<tx>\d+) '
+                             r'\+ gso added (?P<gso>\d+) \+ frags added (?P<frag>\d+) '
+                             r'= tx (?P<tx>\d+) '
                              r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+) '
                              r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+): (?P<verdict>\S+)$')
     _mbufs = re.compile(r'^(indirect )?mbufs: (\d+) of (\d+) back in the pool: (\S+)$')
@@ -385,6 +389,10 @@ class Summary:
         self.drops = {}
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
+        self.frag_added = None
+        self.frag = None            # packets fragmented, fragments made
+        self.port_frags = {}        # port: fragments made whose header is on its wire
+        self.tunnel_frags = {}      # name: (inner, outer) fragments made
         self.originated = self.held = self.consumed = None
         self.local = {}             # the gateway's own stack: counter: n
         self.gro = None             # merged, flushed, tso, gso packets, gso segments
@@ -395,6 +403,17 @@ class Summary:
             if m:
                 self.rx[int(m[1])] = int(m[2])
                 self.tx[int(m[1])] = int(m[3])
+                m = self._port_frags.match(line)
+                if m:
+                    self.port_frags[int(m[1])] = int(m[2])
+                continue
+            m = self._frag.match(line)
+            if m:
+                self.frag = (int(m[1]), int(m[2]))
+                continue
+            m = self._tunnel_frags.match(line)
+            if m:
+                self.tunnel_frags[m[1]] = (int(m[2]), int(m[3]))
                 continue
             m = self._decap.match(line)
             if m:
@@ -449,6 +468,7 @@ class Summary:
             if m:
                 self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
                 self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
+                self.frag_added = int(m['frag'])
                 self.originated, self.held = int(m['orig']), int(m['held'])
                 self.consumed = int(m['cons'])
                 continue
@@ -1004,7 +1024,9 @@ class GatewayTestCase(unittest.TestCase):
         self.assertEqual(s.gro_merged, s.gro['merged'], ctx)
         # at exit nothing waits for a neighbour any more: it was dropped
         self.assertEqual(s.held, 0, 'packets still held' + ctx)
-        self.assertEqual(rx + s.originated + s.gso_added,
+        self.assertIsNotNone(s.frag, 'no frag line' + ctx)
+        self.assertEqual(s.frag_added, s.frag[1] - s.frag[0], ctx)
+        self.assertEqual(rx + s.originated + s.gso_added + s.frag_added,
                          tx + dropped + s.gro_merged + s.held + s.consumed, ctx)
         self.assertEqual(s.consumed, s.local.get('consumed', 0), ctx)
         # what the gateway's own stack says it sent is what the ports sent

@@ -497,7 +497,9 @@ class GroSummary:
 
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$', re.M)
-    _acc = re.compile(r'^accounting: rx (\d+) \+ originated (\d+) \+ gso added (\d+) = '
+    # nothing here is fragmented: frags added must be 0
+    _acc = re.compile(r'^accounting: rx (\d+) \+ originated (\d+) \+ gso added (\d+) '
+                      r'\+ frags added 0 = '
                       r'tx (\d+) \+ dropped (\d+) \+ gro merged (\d+) \+ held (\d+) '
                       r'\+ consumed (\d+): (\S+)$', re.M)
 

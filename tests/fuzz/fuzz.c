@@ -468,7 +468,7 @@ fuzz_local_stack(struct fou_gw *gw)
 	fou_neigh_stop(gw);
 	FUZZ_ASSERT(fou_stats_get(gw, -1, &s) == 0, "stats");
 	FUZZ_ASSERT(fou_stats_held(&s) == 0, "%" PRIu64 " packets still held", fou_stats_held(&s));
-	FUZZ_ASSERT(fou_stats_balanced(&s), "rx + originated + gso added != tx + drops + merged");
+	FUZZ_ASSERT(fou_stats_balanced(&s), "rx + originated + gso added + frags added != tx + drops + merged");
 	return k;
 }
 
