@@ -57,7 +57,10 @@ static inline unsigned int
 fou_frag_defer(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
 	       const struct rte_ether_addr *neigh, bool v6, uint16_t inner_mtu, uint16_t *out_port)
 {
-	struct fou_frag_job *j = &lc->frag->job[lc->frag->n++];
+	struct fou_frag_job *j;
+
+	RTE_ASSERT(lc->frag->n < FOU_BURST);
+	j = &lc->frag->job[lc->frag->n++];
 
 	j->m = m;
 	j->a = *a;
