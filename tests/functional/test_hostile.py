@@ -131,8 +131,10 @@ def named_traffic():
            'fou_proto_unhandled')
     t.drop('TTL 1 from a source with no route back', fou(5555, v4(src='203.0.113.5', ttl=1,
                                                                  seq=55)), 'ttl_exceeded')
-    t.drop('1480 bytes without DF into fou-ipip (MTU 1472)',
-           fou(5555, v4(dst='192.168.3.7', size=1480, seq=56)), 'mtu_exceeded')
+    # (without DF it would be fragmented: test_frag.py)
+    t.drop('1480 bytes with DF into fou-ipip (MTU 1472), no route back for the error',
+           fou(5555, v4(src='203.0.113.5', dst='192.168.3.7', size=1480, seq=56, flags='DF')),
+           'mtu_exceeded')
     t.drop('into tunnel loop, whose remote is routed into fou-gre',
            fou(5555, v4(dst='192.168.77.1', seq=57)), 'tunnel_loop')
     t.drop('to 192.168.1.77 (connected, no neighbour)', fou(5555, v4(dst='192.168.1.77', seq=58)),
