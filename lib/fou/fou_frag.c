@@ -110,6 +110,8 @@ fou_frag_ip4(struct fou_lcore *lc, struct rte_mbuf *m, uint16_t mtu, bool chains
 	const uint32_t hl = (ip->version_ihl & 0xfu) * 4;
 	const uint32_t room = rte_pktmbuf_data_room_size(lc->pool) - RTE_PKTMBUF_HEADROOM;
 	uint8_t first[60], rest[60];	/* IHL 15 */
+	const uint16_t fo0 = rte_be_to_cpu_16(ip->fragment_offset);
+	uint32_t at = (uint32_t)(fo0 & RTE_IPV4_HDR_OFFSET_MASK) * 8;
 	int32_t n;
 	int i;
 
@@ -137,24 +139,28 @@ fou_frag_ip4(struct fou_lcore *lc, struct rte_mbuf *m, uint16_t mtu, bool chains
 		return 0;
 	}
 	/*
-	 * Linux' headers over DPDK's: DPDK keeps a packet's reserved flag
-	 * and shortens the options of the later fragments, Linux clears the
-	 * one and keeps the header's length with NOPs.
+	 * Linux' headers over DPDK's: DPDK keeps a packet's reserved flag,
+	 * adds the offsets into the flags word (an offset past 13 bits then
+	 * carries into MF) and shortens the options of the later fragments;
+	 * Linux writes the offset alone (ip_frag_next: what overflows it
+	 * lands in the flags), MF on all but the last or where the packet
+	 * had it, and keeps the header's length with NOPs.
 	 */
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *f = out[i];
 		struct rte_ipv4_hdr *h = rte_pktmbuf_mtod(f, struct rte_ipv4_hdr *);
 		const uint32_t cur = (h->version_ihl & 0xfu) * 4;
-		const rte_be16_t fo = h->fragment_offset &
-				      rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-						       RTE_IPV4_HDR_OFFSET_MASK);
+		uint16_t fo = (uint16_t)(at >> 3);
 
+		if (i < n - 1 || (fo0 & RTE_IPV4_HDR_MF_FLAG))
+			fo |= RTE_IPV4_HDR_MF_FLAG;
+		at += rte_pktmbuf_pkt_len(f) - cur;
 		if (cur < hl)
 			h = (struct rte_ipv4_hdr *)rte_pktmbuf_prepend(f, (uint16_t)(hl - cur));
 		/* never fails: a fragment's header mbuf is fresh from the pool */
 		RTE_ASSERT(h != NULL);
 		memcpy(h, i == 0 ? first : rest, hl);
-		h->fragment_offset = fo;
+		h->fragment_offset = rte_cpu_to_be_16(fo);
 		h->total_length = rte_cpu_to_be_16((uint16_t)rte_pktmbuf_pkt_len(f));
 		h->hdr_checksum = 0;
 		h->hdr_checksum = (uint16_t)~fou_ip4_hdr_sum(h, hl);
