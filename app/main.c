@@ -247,7 +247,9 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
 			continue;
 		/* every queue full, every tx buffer full, every lcore cache
 		 * full, every GRO table full; resegmented packets' headers and
-		 * the payloads they point to fill the TX queues twice over */
+		 * the payloads they point to fill the TX queues twice over, as
+		 * do fragments (one mbuf each, or a header and what it points
+		 * to: beyond that, a fragment is dropped as frag_nomem) */
 		n = nb_ports * w * (1024 + 2 * 1024 + FOU_BURST) +
 		    w * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
 		    nb_lcores * (FOU_MBUF_CACHE + FOU_BURST) +
@@ -264,7 +266,8 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers)
 				socket < 0 ? "" : " (too few free hugepages on that NUMA node, or its --socket-limit)");
 			return false;
 		}
-		/* rte_gso's segments point into the merged packet with these */
+		/* rte_gso's segments point into the merged packet with these,
+		 * and fragments larger than an mbuf into the packet cut */
 		n = nb_ports * w * (1024 + FOU_BURST) + w * FOU_GRO_MAX_SEGS +
 		    nb_lcores * FOU_MBUF_CACHE;
 		fou_app_pool_name(name, sizeof(name), "indirect", s);
