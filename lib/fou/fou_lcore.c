@@ -202,6 +202,9 @@ fou_lcore_frag_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts
 				  emit, ctx);
 		sent += nf - start;
 	}
+	/* as after any burst GRO saw: its flows are looked at when idle */
+	if (gro)
+		lc->gro_held = true;
 	return sent;
 }
 
