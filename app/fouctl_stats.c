@@ -112,6 +112,11 @@ fouctl_print_stats(const struct fouctl_sample *s)
 		       (unsigned long long)fouctl_u64(st, "gro_tso"),
 		       (unsigned long long)fouctl_u64(st, "gso_packets"),
 		       (unsigned long long)fouctl_u64(st, "gso_segments"));
+	/* the packets fragmentation added keep rx + added = tx + dropped + ... */
+	if (fouctl_u64(st, "frag_packets") != 0)
+		printf("fragmented %llu packets into %llu fragments\n",
+		       (unsigned long long)fouctl_u64(st, "frag_packets"),
+		       (unsigned long long)fouctl_u64(st, "frag_fragments"));
 	if (fouctl_u64(st, "reasm_datagrams") + fouctl_u64(st, "reasm_held") != 0)
 		printf("reassembly: datagrams %llu, fragments absorbed %llu, held %llu\n",
 		       (unsigned long long)fouctl_u64(st, "reasm_datagrams"),

@@ -249,7 +249,9 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers, unsigned in
 			continue;
 		/* every queue full, every tx buffer full, every lcore cache
 		 * full, every GRO table full; resegmented packets' headers and
-		 * the payloads they point to fill the TX queues twice over */
+		 * the payloads they point to fill the TX queues twice over, as
+		 * do fragments (one mbuf each, or a header and what it points
+		 * to: beyond that, a fragment is dropped as frag_nomem) */
 		n = nb_ports * w * (1024 + 2 * 1024 + FOU_BURST) +
 		    w * FOU_GRO_FLOWS * FOU_GRO_MAX_SEGS +
 		    nb_lcores * (FOU_MBUF_CACHE + FOU_BURST) +
@@ -270,7 +272,8 @@ fou_app_pools_create(unsigned int nb_ports, unsigned int nb_workers, unsigned in
 				socket < 0 ? "" : " (too few free hugepages on that NUMA node, or its --socket-limit)");
 			return false;
 		}
-		/* rte_gso's segments point into the merged packet with these */
+		/* rte_gso's segments point into the merged packet with these,
+		 * and fragments larger than an mbuf into the packet cut */
 		n = nb_ports * w * (1024 + FOU_BURST) + w * FOU_GRO_MAX_SEGS +
 		    nb_lcores * FOU_MBUF_CACHE;
 		fou_app_pool_name(name, sizeof(name), "indirect", s);
@@ -375,6 +378,9 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 			printf("tunnel %s: encapsulated %" PRIu64 " (%" PRIu64 " bytes)"
 			       " decapsulated %" PRIu64 " (%" PRIu64 " bytes)\n", c->name,
 			       ti[i].tx_packets, ti[i].tx_bytes, ti[i].rx_packets, ti[i].rx_bytes);
+			if (ti[i].tx_frags + ti[i].tx_outer_frags != 0)
+				printf("tunnel %s: fragments inner %" PRIu64 " outer %" PRIu64 "\n",
+				       c->name, ti[i].tx_frags, ti[i].tx_outer_frags);
 			continue;
 		}
 		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));
@@ -499,6 +505,8 @@ fou_app_print_stats(struct fou_gw *gw)
 		rx += s.rx[port];
 		tx += s.tx[port];
 		printf("port %u: rx %" PRIu64 " tx %" PRIu64, port, s.rx[port], s.tx[port]);
+		if (s.frag_port[port] != 0)
+			printf(" fragments %" PRIu64, s.frag_port[port]);
 		if (rte_eth_stats_get(port, &es) == 0 && (es.imissed || es.rx_nombuf || es.oerrors))
 			printf(" (device: imissed %" PRIu64 " rx_nombuf %" PRIu64 " oerrors %" PRIu64 ")",
 			       es.imissed, es.rx_nombuf, es.oerrors);
@@ -534,16 +542,18 @@ fou_app_print_stats(struct fou_gw *gw)
 	printf("gro: merged %" PRIu64 ", flushed %" PRIu64 ", tso %" PRIu64 ", gso packets %" PRIu64
 	       ", segments %" PRIu64 "\n", s.gro_merged, s.gro_flushed, s.gro_tso, s.gso_packets,
 	       s.gso_segments);
+	printf("frag: packets %" PRIu64 ", fragments %" PRIu64 "\n", s.frag_packets,
+	       s.frag_fragments);
 	printf("reassembly: datagrams %" PRIu64 ", fragments absorbed %" PRIu64 "\n",
 	       s.reasm_datagrams, s.reasm_absorbed);
 	printf("accounting: rx %" PRIu64 " + originated %" PRIu64 " + gso added %" PRIu64
-	       " + punt in %" PRIu64
+	       " + frags added %" PRIu64 " + punt in %" PRIu64
 	       " = tx %" PRIu64 " + dropped %" PRIu64 " + gro merged %" PRIu64 " + held %" PRIu64
 	       " + consumed %" PRIu64 " + reasm absorbed %" PRIu64 " + reasm held %" PRIu64
 	       " + punted %" PRIu64 ": %s\n", rx, s.local[FOU_LOCAL_ORIGINATED],
-	       s.gso_segments - s.gso_packets, fou_stats_punt_in(&s), tx, drops, s.gro_merged,
-	       fou_stats_held(&s), s.local[FOU_LOCAL_CONSUMED], s.reasm_absorbed,
-	       fou_stats_reasm_held(&s), fou_stats_punted(&s),
+	       s.gso_segments - s.gso_packets, fou_stats_frag_added(&s), fou_stats_punt_in(&s),
+	       tx, drops, s.gro_merged, fou_stats_held(&s), s.local[FOU_LOCAL_CONSUMED],
+	       s.reasm_absorbed, fou_stats_reasm_held(&s), fou_stats_punted(&s),
 	       fou_stats_balanced(&s) ? "ok" : "MISMATCH");
 	return fou_stats_balanced(&s);
 }

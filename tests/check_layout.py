@@ -41,6 +41,7 @@ ROLES = {
     'fou_encap.c': 'datapath', 'fou_encap.h': 'datapath', 'fou_icmp.c': 'datapath',
     'fou_icmp.h': 'datapath', 'fou_pmtu.c': 'datapath', 'fou_pmtu.h': 'datapath',
     'fou_gro.c': 'datapath', 'fou_gro.h': 'datapath',
+    'fou_frag.c': 'datapath', 'fou_frag.h': 'datapath',
     'fou_reasm.c': 'datapath', 'fou_reasm.h': 'datapath',
     'fou_arp.c': 'datapath', 'fou_arp.h': 'datapath', 'fou_nd.h': 'datapath',
     'fou_ndisc.c': 'datapath', 'fou_ndisc.h': 'datapath',

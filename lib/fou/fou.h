@@ -100,7 +100,9 @@
 	X(NO_ROUTE, no_route, "no route to the destination, or to a tunnel's remote, and no ICMP unreachable may be sent about it") \
 	X(INNER_LOCAL, inner_local, "inner packet to a local address that is not an echo request, and no error may be sent about it") \
 	X(TTL_EXCEEDED, ttl_exceeded, "TTL / hop limit would reach 0, and no ICMP error may be sent about it") \
-	X(MTU_EXCEEDED, mtu_exceeded, "larger than the egress or tunnel MTU: IPv4 without DF, or no ICMP error may be sent about it") \
+	X(MTU_EXCEEDED, mtu_exceeded, "larger than the egress or tunnel MTU and no ICMP error may be sent about it; or IPv4 without DF (or a fragment of it) larger than the path MTU of a pmtudisc tunnel, whose outer DF forbids fragmenting it") \
+	X(FRAG_FAILED, frag_failed, "IPv4 without DF that could not be fragmented: the MTU is below 68 (DPDK's least) or leaves fewer than 8 bytes after the header, or its fragments need chained mbufs that the egress port cannot send") \
+	X(FRAG_NOMEM, frag_nomem, "IPv4 without DF whose fragments found no free mbufs in the lcore's pools") \
 	X(ICMP_RATELIMITED, icmp_ratelimited, "an ICMP error was due (time exceeded, too big, unreachable, parameter problem) and was rate-limited") \
 	X(TUNNEL_LOOP, tunnel_loop, "a tunnel's remote is routed into a tunnel or to a local address") \
 	X(NO_NEIGH, no_neigh, "no neighbour entry for the next hop, and none can be resolved (no address of the family on the port, queue ring full)") \
@@ -237,6 +239,12 @@ struct fou_lcore_stats {
 	uint64_t reasm_out;			/* fragments that left it (reassembled or dropped) */
 	uint64_t reasm_datagrams;		/* datagrams reassembled */
 	uint64_t reasm_absorbed;		/* fragments absorbed into a datagram's first */
+	uint64_t frag_packets;			/* IPv4 packets fragmented (Linux' FragOKs),
+						 * inner and outer alike */
+	uint64_t frag_fragments;		/* fragments they became (FragCreates) */
+	uint64_t frag_port[RTE_MAX_ETHPORTS];	/* of those, the ones whose IP header is
+						 * the one on the wire of this port
+						 * (forwarded, or outer fragments) */
 	uint64_t polls_busy;			/* rx polls that returned packets */
 	uint64_t polls_idle;			/* rx polls that returned none */
 } __rte_cache_aligned;
@@ -369,7 +377,8 @@ void fou_lcore_stop(struct fou_lcore *lc, fou_emit_fn emit, void *ctx);
  * a packet that needs an ICMP error leaves as the error. What leaves goes
  * to emit, in order, before the call returns (with GRO, some only in a
  * later call); dropped packets are freed and counted. now: rte_rdtsc().
- * Returns how many were forwarded (before GRO merged any).
+ * Returns how many were forwarded (before GRO merged any; each fragment of
+ * a packet fragmented on the way out counted as one).
  */
 uint16_t fou_lcore_rx(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 		      uint64_t now, fou_emit_fn emit, void *ctx);
@@ -618,6 +627,9 @@ struct fou_tunnel_info {
 	uint64_t tx_bytes;	/* inner bytes encapsulated */
 	uint64_t rx_packets;	/* received from the remote and decapsulated */
 	uint64_t rx_bytes;	/* inner bytes */
+	uint64_t tx_frags;	/* inner IPv4 fragments made to fit the tunnel MTU
+				 * (each is counted in tx_packets too) */
+	uint64_t tx_outer_frags;	/* outer fragments made to fit the path MTU */
 };
 /* Fills up to n entries in slot order; returns the total count. */
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,
@@ -730,12 +742,14 @@ uint64_t fou_stats_reasm_held(const struct fou_lcore_stats *s);
 uint64_t fou_stats_punted(const struct fou_lcore_stats *s);
 uint64_t fou_stats_punt_in(const struct fou_lcore_stats *s);
 /* Whether every packet is accounted for: rx + packets the gateway built +
- * the segments resegmentation added + what the punt path brought in = tx +
- * drops + the segments GRO merged away + the packets still waiting for a
- * neighbour + the packets its own stack took in + the fragments absorbed
- * into a reassembled datagram + the fragments waiting for the rest of
- * theirs + the packets punted. */
+ * the segments resegmentation added + the packets fragmentation added +
+ * what the punt path brought in = tx + drops + the segments GRO merged
+ * away + the packets still waiting for a neighbour + the packets its own
+ * stack took in + the fragments absorbed into a reassembled datagram + the
+ * fragments waiting for the rest of theirs + the packets punted. */
 bool fou_stats_balanced(const struct fou_lcore_stats *s);
+/* The packets fragmentation added: fragments made less the packets cut. */
+uint64_t fou_stats_frag_added(const struct fou_lcore_stats *s);
 const char *fou_drop_name(enum fou_drop d);
 const char *fou_drop_desc(enum fou_drop d);
 const char *fou_inner_name(enum fou_inner i);

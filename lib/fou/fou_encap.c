@@ -63,11 +63,11 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 
 unsigned int
 fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mbuf *m,
-		 bool inner_v6, uint16_t port)
+		 bool inner_v6, uint16_t port, bool sw_csum)
 {
 	const struct fou_gw *gw = lc->gw;
 	struct fou_tun_stats *ts = &lc->tun_st[t->idx];
-	const uint8_t tx_ol = gw->iface[port].tx_ol;
+	const uint8_t tx_ol = sw_csum ? 0 : gw->iface[port].tx_ol;
 	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
 	struct rte_ipv4_hdr *ip;

@@ -11,9 +11,11 @@
  * Encapsulate the IP packet m (starting at its header, cut to its length)
  * into tunnel t: prepends the outer IPv4 [+ UDP] [+ GRE] header. inner_v6
  * says the family; the inner TTL/ECN are final; port is where it leaves (its
- * checksum offloads are used). Returns FOU_FWD or a drop.
+ * checksum offloads are used, unless sw_csum: the outer packet is
+ * fragmented next, and a port would sum each fragment on its own).
+ * Returns FOU_FWD or a drop.
  */
 unsigned int fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t,
-			      struct rte_mbuf *m, bool inner_v6, uint16_t port);
+			      struct rte_mbuf *m, bool inner_v6, uint16_t port, bool sw_csum);
 
 #endif /* FOU_ENCAP_H */

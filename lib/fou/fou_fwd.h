@@ -273,7 +273,7 @@ fou_adj_send(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
 	unsigned int r;
 
 	if (a->tun != NULL) {
-		r = fou_tunnel_encap(lc, a->tun, m, v6, a->port);
+		r = fou_tunnel_encap(lc, a->tun, m, v6, a->port, false);
 		if (r != FOU_FWD)
 			return r;
 	}

@@ -153,6 +153,10 @@ fou_gw_fibs_create(struct fou_gw *gw)
 				.num_tbl8 = g4,
 			},
 		});
+	/* 22.11's rte_fib_create leaves the ENOENT of its name's lookup when
+	 * its RIB's memory runs out */
+	if (gw->fib4 == NULL && rte_errno == ENOENT)
+		rte_errno = ENOMEM;
 	if (gw->fib4 == NULL)
 		return -1;
 	gw->fib6 = rte_fib6_create(fou_fib_name(name, sizeof(name), 6, gw), p->socket_id,
@@ -167,8 +171,9 @@ fou_gw_fibs_create(struct fou_gw *gw)
 			},
 		});
 	/* 22.11's rte_fib6_create says EINVAL for any failure of its tables,
-	 * whose sizes are checked above: they did not fit in memory */
-	if (gw->fib6 == NULL && rte_errno == EINVAL)
+	 * whose sizes are checked above: they did not fit in memory; when its
+	 * RIB's does not, it leaves the ENOENT of its name's lookup */
+	if (gw->fib6 == NULL && (rte_errno == EINVAL || rte_errno == ENOENT))
 		rte_errno = ENOMEM;
 	return gw->fib6 == NULL ? -1 : 0;
 }

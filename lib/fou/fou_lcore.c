@@ -10,6 +10,7 @@
 
 #include <rte_malloc.h>
 
+#include "fou_frag.h"
 #include "fou_gro.h"
 #include "fou_lcore.h"
 #include "fou_reasm.h"
@@ -53,6 +54,7 @@ fou_lcore_free(struct fou_lcore *lc)
 		return;
 	fou_lcore_inject_drop(lc);
 	rte_ring_free(lc->inject);
+	fou_frag_free(lc->frag);
 	fou_gro_free(lc->gro);
 	if (lc->reasm != NULL)
 		fou_reasm_free(lc->reasm, lc->st);
@@ -92,6 +94,12 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 			return NULL;
 		}
 	}
+	lc->frag = fou_frag_create(c->socket_id);
+	if (lc->frag == NULL) {
+		fou_err_set(err, "lcore %u: cannot allocate its fragmentation stage", lcore_id);
+		fou_lcore_free(lc);
+		return NULL;
+	}
 	/* what the control thread sends goes out through a worker's TX queue */
 	snprintf(name, sizeof(name), "fou_inj_%u_%p", lcore_id, (void *)gw);
 	lc->inject = rte_ring_create(name, FOU_INJECT_RING, c->socket_id,
@@ -103,6 +111,7 @@ fou_lcore_create(struct fou_gw *gw, unsigned int lcore_id, const struct fou_lcor
 	}
 	lc->gw = gw;
 	lc->pool = c->direct;
+	lc->indirect = c->indirect;
 	lc->lcore_id = lcore_id;
 	/* a gateway without tunnels has no tunnel counters (and no packet
 	 * ever reaches a tunnel) */
@@ -155,6 +164,63 @@ fou_lcore_is_reader(const struct fou_gw *gw, unsigned int lcore_id)
 	       __atomic_load_n(&gw->lcore_reader[lcore_id], __ATOMIC_RELAXED) != 0;
 }
 
+/* What the receive stage forwarded, nf packets from port: to GRO or emit. */
+static inline void
+fou_lcore_deliver(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts,
+		  const uint16_t *out_port, uint16_t nf, bool gro, uint64_t now, fou_emit_fn emit,
+		  void *ctx)
+{
+	if (gro) {
+		fou_gro_burst(lc->gro, lc->st, port, pkts, nf, out_port, now, emit, ctx);
+		lc->gro_held = true;
+		return;
+	}
+	/* GRO just turned off here: what it held from the port goes first */
+	if (unlikely(lc->gro_held))
+		lc->gro_held = fou_gro_flush_port(lc->gro, lc->st, port, emit, ctx) != 0;
+	if (nf != 0)
+		emit(ctx, pkts, out_port, nf);
+}
+
+/*
+ * A burst with packets to fragment: each is cut where it stands, so that
+ * what came before it from the port (GRO's held flows among them: one
+ * may be its own) has gone first and what follows goes after.
+ */
+static __rte_noinline uint16_t
+fou_lcore_frag_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts,
+		     const uint16_t *out_port, uint16_t nf, bool gro, uint64_t now,
+		     fou_emit_fn emit, void *ctx)
+{
+	struct fou_frag *fr = lc->frag;
+	uint16_t i, start = 0, sent = 0;
+	unsigned int k = 0;
+
+	for (i = 0; i < nf && k < fr->n; i++) {
+		if (pkts[i] != fr->job[k].m)
+			continue;
+		if (i > start) {
+			fou_lcore_deliver(lc, port, pkts + start, out_port + start, i - start, gro,
+					  now, emit, ctx);
+			sent += i - start;
+		}
+		if (lc->gro_held)
+			lc->gro_held = fou_gro_flush_port(lc->gro, lc->st, port, emit, ctx) != 0;
+		sent += fou_frag_output(lc, &fr->job[k++], emit, ctx);
+		start = i + 1;
+	}
+	fr->n = 0;
+	if (nf > start) {
+		fou_lcore_deliver(lc, port, pkts + start, out_port + start, nf - start, gro, now,
+				  emit, ctx);
+		sent += nf - start;
+	}
+	/* as after any burst GRO saw: its flows are looked at when idle */
+	if (gro)
+		lc->gro_held = true;
+	return sent;
+}
+
 /* One rte_eth_rx_burst()'s worth: the receive stage, then GRO or emit. */
 static inline uint16_t
 fou_lcore_rx_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
@@ -168,16 +234,9 @@ fou_lcore_rx_burst(struct fou_lcore *lc, uint16_t port, struct rte_mbuf **pkts, 
 		fou_reasm_expire(lc, now, emit, ctx);
 	lc->now = now;
 	nf = fou_rx_burst(lc, port, pkts, n, out_port, &gro);
-	if (gro) {
-		fou_gro_burst(lc->gro, lc->st, port, pkts, nf, out_port, now, emit, ctx);
-		lc->gro_held = true;
-		return nf;
-	}
-	/* GRO just turned off here: what it held from the port goes first */
-	if (unlikely(lc->gro_held))
-		lc->gro_held = fou_gro_flush_port(lc->gro, lc->st, port, emit, ctx) != 0;
-	if (nf != 0)
-		emit(ctx, pkts, out_port, nf);
+	if (unlikely(lc->frag->n != 0))
+		return fou_lcore_frag_burst(lc, port, pkts, out_port, nf, gro, now, emit, ctx);
+	fou_lcore_deliver(lc, port, pkts, out_port, nf, gro, now, emit, ctx);
 	return nf;
 }
 

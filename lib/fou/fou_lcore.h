@@ -24,11 +24,15 @@
 #define FOU_TAKEN (FOU_DROP_MAX + 3)
 #define FOU_REASSEMBLED (FOU_DROP_MAX + 4)
 #define FOU_PUNTED (FOU_DROP_MAX + 5)
+/* forward, but fragmented on the way out: the context's fragmentation
+ * stage (fou_frag.h) takes it after the receive stage */
+#define FOU_FRAG (FOU_DROP_MAX + 6)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 
 struct fou_gro;
 struct fou_reasm;
+struct fou_frag;
 
 /* A neighbour an lcore looked up (fou_adj_neigh()). */
 struct fou_neigh_cached {
@@ -45,7 +49,10 @@ struct fou_lcore {
 	struct fou_gro *gro;			/* its GRO table (fou_gro.c) */
 	struct fou_reasm *reasm;		/* its fragments (fou_reasm.c); NULL for
 						 * the control context */
-	struct rte_mempool *pool;		/* packets it builds (the control context) */
+	struct fou_frag *frag;			/* its fragmentation stage (fou_frag.c) */
+	struct rte_mempool *pool;		/* packets it builds (the control context),
+						 * and fragments */
+	struct rte_mempool *indirect;		/* fragments that point into a packet */
 	struct rte_ring *inject;		/* what the control thread sends through it */
 	unsigned int lcore_id;
 

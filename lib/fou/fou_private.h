@@ -205,6 +205,8 @@ struct fou_tun_stats {
 	uint64_t tx_bytes;
 	uint64_t rx_packets;
 	uint64_t rx_bytes;
+	uint64_t tx_frags;		/* inner fragments made for it */
+	uint64_t tx_outer_frags;	/* outer fragments of its packets */
 };
 
 /* What a received tunnel packet is matched on (ip_tunnel_lookup): no

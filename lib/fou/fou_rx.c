@@ -16,6 +16,7 @@
 #include <rte_prefetch.h>
 
 #include "fou_fwd.h"
+#include "fou_frag.h"
 #include "fou_icmp.h"
 #include "fou_arp.h"
 #include "fou_local.h"
@@ -70,7 +71,10 @@ fou_inner_gro(const struct fou_gw *gw, struct rte_mbuf *m, const struct fou_inne
 /*
  * Forward the IPv4 packet at off (its header checked) along nh, as
  * ip_forward does: local, TTL, MTU, neighbour; then TTL and ECN are
- * rewritten, and the packet is encapsulated if nh is a tunnel.
+ * rewritten, and the packet is encapsulated if nh is a tunnel. One without
+ * DF too large for the device it leaves by is fragmented to its MTU (the
+ * port's, the tunnel's) by the context's fragmentation stage, as ip_output
+ * does after ip_forward.
  */
 static inline unsigned int
 fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
@@ -78,9 +82,9 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	 const struct fou_nexthop *nh, uint16_t *out_port)
 {
 	struct fou_adj a;
-	uint16_t old_w0, old_w4, cksum;
+	uint16_t old_w0, old_w4, cksum, frag_mtu = 0;
 	struct rte_ether_addr neigh;
-	bool have_neigh;
+	bool have_neigh, frag = false;
 	unsigned int r;
 
 	/* ip_error: no route is net unreachable */
@@ -111,8 +115,15 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 			return fou_icmp4_error(lc, m, off, tot,
 					       FOU_ICMP_FRAG_NEEDED, mtu,
 					       false, FOU_DROP_MTU_EXCEEDED, out_port);
-		if (tot > mtu)
+		/* ip_output: to the device's MTU, which for a tunnel
+		 * knows no path MTU (mtu_nodf); between the two, a
+		 * nopmtudisc tunnel's outer packet is fragmented, a
+		 * pmtudisc tunnel's has DF and is lost (fou_frag.c) */
+		if (tot > a.mtu_nodf)
+			frag_mtu = a.mtu_nodf;
+		else if (a.tun == NULL || (a.tun->flags & FOU_TUN_PMTUDISC))
 			return FOU_DROP_MTU_EXCEEDED;
+		frag = true;
 	}
 	/* none yet: the packet is held for resolution once rewritten */
 	have_neigh = fou_adj_neigh(lc, &a, &neigh);
@@ -130,6 +141,9 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	m->l3_len = hl;
 	m->packet_type = RTE_PTYPE_L2_ETHER |
 			 (hl == sizeof(*ip) ? RTE_PTYPE_L3_IPV4 : RTE_PTYPE_L3_IPV4_EXT);
+	if (unlikely(frag))
+		return fou_frag_defer(lc, m, &a, have_neigh ? &neigh : NULL, false, frag_mtu,
+				      out_port);
 	return fou_adj_output(lc, m, &a, have_neigh ? &neigh : NULL, false, out_port);
 }
 
@@ -142,7 +156,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	struct fou_adj a;
 	uint32_t vtc;
 	struct rte_ether_addr neigh;
-	bool have_neigh;
+	bool have_neigh, frag = false;
 	unsigned int r;
 
 	/* ip6_pkt_drop: no route is destination unreachable, no route */
@@ -170,6 +184,9 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 					       false, FOU_DROP_MTU_EXCEEDED, out_port);
 		if (tot > mtu)
 			return FOU_DROP_MTU_EXCEEDED;
+		/* within a nopmtudisc tunnel's MTU, over its path MTU: the
+		 * outer packet goes without DF, and is fragmented */
+		frag = true;
 	}
 	/* none yet: the packet is held for resolution once rewritten */
 	have_neigh = fou_adj_neigh(lc, &a, &neigh);
@@ -180,6 +197,8 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	fou_l3_isolate(m, off, tot);
 	m->l3_len = sizeof(*ip6);
 	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6;
+	if (unlikely(frag))
+		return fou_frag_defer(lc, m, &a, have_neigh ? &neigh : NULL, true, 0, out_port);
 	return fou_adj_output(lc, m, &a, have_neigh ? &neigh : NULL, true, out_port);
 }
 
@@ -911,6 +930,7 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 	const bool gro = __atomic_load_n(&gw->iface[rx_port].gro, __ATOMIC_ACQUIRE) != 0;
 
 	*gro_on = gro;
+	lc->frag->n = 0;
 	FOU_STAT_ADD(st->rx[rx_port], n);
 	RTE_ASSERT(n <= FOU_BURST);
 	/* one packet has nothing to overlap its misses with */
@@ -931,7 +951,8 @@ fou_rx_burst(struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf **pkts, uin
 			lc->memo = NULL;
 			r = fou_rx_one(gw, lc, rx_port, m, gro, &out_port[nb_fwd]);
 		}
-		if (likely(r == FOU_FWD)) {
+		/* a packet to fragment goes on too: the context cuts it */
+		if (likely(r == FOU_FWD) || r == FOU_FRAG) {
 			pkts[nb_fwd++] = m;
 			continue;
 		}

@@ -9,7 +9,8 @@
  * Classify, decapsulate, route, encapsulate and rewrite n received
  * packets; a packet that needs an ICMP error leaves as the error.
  * Forwarded packets are moved to the front of pkts with their egress port
- * in out_port[]; dropped ones are freed and counted. *gro says whether the
+ * in out_port[], among them those the context must fragment (lc->frag's
+ * jobs, in the same order); dropped ones are freed and counted. *gro says whether the
  * port's GRO was on for this burst (then the packets carry their GRO tag).
  * Returns the number forwarded.
  */

@@ -98,6 +98,7 @@ fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
 	for (i = 0; i < RTE_MAX_ETHPORTS; i++) {
 		out->rx[i] += FOU_STAT_READ(s->rx[i]) - base->rx[i];
 		out->tx[i] += FOU_STAT_READ(s->tx[i]) - base->tx[i];
+		out->frag_port[i] += FOU_STAT_READ(s->frag_port[i]) - base->frag_port[i];
 	}
 	for (i = 0; i < FOU_DROP_MAX; i++)
 		out->drop[i] += FOU_STAT_READ(s->drop[i]) - base->drop[i];
@@ -120,6 +121,8 @@ fou_stats_acc(struct fou_lcore_stats *out, const struct fou_lcore_stats *s,
 	out->reasm_out += FOU_STAT_READ(s->reasm_out) - base->reasm_out;
 	out->reasm_datagrams += FOU_STAT_READ(s->reasm_datagrams) - base->reasm_datagrams;
 	out->reasm_absorbed += FOU_STAT_READ(s->reasm_absorbed) - base->reasm_absorbed;
+	out->frag_packets += FOU_STAT_READ(s->frag_packets) - base->frag_packets;
+	out->frag_fragments += FOU_STAT_READ(s->frag_fragments) - base->frag_fragments;
 	out->polls_busy += FOU_STAT_READ(s->polls_busy) - base->polls_busy;
 	out->polls_idle += FOU_STAT_READ(s->polls_idle) - base->polls_idle;
 }
@@ -163,12 +166,16 @@ fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stat
 		ti->tx_bytes += FOU_STAT_READ(ts->tx_bytes);
 		ti->rx_packets += FOU_STAT_READ(ts->rx_packets);
 		ti->rx_bytes += FOU_STAT_READ(ts->rx_bytes);
+		ti->tx_frags += FOU_STAT_READ(ts->tx_frags);
+		ti->tx_outer_frags += FOU_STAT_READ(ts->tx_outer_frags);
 	}
 	if (base != NULL) {
 		ti->tx_packets -= base->tx_packets;
 		ti->tx_bytes -= base->tx_bytes;
 		ti->rx_packets -= base->rx_packets;
 		ti->rx_bytes -= base->rx_bytes;
+		ti->tx_frags -= base->tx_frags;
+		ti->tx_outer_frags -= base->tx_outer_frags;
 	}
 }
 
@@ -193,7 +200,8 @@ fou_stats_reset(struct fou_gw *gw)
 		fou_tun_stats_sum(gw, i, NULL, &ti);
 		gw->tun_base[i] = (struct fou_tun_stats){
 			.tx_packets = ti.tx_packets, .tx_bytes = ti.tx_bytes,
-			.rx_packets = ti.rx_packets, .rx_bytes = ti.rx_bytes };
+			.rx_packets = ti.rx_packets, .rx_bytes = ti.rx_bytes,
+			.tx_frags = ti.tx_frags, .tx_outer_frags = ti.tx_outer_frags };
 	}
 }
 
@@ -217,7 +225,7 @@ fou_stats_balanced(const struct fou_lcore_stats *s)
 
 	fou_stats_rx_tx(s, &rx, &tx);
 	return rx + s->local[FOU_LOCAL_ORIGINATED] + (s->gso_segments - s->gso_packets) +
-	       fou_stats_punt_in(s) ==
+	       fou_stats_frag_added(s) + fou_stats_punt_in(s) ==
 	       tx + fou_stats_drops(s) + s->gro_merged + fou_stats_held(s) +
 	       s->local[FOU_LOCAL_CONSUMED] + s->reasm_absorbed + fou_stats_reasm_held(s) +
 	       fou_stats_punted(s);
@@ -240,6 +248,12 @@ uint64_t
 fou_stats_punt_in(const struct fou_lcore_stats *s)
 {
 	return s->punt[FOU_PUNT_FROM_KERNEL] + s->punt[FOU_PUNT_COPIES];
+}
+
+uint64_t
+fou_stats_frag_added(const struct fou_lcore_stats *s)
+{
+	return s->frag_fragments - s->frag_packets;
 }
 
 uint64_t

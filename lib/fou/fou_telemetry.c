@@ -373,6 +373,8 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	rte_tel_data_add_dict_u64(d, "gro_tso", s->gro_tso);
 	rte_tel_data_add_dict_u64(d, "gso_packets", s->gso_packets);
 	rte_tel_data_add_dict_u64(d, "gso_segments", s->gso_segments);
+	rte_tel_data_add_dict_u64(d, "frag_packets", s->frag_packets);
+	rte_tel_data_add_dict_u64(d, "frag_fragments", s->frag_fragments);
 	rte_tel_data_add_dict_u64(d, "reasm_datagrams", s->reasm_datagrams);
 	rte_tel_data_add_dict_u64(d, "reasm_absorbed", s->reasm_absorbed);
 	rte_tel_data_add_dict_u64(d, "reasm_held", fou_stats_reasm_held(s));
@@ -393,6 +395,8 @@ fou_tel_stats_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 		ret = fou_tel_add_container(d, "rx_by_port", fou_tel_per_port(gw, s->rx));
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "tx_by_port", fou_tel_per_port(gw, s->tx));
+	if (ret == 0)
+		ret = fou_tel_add_container(d, "frags_by_port", fou_tel_per_port(gw, s->frag_port));
 	if (ret == 0)
 		ret = fou_tel_add_container(d, "decap_by_fou_port", fou_tel_per_fou_port(gw, s));
 	if (ret == 0 && a->lcore < 0)
@@ -513,6 +517,8 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	rte_tel_data_add_dict_u64(e, "tx_bytes", ti->tx_bytes);
 	rte_tel_data_add_dict_u64(e, "rx_packets", ti->rx_packets);
 	rte_tel_data_add_dict_u64(e, "rx_bytes", ti->rx_bytes);
+	rte_tel_data_add_dict_u64(e, "tx_frags", ti->tx_frags);
+	rte_tel_data_add_dict_u64(e, "tx_outer_frags", ti->tx_outer_frags);
 }
 
 static int

@@ -366,8 +366,11 @@ class Summary:
                       r'segments (\d+)$')
     _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
     _punt = re.compile(r'^punt (\w+): (\d+) \(.*\)$')
+    _frag = re.compile(r'^frag: packets (\d+), fragments (\d+)$')
+    _port_frags = re.compile(r'^port (\d+): rx \d+ tx \d+ fragments (\d+)')
+    _tunnel_frags = re.compile(r'^tunnel (\S+): fragments inner (\d+) outer (\d+)$')
     _accounting = re.compile(r'^accounting: rx (?P<rx>\d+) \+ originated (?P<orig>\d+) '
-                             r'\+ gso added (?P<gso>\d+) '
+                             r'\+ gso added (?P<gso>\d+) \+ frags added (?P<frag>\d+) '
                              r'\+ punt in (?P<pin>\d+) = tx (?P<tx>\d+) '
                              r'\+ dropped (?P<drop>\d+) \+ gro merged (?P<gro>\d+) '
                              r'\+ held (?P<held>\d+) \+ consumed (?P<cons>\d+) '
@@ -390,6 +393,10 @@ class Summary:
         self.drops = {}
         self.accounting = None      # (rx, tx, dropped, verdict)
         self.gso_added = self.gro_merged = None
+        self.frag_added = None
+        self.frag = None            # packets fragmented, fragments made
+        self.port_frags = {}        # port: fragments made whose header is on its wire
+        self.tunnel_frags = {}      # name: (inner, outer) fragments made
         self.originated = self.held = self.consumed = None
         self.reasm_absorbed = self.reasm_held = None
         self.reasm_datagrams = None
@@ -404,6 +411,17 @@ class Summary:
             if m:
                 self.rx[int(m[1])] = int(m[2])
                 self.tx[int(m[1])] = int(m[3])
+                m = self._port_frags.match(line)
+                if m:
+                    self.port_frags[int(m[1])] = int(m[2])
+                continue
+            m = self._frag.match(line)
+            if m:
+                self.frag = (int(m[1]), int(m[2]))
+                continue
+            m = self._tunnel_frags.match(line)
+            if m:
+                self.tunnel_frags[m[1]] = (int(m[2]), int(m[3]))
                 continue
             m = self._decap.match(line)
             if m:
@@ -466,6 +484,7 @@ class Summary:
             if m:
                 self.accounting = (int(m['rx']), int(m['tx']), int(m['drop']), m['verdict'])
                 self.gso_added, self.gro_merged = int(m['gso']), int(m['gro'])
+                self.frag_added = int(m['frag'])
                 self.originated, self.held = int(m['orig']), int(m['held'])
                 self.consumed = int(m['cons'])
                 self.reasm_absorbed, self.reasm_held = int(m['rabs']), int(m['rheld'])
@@ -1040,7 +1059,9 @@ class GatewayTestCase(unittest.TestCase):
         self.assertEqual(s.held, 0, 'packets still held' + ctx)
         # nor for the rest of a datagram: its fragments were dropped
         self.assertEqual(s.reasm_held, 0, 'fragments still held' + ctx)
-        self.assertEqual(rx + s.originated + s.gso_added + s.punt_in,
+        self.assertIsNotNone(s.frag, 'no frag line' + ctx)
+        self.assertEqual(s.frag_added, s.frag[1] - s.frag[0], ctx)
+        self.assertEqual(rx + s.originated + s.gso_added + s.frag_added + s.punt_in,
                          tx + dropped + s.gro_merged + s.held + s.consumed +
                          s.reasm_absorbed + s.reasm_held + s.punted, ctx)
         self.assertEqual(s.punt_in, s.punt.get('from_kernel', 0) + s.punt.get('copies', 0), ctx)

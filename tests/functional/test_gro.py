@@ -497,8 +497,9 @@ class GroSummary:
 
     _gro = re.compile(r'^gro: merged (\d+), flushed (\d+), tso (\d+), gso packets (\d+), '
                       r'segments (\d+)$', re.M)
+    # nothing here is fragmented: frags added must be 0
     _acc = re.compile(r'^accounting: rx (\d+) \+ originated (\d+) \+ gso added (\d+) '
-                      r'\+ punt in (\d+) = '
+                      r'\+ frags added 0 \+ punt in (\d+) = '
                       r'tx (\d+) \+ dropped (\d+) \+ gro merged (\d+) \+ held (\d+) '
                       r'\+ consumed (\d+)(?: \+ reasm absorbed \d+ \+ reasm held \d+)? '
                       r'\+ punted (\d+): (\S+)$', re.M)

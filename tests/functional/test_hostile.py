@@ -131,8 +131,10 @@ def named_traffic():
            'fou_proto_unhandled')
     t.drop('TTL 1 from a source with no route back', fou(5555, v4(src='203.0.113.5', ttl=1,
                                                                  seq=55)), 'ttl_exceeded')
-    t.drop('1480 bytes without DF into fou-ipip (MTU 1472)',
-           fou(5555, v4(dst='192.168.3.7', size=1480, seq=56)), 'mtu_exceeded')
+    # (without DF it would be fragmented: test_frag.py)
+    t.drop('1480 bytes with DF into fou-ipip (MTU 1472), no route back for the error',
+           fou(5555, v4(src='203.0.113.5', dst='192.168.3.7', size=1480, seq=56, flags='DF')),
+           'mtu_exceeded')
     t.drop('into tunnel loop, whose remote is routed into fou-gre',
            fou(5555, v4(dst='192.168.77.1', seq=57)), 'tunnel_loop')
     t.drop('to 192.168.1.77 (connected, no neighbour)', fou(5555, v4(dst='192.168.1.77', seq=58)),
@@ -424,11 +426,49 @@ def _egress(dst, hold=False):
     return (0, ft.MAC_PEER, r[1], TUNNEL_OUT[r[1]][4])
 
 
+def _fragments(l3, mtu):
+    """Linux' ip_do_fragment of the IPv4 packet l3 (no DF) to mtu: the
+    header copied (the options that are not copied made NOPs after the
+    first fragment of an unfragmented packet: ip_options_fragment), the
+    offset written alone (ip_frag_next), MF on all but the last and on the
+    last where the packet had it."""
+    hl, tot = (l3[0] & 0xf) * 4, int.from_bytes(l3[2:4], 'big')
+    fo = int.from_bytes(l3[6:8], 'big')
+    rest = bytearray(l3[:hl])
+    if hl > 20 and fo & 0x1fff == 0:
+        i = 20
+        while i < hl and rest[i] != 0:
+            if rest[i] == 1:
+                i += 1
+                continue
+            n = rest[i + 1] if i + 1 < hl else 0
+            if n < 2 or n > hl - i:
+                break
+            if not rest[i] & 0x80:
+                rest[i:i + n] = b'\x01' * n
+            i += n
+    size, at, out = (mtu - hl) & ~7, hl, []
+    while at < tot:
+        n = min(size, tot - at)
+        h = bytearray(l3[:hl] if at == hl else rest)
+        h[2:4] = (hl + n).to_bytes(2, 'big')
+        f = (((fo & 0x1fff) * 8 + at - hl) >> 3) & 0xffff
+        if at + n < tot or fo & 0x2000:
+            f |= 0x2000
+        h[6:8] = f.to_bytes(2, 'big')
+        h[10:12] = ft.ip4_cksum(h).to_bytes(2, 'big')
+        out.append(bytes(h) + l3[at:at + n])
+        at += n
+    return out
+
+
 def expected_output(inner):
     """What Linux sends for a decapsulated inner packet, or an outer one
     it does not decapsulate: ('fwd', egress, l3), ('echo', egress, kind,
     l3) or ('icmp', egress, kind, l3), l3 with a placeholder IPv4 ID;
-    ('held', port, host) when it waits for host's MAC; or None."""
+    ('frag', egress, [l3]) for the fragments of IPv4 without DF over the
+    MTU; ('held', port, host) when it waits for host's MAC (('held', port,
+    host, 'frag', n): n fragments wait); or None."""
     v4_ = inner[0] >> 4 == 4
     src, dst = _addrs(inner)
     ttl = inner[8] if v4_ else inner[7]
@@ -448,14 +488,16 @@ def expected_output(inner):
         if len(inner) > 1500:
             if not v4_:
                 return _icmp(inner, 'icmp6_pkt_too_big', 1500)
-            return _icmp(inner, 'icmp_frag_needed', 1500) if inner[6] & 0x40 else None
+            if inner[6] & 0x40:
+                return _icmp(inner, 'icmp_frag_needed', 1500)
+            return out + ('frag', len(_fragments(ft.forwarded_l3(inner), 1500)))
         return out
     if len(inner) > out[3]:
         if not v4_:
             return _icmp(inner, 'icmp6_pkt_too_big', out[3])
         if inner[6] & 0x40:
             return _icmp(inner, 'icmp_frag_needed', out[3])
-        return None
+        return ('frag', out, _fragments(ft.forwarded_l3(inner), out[3]))
     return ('fwd', out, ft.forwarded_l3(inner))
 
 
@@ -661,11 +703,13 @@ class Hostile(ft.GatewayTestCase):
             if exp is None:
                 continue
             if exp[0] == 'held':
-                (held_icmp if exp[3:] == ('icmp',) else held)[exp[1:3]] += 1
+                (held_icmp if exp[3:] == ('icmp',) else held)[exp[1:3]] += \
+                    exp[4] if exp[3:4] == ('frag',) else 1
                 continue
-            k = expected_key(exp)
-            (icmp if exp[0] == 'icmp' else fwd)[k[:3] + (_norm(k[3]),)] += 1
-            reference[k[:3] + (_norm(k[3]),)] = k[3]
+            for e in ([('fwd', exp[1], l3) for l3 in exp[2]] if exp[0] == 'frag' else [exp]):
+                k = expected_key(e)
+                (icmp if e[0] == 'icmp' else fwd)[k[:3] + (_norm(k[3]),)] += 1
+                reference[k[:3] + (_norm(k[3]),)] = k[3]
 
         got = collections.Counter()
         problems_out, problems_ref, ref_frames = [], [], []

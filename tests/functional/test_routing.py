@@ -134,16 +134,17 @@ def routing_traffic(default4):
                ft.echo_reply6(ft.tunnel_payload(bytes(f))), 'icmp6_echo_reply')
     # MTU of port 1 is 1000, of port 2 1500
     t.fwd('1000 bytes to port 1', ipip('172.16.1.2', size=1000), 1, NH['A'])
-    t.drop('1001 bytes to port 1', ipip('172.16.1.3', size=1001), 'mtu_exceeded')
     # with DF: fragmentation needed, back to 192.168.3.2 if there is a route
-    big = ipip('172.16.1.4', size=1400, flags='DF')
-    if default4:
-        t.icmp('1400 bytes DF to port 1: frag needed via 0.0.0.0/0', big, 2, NH['E'],
-               ft.icmp4_error(ft.tunnel_payload(bytes(big)), ICMP_SRC, 'icmp_frag_needed',
-                              mtu=1000), 'icmp_frag_needed')
-    else:
-        t.drop('1400 bytes DF to port 1, no route back for the ICMP error', big,
-               'mtu_exceeded')
+    # (without DF: fragmented, test_frag.py)
+    for size, dst in ((1001, '172.16.1.3'), (1400, '172.16.1.4')):
+        big = ipip(dst, size=size, flags='DF')
+        if default4:
+            t.icmp('%d bytes DF to port 1: frag needed via 0.0.0.0/0' % size, big, 2, NH['E'],
+                   ft.icmp4_error(ft.tunnel_payload(bytes(big)), ICMP_SRC, 'icmp_frag_needed',
+                                  mtu=1000), 'icmp_frag_needed')
+        else:
+            t.drop('%d bytes DF to port 1, no route back for the ICMP error' % size, big,
+                   'mtu_exceeded')
     t.fwd('1001 bytes to port 2', ipip('172.16.5.10', size=1001), 2, NH['B'])
     t.fwd('1500 bytes to port 2', ipip('172.16.5.11', size=1500), 2, NH['B'])
     t.fwd('IPv6 1000 bytes to port 1', sit('fd00:10:1::2', size=1000), 1, NH['F'])

@@ -295,6 +295,19 @@ fuzz_check_ip4(uint8_t *p, size_t len, struct fuzz_ctx *c)
 		c->icmp_seen = true;
 		return;
 	}
+	if (get16(p + 6) & 0x3fff) {
+		/* an outer fragment: only a nopmtudisc tunnel's packet without
+		 * DF is cut; the first one names the tunnel, the datagram whole
+		 * is nowhere to check */
+		const struct fou_tunnel_info *t = NULL;
+
+		FUZZ_ASSERT(c->depth == 0 && !(p[6] & 0x40), "outer fragment with DF, or inside");
+		if ((get16(p + 6) & 0x1fff) == 0)
+			t = fuzz_tunnel_find(p, p[9], p + hl, tot - hl);
+		FUZZ_ASSERT((get16(p + 6) & 0x1fff) != 0 || (t != NULL && !t->conf.pmtudisc),
+			    "first outer fragment, protocol %u, not of a nopmtudisc tunnel", p[9]);
+		return;
+	}
 	{
 		const struct fou_tunnel_info *t = fuzz_tunnel_find(p, p[9], p + hl, tot - hl);
 

@@ -8,7 +8,9 @@ rx:        every frame of tests/data/*.pcap (the Linux 6.1 FOU peer's and the
            inside hosts' replies) on its port, some with RX checksum flags,
            segments, copies, no headroom, or cut into outer IPv4 fragments in
            several orders (reassembly); ARP requests, replies and
-           announcements for the gateway's addresses and others
+           announcements for the gateway's addresses and others; IPv4
+           without DF over the MTU of port 2 or of a tunnel (fragmented on
+           the way out), with options, and a fragment with MF
 encap:     the inside hosts' packets (inside-replies.pcap) into every tunnel
 stmt:      config/*.conf as statements, one file each, their deletes, and
            every `--NAME ARG` example of the documentation
@@ -111,6 +113,26 @@ def arp_seeds(out):
         write(out, "rx", bytes([port, 0, 0, 0]) + arp(1, host, "0.0.0.0", tip))
         write(out, "rx", bytes([port, 0, 0, 0]) + arp(1, host, sip, tip, tag=7))
     write(out, "rx", bytes([0, 0, 0, 0]) + arp(1, host, "10.99.0.9", "10.99.0.77"))
+
+
+def frag_seeds(out):
+    """IPv4 without DF that the gateway fragments: to port 2 (MTU 1400) and
+    into the plain nopmtudisc tunnels t3 (ipip) and t9 (gre)."""
+    from scapy.layers.l2 import Ether
+    from scapy.layers.inet import IP, UDP, IPOption
+    from scapy.packet import Raw
+
+    eth = Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01")
+    opts = [IPOption(b"\x94\x04\x00\x00"), IPOption(b"\x1e\x04\xab\xcd"),
+            IPOption(b"\x07\x07\x04\x00\x00\x00\x00"), IPOption(b"\x00")]
+    for dst, size in (("10.98.0.2", 1450), ("10.3.0.9", 1500), ("10.9.0.9", 1490)):
+        for o in (None, opts):
+            ip = IP(src="10.99.0.2", dst=dst, ttl=9, id=0x77, options=o or [])
+            pkt = ip / UDP(sport=7, dport=9)
+            pkt = pkt / Raw((bytes(range(256)) * 6)[:size - len(pkt)])
+            write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / pkt))
+    ff = IP(src="10.99.0.2", dst="10.98.0.2", id=0x78, flags="MF", frag=9, proto=17)
+    write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / ff / Raw(bytes(1460))))
 
 
 def encap_seeds(src, out, nb_tunnels=13):
@@ -240,6 +262,7 @@ def main(src, out):
     gro_seeds(out)
     rx_seeds(src, out)
     arp_seeds(out)
+    frag_seeds(out)
     encap_seeds(src, out)
     stmt_seeds(src, out)
     config_seeds(src, out)

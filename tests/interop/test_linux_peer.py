@@ -618,6 +618,22 @@ def client_pmtu(dst, size, timeout):
     return res
 
 
+def client_big(dst, size):
+    """One UDP datagram of `size` bytes of IPv4 without DF, sent whole up to
+    the link's MTU whatever path MTU the client learnt before
+    (IP_PMTUDISC_OMIT; DONT would cut it to a learnt one, INTERFACE refuse
+    it over the MTU)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(0, 10, 5)          # IP_MTU_DISCOVER = IP_PMTUDISC_OMIT
+    try:
+        s.sendto(b'\x5a' * (size - 20 - 8), (dst, ECN_PORT))
+    except OSError as e:
+        return dict(ok=False, error='send: %r' % e)
+    finally:
+        s.close()
+    return dict(ok=True)
+
+
 ECN_NAMES = ('Not-ECT', 'ECT(1)', 'ECT(0)', 'CE')
 ECN_PORT = 9            # discard: the guest answers port unreachable
 
@@ -638,7 +654,7 @@ def client_ecn(dst):
 
 def client_main(argv):
     ap = argparse.ArgumentParser(prog='test_linux_peer.py --client')
-    ap.add_argument('what', choices=('tcp', 'pmtu', 'ecn'))
+    ap.add_argument('what', choices=('tcp', 'pmtu', 'ecn', 'big'))
     ap.add_argument('dst')
     ap.add_argument('--port', type=int, default=ECHO_PORT)
     ap.add_argument('--bytes', type=int, default=1 << 20)
@@ -649,6 +665,8 @@ def client_main(argv):
         res = client_tcp(a.dst, a.port, a.bytes, a.timeout)
     elif a.what == 'ecn':
         res = client_ecn(a.dst)
+    elif a.what == 'big':
+        res = client_big(a.dst, a.size)
     else:
         res = client_pmtu(a.dst, a.size, a.timeout)
     print(json.dumps(res))
@@ -748,7 +766,12 @@ def inner_flow(row, t):
         l4 = ('icmp', row['icmp.type'][0], (row['icmp.ident'] or ['-'])[0])
     elif row['icmpv6.type']:
         l4 = ('icmpv6', row['icmpv6.type'][0], (row['icmpv6.echo.identifier'] or ['-'])[0])
+    elif len(row['udp.srcport']) > 1:
+        # inner UDP (after the outer): two sockets are two flows
+        l4 = ('udp', row['udp.srcport'][1], row['udp.dstport'][1])
     else:
+        # (a fragment but the last: Linux hashes every fragment of a
+        # datagram without its ports, so they are a flow of their own)
         l4 = (proto,)
     return (src, dst) + l4
 
@@ -1129,6 +1152,8 @@ class InteropTest:
             c.check('%s: %s: guest pings %s through dpdk-fou: %d/%d replies'
                     % (label, n, t['client'], rx, a.pings), tx == a.pings and rx == a.pings, out)
             self.client('ecn', t['guest'])
+            if t['family'] == 4:
+                self.big_datagram(label, t)
             # A destination of its own per run (the guest needs no such
             # address: dpdk-fou answers before the tunnel), so no PMTU the
             # client learnt in an earlier run hides this run's ICMP error.
@@ -1142,6 +1167,48 @@ class InteropTest:
                        'ICMP fragmentation needed', want_src, t['mtu']),
                     got == want and res.get('mtu') == t['mtu'] and res.get('source') == want_src,
                     json.dumps(res))
+
+    # -- a datagram larger than the tunnel MTU, without DF: dpdk-fou fragments it
+
+    # The client's link MTU: sent whole, over every tunnel's MTU. (A larger
+    # one would reach dpdk-fou reassembled, and cut at the af_packet frame
+    # size: the PMD's fanout asks the kernel to defragment.)
+    BIG_DATAGRAM = 1500
+
+    def guest_snmp(self):
+        """The guest's /proc/net/snmp as {'Ip': {counter: n}, 'Udp': {...}}."""
+        rc, out = self.guest.run('cat /proc/net/snmp')
+        rows = {}
+        for line in out.splitlines():
+            name, _, rest = line.partition(':')
+            rows.setdefault(name.strip(), []).append(rest.split())
+        return {k: dict(zip(v[0], map(int, v[1]))) for k, v in rows.items()
+                if len(v) == 2 and all(x.lstrip('-').isdigit() for x in v[1])}
+
+    def big_datagram(self, label, t):
+        """The client sends BIG_DATAGRAM bytes of UDP without DF to the guest,
+        over the tunnel MTU: dpdk-fou cuts it and encapsulates each fragment;
+        the guest reassembles the datagram whole (ReasmOKs) and hands it to
+        UDP (no one listens on the discard port: NoPorts)."""
+        c = self.checks
+        before, st0 = self.guest_snmp(), self.gw.query('/fou/stats') or {}
+        sent = self.client('big', t['guest'], '--size', self.BIG_DATAGRAM)
+        deadline = time.monotonic() + 10
+        while True:
+            after = self.guest_snmp()
+            reasm = after.get('Ip', {}).get('ReasmOKs', 0) - before.get('Ip', {}).get('ReasmOKs', 0)
+            noports = (after.get('Udp', {}).get('NoPorts', 0) -
+                       before.get('Udp', {}).get('NoPorts', 0))
+            if (reasm >= 1 and noports >= 1) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        st1 = self.gw.query('/fou/stats') or {}
+        cut = st1.get('frag_packets', 0) - st0.get('frag_packets', 0)
+        c.check('%s: %s: %d-byte UDP without DF to %s, fragmented by dpdk-fou (%d packets '
+                'cut), reassembled whole by the guest (ReasmOKs +%d, Udp NoPorts +%d)'
+                % (label, t['name'], self.BIG_DATAGRAM, t['guest'], cut, reasm, noports),
+                sent.get('ok') and cut >= 1 and reasm >= 1 and noports >= 1,
+                json.dumps(dict(client=sent, before=before, after=after)))
 
     def combo(self, index, guest_csum, gw_csum):
         label = 'guest %s / dpdk-fou %s' % (csum_name(guest_csum), csum_name(gw_csum))

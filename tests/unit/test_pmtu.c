@@ -549,9 +549,11 @@ test_pmtu_expiry(void **state)
 
 /*
  * nopmtudisc: the tunnel sends an inner IPv4 packet without DF without DF
- * itself, and the path may fragment it: the path MTU bounds only what
- * leaves with DF (Linux' tnl_update_pmtu), so that packet still goes at
- * the port's MTU while one with DF gets fragmentation needed.
+ * itself: the path MTU bounds only what leaves with DF (Linux'
+ * tnl_update_pmtu), so that packet is encapsulated at the tunnel's MTU,
+ * and the outer packet, over the path MTU, is fragmented to it (Linux'
+ * ip_fragment after ip_tunnel_xmit) while one with DF gets fragmentation
+ * needed.
  */
 static void
 test_pmtu_nopmtudisc(void **state)
@@ -568,10 +570,18 @@ test_pmtu_nopmtudisc(void **state)
 	memcpy(b, g_pmtu_ipip_big_in, len);
 	unit_put16(b + ETH + 6, 0);
 	unit_ip4_cksum_fix(b + ETH);
-	if (run(b, len, RX_PORT) != 1 || got[0].port != EG_PORT || got[0].len != ETH + 1500 ||
-	    (got[0].b[ETH + 6] & 0x40) != 0)
-		fail_msg("no DF: not sent at the port's MTU without DF (%s)",
-			 verdict_name(st_verdict()));
+	/* 1500 outer bytes at 1400: 1376 of payload (8-byte units), then 104 */
+	if (run(b, len, RX_PORT) != 2 || got[0].port != EG_PORT || got[1].port != EG_PORT ||
+	    got[0].len != ETH + 20 + 1376 || got[1].len != ETH + 20 + 104 ||
+	    unit_get16(got[0].b + ETH + 6) != 0x2000 || unit_get16(got[1].b + ETH + 6) != 172 ||
+	    unit_get16(got[0].b + ETH + 4) != unit_get16(got[1].b + ETH + 4) ||
+	    !unit_cksum_ok(got[0].b + ETH, 20) || !unit_cksum_ok(got[1].b + ETH, 20) ||
+	    unit_get16(got[0].b + ETH + 20 + 4) != 1480 ||
+	    memcmp(got[0].b + ETH + 48, b + ETH + 20, 1376 - 28) != 0 ||
+	    memcmp(got[1].b + ETH + 20, b + ETH + 1376 - 8, 104) != 0)
+		fail_msg("no DF: not sent in two outer fragments of the path MTU (%s): "
+			 "%u and %u bytes, 0x%04x 0x%04x", verdict_name(st_verdict()), got[0].len,
+			 got[1].len, unit_get16(got[0].b + ETH + 6), unit_get16(got[1].b + ETH + 6));
 }
 
 /* encap-sport auto: the quoted source port must be in the range. */

@@ -318,9 +318,11 @@ unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 	return unit_rx_at(u, port, pkts, n, out_port, rte_rdtsc());
 }
 
-uint16_t
-unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
-	   uint16_t *out_port, uint64_t now)
+/* unit_rx_at() whose pkts and out_port have room for cap packets (a packet
+ * fragmented on its way out leaves as several). */
+static uint16_t
+unit_rx_cap(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	    uint16_t cap, uint16_t *out_port, uint64_t now)
 {
 	static struct unit_sent sent;
 	static struct fou_lcore_stats before;
@@ -341,6 +343,12 @@ unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t
 	sent.over = false;
 	nf = fou_lcore_rx(u->lc, port, pkts, n, now, unit_emit_collect, &sent);
 	unit_stats_add(&u->st, row, &before);
+	if (sent.n > cap) {
+		print_error("fou_lcore_rx() sent %u packets, room for %u\n", sent.n, cap);
+		for (i = 0; i < sent.n; i++)
+			rte_pktmbuf_free(sent.pkts[i]);
+		fail();
+	}
 	for (i = 0; i < sent.n; i++) {
 		pkts[i] = sent.pkts[i];
 		out_port[i] = sent.ports[i];
@@ -353,6 +361,13 @@ unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t
 		fail();
 	}
 	return sent.n;
+}
+
+uint16_t
+unit_rx_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
+	   uint16_t *out_port, uint64_t now)
+{
+	return unit_rx_cap(u, port, pkts, n, n, out_port, now);
 }
 
 void
@@ -385,13 +400,15 @@ uint16_t
 unit_burst_at(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
 	      struct unit_frame *got, uint64_t now)
 {
+	struct rte_mbuf *io[FOU_BURST];
 	uint16_t out_port[FOU_BURST], nb, i;
 
 	assert_true(n <= FOU_BURST);
-	nb = unit_rx_at(u, port, pkts, n, out_port, now);
+	memcpy(io, pkts, n * sizeof(*pkts));
+	nb = unit_rx_cap(u, port, io, n, FOU_BURST, out_port, now);
 	for (i = 0; i < nb; i++) {
-		unit_frame_copy(pkts[i], out_port[i], &got[i]);
-		rte_pktmbuf_free(pkts[i]);
+		unit_frame_copy(io[i], out_port[i], &got[i]);
+		rte_pktmbuf_free(io[i]);
 	}
 	return nb;
 }

@@ -252,7 +252,8 @@ void unit_emit_free(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, ui
  * n packets received on port through fou_lcore_rx() of u: what it sent (in
  * order, all before it returned) is moved to the front of pkts, their
  * egress ports into out_port[]; returns how many (fails the test unless
- * that is what fou_lcore_rx() forwarded). Dropped packets are freed. u->st
+ * that is what fou_lcore_rx() forwarded, and at most n: unit_burst() has
+ * room for the fragments of packets cut on their way out). Dropped packets are freed. u->st
  * takes what the call counted.
  */
 uint16_t unit_rx(struct unit_lcore *u, uint16_t port, struct rte_mbuf **pkts, uint16_t n,
@@ -339,7 +340,8 @@ struct unit_frame {
 
 /*
  * Runs the n mbufs (at most FOU_BURST) through u on RX_PORT (its state and
- * counters go on), copies the forwarded frames into got[] in order, frees
+ * counters go on), copies the forwarded frames (at most FOU_BURST, the
+ * fragments of a packet cut on its way out each one) into got[] in order, frees
  * everything and returns how many were forwarded.
  */
 uint16_t unit_burst(struct unit_lcore *u, struct rte_mbuf **pkts, uint16_t n,
