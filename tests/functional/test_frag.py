@@ -174,8 +174,8 @@ class Frag(ft.GatewayTestCase):
             self.assertEqual(ft.tshark_problems(run.outputs[port], fou_ports='5555:4,5556:47',
                                                 tcp=False), [], 'port %d' % port)
 
-        out1 = [f[14:] for f in ft.tshark_raw(run.outputs[1])]
-        out0 = ft.tshark_raw(run.outputs[0])
+        out1 = [f[14:] for f in ft.capture_frames(run.outputs[1])]
+        out0 = ft.capture_frames(run.outputs[0])
         self.check_port1(out1, cases)
         self.check_icmp([f for f in out0 if f[14 + 9] == 1], cases)
         self.check_tunnels([f[14:] for f in out0 if f[14 + 9] != 1], cases)
@@ -192,7 +192,7 @@ class Frag(ft.GatewayTestCase):
         run = self.run_gw({0: ft.write_pcap(self.path('jumbo.pcap'), [from_h0(p)])}, opts)
         self.assertCounters(run, rx={0: 1, 1: 0}, tx={0: 0, 1: 3}, drops={}, fou_ports={})
         self.assertEqual(run.summary.frag, (1, 3), run.describe())
-        out = [f[14:] for f in ft.tshark_raw(run.outputs[1])]
+        out = [f[14:] for f in ft.capture_frames(run.outputs[1])]
         self.assertCut(self.pieces(out, 0xd001), bytes(p), 4000, 'jumbo')
         self.assertEqual([ip4_fields(f)[1] for f in self.pieces(out, 0xd001)],
                          [3996, 3996, 8000 - 2 * 3976])
