@@ -201,6 +201,29 @@ class Frag(ft.GatewayTestCase):
             found.update(r['data.data'])
         self.assertIn(pl.hex(), found)
 
+    def test_reassembled_then_cut(self):
+        """Outer fragments of FOU from tipip's remote, reassembled (a chain
+        of mbufs past 2 KB), decapsulated, and the inner packet without DF
+        cut to port 1's MTU on its way out, as Linux' ip_defrag, then
+        ip_forward's ip_fragment."""
+        from scapy.layers.inet import fragment
+        p, pl = udp4('192.168.4.7', 2600, 0xd101, False, 21)
+        outer = (IP(src=REMOTE['tipip'], dst='10.99.0.1', id=0x5151) /
+                 UDP(sport=40000, dport=5555) / p)
+        frames = [Ether(src=REMOTE_MAC[REMOTE['tipip']], dst=ft.MAC_P0) / f
+                  for f in fragment(outer, fragsize=1200)]
+        self.assertEqual(len(frames), 3)
+        run = self.run_gw({0: ft.write_pcap(self.path('reasm.pcap'), frames)},
+                          OPTS + ['--port', '5555:ipip'])
+        self.assertEqual(run.summary.reasm_datagrams, 1, run.describe())
+        self.assertEqual(run.summary.frag, (1, 3), run.describe())
+        out = [f[14:] for f in ft.capture_frames(run.outputs[1])]
+        self.assertCut(self.pieces(out, 0xd101), bytes(p), P1_MTU, 'reassembled, then cut')
+        found = set()
+        for r in ft.tshark_fields(run.outputs[1], ['data.data'], checksums=False):
+            found.update(r['data.data'])
+        self.assertIn(pl.hex(), found)
+
     def pieces(self, frames, ident):
         got = [f for f in frames if ip4_fields(f)[2] == ident]
         return sorted(got, key=lambda f: ip4_fields(f)[5])
