@@ -244,6 +244,7 @@ fou_frag_output(struct fou_lcore *lc, const struct fou_frag_job *j, fou_emit_fn 
 	struct fou_frag_out o = { .emit = emit, .ctx = ctx };
 	const bool chains = (lc->gw->iface[j->a.port].tx_ol & FOU_TXOL_MSEG) != 0;
 	struct rte_mbuf *whole = j->m, **p = &whole;
+	const uint16_t ip_id = lc->ip_id;
 	unsigned int n = 1, i, why;
 
 	if (j->inner_mtu != 0) {
@@ -256,8 +257,11 @@ fou_frag_output(struct fou_lcore *lc, const struct fou_frag_job *j, fou_emit_fn 
 		fou_frag_count(lc, j->a.tun, j->a.port, n, false);
 		p = lc->frag->inner;
 	}
+	/* the pieces take the IDs set aside for them (fou_frag_defer()) */
+	lc->ip_id = j->ip_id;
 	for (i = 0; i < n; i++)
 		fou_frag_piece(lc, j, p[i], chains, &o);
+	lc->ip_id = ip_id;
 	fou_frag_flush(&o);
 	return o.sent;
 }

@@ -33,6 +33,7 @@ struct fou_frag_job {
 	uint16_t inner_mtu;		/* cut the IPv4 packet to this before anything
 					 * else; 0: it goes whole (into a nopmtudisc
 					 * tunnel, to be cut after encapsulation) */
+	uint16_t ip_id;			/* the first of the outer IDs set aside */
 };
 
 /* One lcore's: the jobs of the burst, and room for what they become. */
@@ -72,6 +73,27 @@ fou_frag_defer(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a
 		j->neigh = *neigh;
 	j->v6 = v6;
 	j->inner_mtu = inner_mtu;
+	/*
+	 * The outer IDs its pieces take (one per inner fragment, one for a
+	 * packet cut only outside), set aside now, where the packet stands:
+	 * the stage runs after the burst, and the packets after this one in
+	 * the burst must get the IDs they would have got had it come alone.
+	 */
+	j->ip_id = lc->ip_id;
+	if (a->tun != NULL) {
+		uint16_t pieces = 1;
+
+		if (inner_mtu != 0) {
+			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+			const uint32_t hl = (ip->version_ihl & 0xfu) * 4u;
+			const uint32_t unit = inner_mtu > hl ? (inner_mtu - hl) & ~7u : 0;
+			const uint32_t len = rte_be_to_cpu_16(ip->total_length);
+
+			if (unit != 0 && len > hl)
+				pieces = (uint16_t)((len - hl + unit - 1) / unit);
+		}
+		lc->ip_id = (uint16_t)(lc->ip_id + pieces);
+	}
 	*out_port = a->port;
 	return FOU_FRAG;
 }
