@@ -617,7 +617,15 @@ fou_mb_mbufs(struct fou_mb *b)
 #define FOU_MB_FRAME_MAX 1536
 #define FOU_MB_MIX_REPORT 20	/* differences printed, at most */
 
-enum fou_mb_fate { FOU_MB_SENT, FOU_MB_DROPPED, FOU_MB_TAKEN_IN };
+/* CUT: fragmented on its way out (into FOU_MB_BIG_PIECES fragments, each
+ * encapsulated): what leaves is new mbufs, compared in order between the
+ * two gateways, not the packet itself */
+enum fou_mb_fate { FOU_MB_SENT, FOU_MB_DROPPED, FOU_MB_TAKEN_IN, FOU_MB_CUT };
+
+/* 1480 bytes into a tunnel of MTU 1472: 1448 bytes of payload, then 12 */
+#define FOU_MB_BIG_PIECES 2
+/* room for the fragments of a round: every packet cut would be too many */
+#define FOU_MB_MIX_FRAGS (FOU_MB_MIX_PKTS * FOU_MB_BIG_PIECES)
 
 enum fou_mb_kind {
 	FOU_MB_K_FWD, FOU_MB_K_DECAP, FOU_MB_K_ENCAP, FOU_MB_K_NO_TUNNEL, FOU_MB_K_TTL_BACK,
@@ -674,7 +682,7 @@ static const struct fou_mb_kind_fate fou_mb_kinds[FOU_MB_KINDS] = {
 	[FOU_MB_K_DF_BIG] = { "encap flow from 10.0.0.2, 1480 bytes, DF: fragmentation needed",
 			      FOU_MB_SENT, 0, FOU_ICMP_FRAG_NEEDED, FOU_DROP_MTU_EXCEEDED, false,
 			      false },
-	[FOU_MB_K_BIG] = { "encap flow, 1480 bytes, no DF", FOU_MB_DROPPED, FOU_DROP_MTU_EXCEEDED, -1,
+	[FOU_MB_K_BIG] = { "encap flow, 1480 bytes, no DF: cut in two", FOU_MB_CUT, 0, -1,
 			   -1, false, false },
 	[FOU_MB_K_ARP_REQ] = { "ARP request for 10.0.0.1: answered", FOU_MB_SENT, 0, -1, -1, false,
 			       false },
@@ -870,6 +878,8 @@ struct fou_mb_call {
 	uint16_t n;
 	struct fou_mb_got *got;		/* one per packet of in */
 	unsigned int strays;		/* what left and was none of in */
+	struct fou_mb_got *frags;	/* room for the strays, in order */
+	unsigned int frags_room;
 };
 
 static void
@@ -881,10 +891,10 @@ fou_mb_mix_emit(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < c->n && c->in[j] != pkts[i]; j++)
 			;
-		if (j == c->n) {
+		if (j == c->n && c->strays >= c->frags_room) {
 			c->strays++;
 		} else {
-			struct fou_mb_got *g = &c->got[j];
+			struct fou_mb_got *g = j == c->n ? &c->frags[c->strays++] : &c->got[j];
 			const uint32_t len = RTE_MIN(rte_pktmbuf_pkt_len(pkts[i]),
 						     (uint32_t)FOU_MB_FRAME_MAX);
 			const void *d = rte_pktmbuf_read(pkts[i], 0, len, g->bytes);
@@ -905,6 +915,7 @@ struct fou_mb_mix {
 	uint16_t len[FOU_MB_MIX_PKTS];
 	enum fou_mb_kind kind[FOU_MB_MIX_PKTS];
 	struct fou_mb_got *bursts, *alone;
+	struct fou_mb_got *frags[2];	/* what cut packets became: in bursts, alone */
 	struct rte_mempool *mp;
 };
 
@@ -1031,15 +1042,17 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 	const uint64_t now = rte_rdtsc();
 	struct fou_mb_count ca, cb, after, before;
 	int64_t fwd[2] = { 0 }, drop[FOU_DROP_MAX] = { 0 }, icmp[FOU_ICMP_MAX] = { 0 };
-	int64_t consumed = 0, decap = 0, encap = 0;
+	int64_t consumed = 0, decap = 0, encap = 0, cut = 0;
 	uint64_t got_fwd[2][2] = { { 0 } };
 	struct fou_mb_call call;
-	unsigned int p, i, reported = 0, strays = 0;
+	unsigned int p, i, reported = 0, strays = 0, nfrags[2] = { 0, 0 };
 	bool ok = true;
 	char x[128], y[128];
 
 	memset(mx->bursts, 0, FOU_MB_MIX_PKTS * sizeof(*mx->bursts));
 	memset(mx->alone, 0, FOU_MB_MIX_PKTS * sizeof(*mx->alone));
+	memset(mx->frags[0], 0, FOU_MB_MIX_FRAGS * sizeof(*mx->frags[0]));
+	memset(mx->frags[1], 0, FOU_MB_MIX_FRAGS * sizeof(*mx->frags[1]));
 	fou_mb_stmt(ga, "icmp-rate", errors ? "1000000,burst=1000000" : "0");
 	fou_mb_stmt(gb, "icmp-rate", errors ? "1000000,burst=1000000" : "0");
 
@@ -1053,8 +1066,11 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 		call.n = FOU_BURST;
 		call.got = &mx->bursts[p];
 		call.strays = 0;
+		call.frags = &mx->frags[0][nfrags[0]];
+		call.frags_room = FOU_MB_MIX_FRAGS - nfrags[0];
 		fou_lcore_rx(la, 0, pkts, FOU_BURST, now, fou_mb_mix_emit, &call);
-		strays += call.strays;
+		nfrags[0] += RTE_MIN(call.strays, call.frags_room);
+		strays += call.strays - RTE_MIN(call.strays, call.frags_room);
 	}
 	fou_mb_count(ga, b->nb_tunnels, &after);
 	fou_mb_count_delta(&ca, &after);
@@ -1071,8 +1087,11 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 		call.n = 1;
 		call.got = g;
 		call.strays = 0;
+		call.frags = &mx->frags[1][nfrags[1]];
+		call.frags_room = FOU_MB_MIX_FRAGS - nfrags[1];
 		fou_lcore_rx(lb, 0, &m, 1, now, fou_mb_mix_emit, &call);
-		strays += call.strays;
+		nfrags[1] += RTE_MIN(call.strays, call.frags_room);
+		strays += call.strays - RTE_MIN(call.strays, call.frags_room);
 		fou_stats_get(gb, (int)rte_lcore_id(), &after.s);
 		for (i = 0; i < FOU_DROP_MAX; i++)
 			after.s.drop[i] -= before.s.drop[i];
@@ -1109,11 +1128,15 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 				icmp[kicmp]++;
 		} else if (fate == FOU_MB_DROPPED) {
 			drop[what]++;
+		} else if (fate == FOU_MB_CUT) {
+			cut++;
 		} else {
 			consumed++;
 		}
 		decap += k->decap;
 		encap += k->encap && fate == FOU_MB_SENT;
+		/* a tunnel counts each fragment it carries */
+		encap += fate == FOU_MB_CUT ? FOU_MB_BIG_PIECES : 0;
 		if (ga_->fwd && ga_->port < 2)
 			got_fwd[0][ga_->port]++;
 		if (gb_->fwd && gb_->port < 2)
@@ -1125,6 +1148,7 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 									     (uint32_t)FOU_MB_FRAME_MAX)) == 0));
 		as_said = fate == FOU_MB_SENT ? gb_->fwd && gb_->port == what && gb_->icmp == kicmp :
 			  fate == FOU_MB_DROPPED ? !gb_->fwd && gb_->drop == what && !gb_->consumed :
+			  fate == FOU_MB_CUT ? !gb_->fwd && gb_->drop == -1 && !gb_->consumed :
 			  !gb_->fwd && gb_->consumed && gb_->drop == -1;
 		if ((!same || !as_said) && reported++ < FOU_MB_MIX_REPORT) {
 			uint32_t at = 0;
@@ -1143,6 +1167,23 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 		}
 		ok = ok && same && as_said;
 	}
+
+	/* what the cut packets became: the same fragments, in the same order,
+	 * on the same port (their outer IDs too: set aside where each packet
+	 * stood in its burst) */
+	for (i = 0; i < RTE_MAX(nfrags[0], nfrags[1]); i++) {
+		const struct fou_mb_got *fa = &mx->frags[0][i], *fb = &mx->frags[1][i];
+
+		if (i < nfrags[0] && i < nfrags[1] && fa->port == fb->port && fa->len == fb->len &&
+		    memcmp(fa->bytes, fb->bytes, RTE_MIN(fa->len, (uint32_t)FOU_MB_FRAME_MAX)) == 0)
+			continue;
+		if (reported++ < FOU_MB_MIX_REPORT)
+			fprintf(stderr, "fou-microbench: check-mix (%s): fragment %u of the cut packets "
+				"differs between bursts and one per call\n", round, i);
+		ok = false;
+	}
+	ok &= fou_mb_mix_row(round, "fragments sent on port 0", cut * FOU_MB_BIG_PIECES,
+			     nfrags[0], nfrags[1]);
 
 	/* the report: a line per outcome */
 	for (i = 0; i < 2; i++) {
@@ -1218,9 +1259,12 @@ fou_mb_check_mix(struct fou_mb *b)
 	mx.frame = calloc(FOU_MB_MIX_PKTS, sizeof(*mx.frame));
 	mx.bursts = calloc(FOU_MB_MIX_PKTS, sizeof(*mx.bursts));
 	mx.alone = calloc(FOU_MB_MIX_PKTS, sizeof(*mx.alone));
+	mx.frags[0] = calloc(FOU_MB_MIX_FRAGS, sizeof(*mx.frags[0]));
+	mx.frags[1] = calloc(FOU_MB_MIX_FRAGS, sizeof(*mx.frags[1]));
 	mx.mp = rte_pktmbuf_pool_create("fou_mb_mix", 2 * FOU_BURST + 64, 0, 0,
 					RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (mx.frame == NULL || mx.bursts == NULL || mx.alone == NULL || mx.mp == NULL)
+	if (mx.frame == NULL || mx.bursts == NULL || mx.alone == NULL || mx.frags[0] == NULL ||
+	    mx.frags[1] == NULL || mx.mp == NULL)
 		fou_mb_die("check-mix: out of memory", NULL);
 	/* every kind in every burst, in another order each time (7 and the
 	 * kinds' count are coprime), each packet of a flow of its own */
@@ -1240,6 +1284,8 @@ fou_mb_check_mix(struct fou_mb *b)
 	fou_gw_free(gb);
 	rte_mempool_free(mx.mp);
 	free(mx.frame);
+	free(mx.frags[0]);
+	free(mx.frags[1]);
 	free(mx.bursts);
 	free(mx.alone);
 	return ok ? 0 : 1;
