@@ -17,6 +17,9 @@ restarted, the guest's tunnels re-created); in the second combination
 dpdk-fou starts with only `--port 5555:ipip` and gets every other statement
 as a command on its telemetry socket once it runs. dumpcap records the tap for the
 whole run; tshark checks every FOU packet dpdk-fou sent.
+A last dpdk-fou run has port 0 on a net_tap bridged with the tap (af_packet's
+fanout defragments): the guest's nopmtudisc ipip tunnel sends a ping too big
+for its narrowed link as outer fragments, and dpdk-fou reassembles them.
 
     netns fouc-PID (client)        netns foug-PID (gateway)             QEMU guest
     c0 10.1.0.2/24 ========= veth  g1 <- dpdk-fou port 1
