@@ -871,8 +871,6 @@ def analyse_window(checks, label, rows, guest_csum, gw_csum, tunnels):
             theirs and not bad, 'frames %s' % bad[:10] if theirs else 'no FOU from the guest')
 
 
-# --- the test -------------------------------------------------------------------------------
-
 # --- outer reassembly against Linux's own fragmentation (issue 17) -----------------------------
 #
 # net_af_packet cannot take this case: its queues join a fanout with
@@ -917,6 +915,8 @@ def reasm_rows(tshark, pcap, display_filter, fields):
         raise SetupError('tshark failed (%d): %s' % (p.returncode, p.stderr.strip()))
     return [dict(zip(fields, line.split('\t'))) for line in p.stdout.splitlines()]
 
+
+# --- the test -------------------------------------------------------------------------------
 
 class InteropTest:
     def __init__(self, args):
@@ -1319,11 +1319,13 @@ class InteropTest:
             self.reasm_bridge(False)
         self.reasm_window = (t0, time.time())
         acc = re.search(r'^accounting: .*: (\S+)$', out, re.M)
+        mbufs = re.search(r'^mbufs: .*: (\S+)$', out, re.M)
         dropped = re.search(r'^dropped: (\d+)$', out, re.M)
-        c.check('%s: dpdk-fou exit status 0 (got %s), accounting %s, dropped %s'
-                % (label, status, acc[1] if acc else 'missing',
+        c.check('%s: dpdk-fou exit status 0 (got %s), accounting %s, mbufs %s, dropped %s'
+                % (label, status, acc[1] if acc else 'missing', mbufs[1] if mbufs else 'missing',
                    dropped[1] if dropped else 'missing'),
-                status == 0 and acc and acc[1] == 'ok' and dropped and dropped[1] == '0', out)
+                status == 0 and acc and acc[1] == 'ok' and mbufs and mbufs[1] == 'ok' and
+                dropped and dropped[1] == '0', out)
         # Each ping is one datagram of n fragments: n - 1 of them are
         # absorbed into the first, which goes on as the whole datagram.
         n = reasm_fragments(REASM_PAYLOAD, REASM_PATH_MTU)
