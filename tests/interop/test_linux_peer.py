@@ -17,6 +17,9 @@ restarted, the guest's tunnels re-created); in the second combination
 dpdk-fou starts with only `--port 5555:ipip` and gets every other statement
 as a command on its telemetry socket once it runs. dumpcap records the tap for the
 whole run; tshark checks every FOU packet dpdk-fou sent.
+A last dpdk-fou run has port 0 on a net_tap bridged with the tap (af_packet's
+fanout defragments): the guest's nopmtudisc ipip tunnel sends a ping too big
+for its narrowed link as outer fragments, and dpdk-fou reassembles them.
 
     netns fouc-PID (client)        netns foug-PID (gateway)             QEMU guest
     c0 10.1.0.2/24 ========= veth  g1 <- dpdk-fou port 1
@@ -419,7 +422,7 @@ class Gateway:
 
     seq = 0
 
-    def __init__(self, binary, workdir, gw_csum, via_telemetry=False):
+    def __init__(self, binary, workdir, gw_csum, via_telemetry=False, port0=None):
         Gateway.seq += 1
         self.prefix = 'fou-interop-%d-%d' % (os.getpid(), Gateway.seq)
         csum = 'encap-csum' if gw_csum else 'noencap-csum'
@@ -455,10 +458,11 @@ class Gateway:
                              if ('--' + n, a) != START_PORT]
             opts = list(START_PORT)
         # qdisc_bypass=0: what the PMD sends passes the kernel's packet taps,
-        # so dumpcap on the same interface sees it.
+        # so dumpcap on the same interface sees it. port0: another vdev for
+        # port 0 (see outer_reasm()).
         cmd = [binary, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
                '--file-prefix', self.prefix, '--log-level=lib.eal:warning',
-               '--vdev', 'net_af_packet0,iface=%s,qdisc_bypass=0' % TAP,
+               '--vdev', port0 or 'net_af_packet0,iface=%s,qdisc_bypass=0' % TAP,
                '--vdev', 'net_af_packet1,iface=%s,qdisc_bypass=0' % VETH_GW,
                '--'] + opts
         self.proc = Proc('dpdk-fou', cmd, os.path.join(workdir, '%s.log' % self.prefix),
@@ -890,6 +894,51 @@ def analyse_window(checks, label, rows, guest_csum, gw_csum, tunnels):
             theirs and not bad, 'frames %s' % bad[:10] if theirs else 'no FOU from the guest')
 
 
+# --- outer reassembly against Linux's own fragmentation (issue 17) -----------------------------
+#
+# net_af_packet cannot take this case: its queues join a fanout with
+# PACKET_FANOUT_FLAG_DEFRAG, so the gateway namespace's kernel reassembles the
+# outer fragments before dpdk-fou reads them. For this case port 0 is a
+# net_tap whose kernel interface is bridged with QEMU's tap: a Linux bridge
+# hands frames on as they came (bridge-nf-call-* is turned off in the
+# namespace, so no netfilter defragmentation either), and dpdk-fou reads the
+# guest's fragments as the guest sent them. --reasm-port0 af_packet runs the
+# case on the af_packet port instead, to show the difference: the ping gets
+# through but the reassembly checks fail.
+REASM_BRIDGE = 'gbr'
+REASM_TAP = 'gd0'                       # net_tap's kernel interface, port 0 in this case
+# Neither bridge port may carry the gateway's MAC (QEMU's tap has it for the
+# af_packet runs): a bridge delivers a frame for one of its ports' own MACs
+# to its own stack, not out of a port.
+MAC_REASM_TAP = '02:f0:00:63:00:0b'
+MAC_REASM_BRIDGED = '02:f0:00:63:00:0c'
+REASM_PATH_MTU = 576                    # the guest's outer link during the case
+REASM_PAYLOAD = 1400                    # ICMP payload: an inner packet of 1428 bytes
+
+
+def reasm_fragments(payload, mtu):
+    """Outer fragments of one ping through fou_ipip on a link of MTU mtu:
+    inner IPv4 + ICMP + payload inside UDP, cut as ip_fragment() does (every
+    fragment but the last carries a multiple of 8 bytes)."""
+    outer_payload = 8 + 20 + 8 + payload
+    per = (mtu - 20) // 8 * 8
+    return -(-outer_payload // per)
+
+
+def reasm_rows(tshark, pcap, display_filter, fields):
+    """One dict of field values per frame (the first occurrence: the outer
+    header), IP reassembly in tshark off: each frame as it was on the wire."""
+    cmd = [tshark, '-n', '-r', pcap, '-o', 'ip.defragment:FALSE',
+           '-o', 'ip.check_checksum:TRUE', '-d', 'udp.port==5555,ip',
+           '-Y', display_filter, '-T', 'fields', '-E', 'separator=/t', '-E', 'occurrence=f']
+    for f in fields:
+        cmd += ['-e', f]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise SetupError('tshark failed (%d): %s' % (p.returncode, p.stderr.strip()))
+    return [dict(zip(fields, line.split('\t'))) for line in p.stdout.splitlines()]
+
+
 # --- the test -------------------------------------------------------------------------------
 
 class InteropTest:
@@ -902,6 +951,7 @@ class InteropTest:
         self.gw = None
         self.workdir = None
         self.windows = []
+        self.reasm_window = None
 
     # -- set-up ------------------------------------------------------------------------------
 
@@ -1260,6 +1310,138 @@ class InteropTest:
         for label, g, d, t0, t1 in self.windows:
             win = [r for r in rows if t0 <= float(r['frame.time_epoch'][0]) <= t1]
             analyse_window(c, label, win, g, d, self.tunnels)
+        if self.reasm_window:
+            self.analyse_reasm()
+
+    # -- outer reassembly against Linux's own fragmentation (issue 17) -------------------------
+
+    def reasm_bridge(self, up):
+        """QEMU's tap into a bridge with the net_tap's kernel interface (up),
+        or back on its own for the af_packet runs."""
+        g = ['ip', '-n', NS_GW]
+        if not up:
+            run(g + ['link', 'set', TAP, 'nomaster'], check=False)
+            run(g + ['link', 'del', REASM_BRIDGE], check=False)
+            run(g + ['link', 'set', TAP, 'address', MAC_GW0], check=False)
+            return
+        # no IPv6 on the interfaces created from here on (the bridge, the
+        # net_tap's): the namespace's kernel stays silent
+        sysctl(NS_GW, 'net.ipv6.conf.default.disable_ipv6', 1)
+        # With br_netfilter loaded, bridged IPv4 would pass the namespace's
+        # netfilter hooks, where conntrack (if anything loads it) defragments.
+        for k in ('iptables', 'ip6tables', 'arptables'):
+            if os.path.exists('/proc/sys/net/bridge/bridge-nf-call-' + k):
+                sysctl(NS_GW, 'net.bridge.bridge-nf-call-' + k, 0)
+        # no STP, no multicast snooping: the bridge itself sends nothing (with
+        # snooping it joins 224.0.0.106 by IGMP, which dpdk-fou would drop)
+        run(g + ['link', 'add', REASM_BRIDGE, 'type', 'bridge', 'stp_state', 0,
+                 'mcast_snooping', 0])
+        self.add_cleanup(self.reasm_bridge, False)
+        run(g + ['link', 'set', TAP, 'address', MAC_REASM_BRIDGED, 'master', REASM_BRIDGE])
+        run(g + ['link', 'set', REASM_BRIDGE, 'up'])
+
+    def outer_reasm(self):
+        """The guest's fou_ipip with nopmtudisc and a 576-byte outer link:
+        its ping of REASM_PAYLOAD bytes without DF to the client leaves as
+        outer fragments that the guest's kernel cut; dpdk-fou reassembles
+        them, decapsulates and forwards the inner packet to the client whole,
+        and the reply comes back through the tunnel."""
+        a, c = self.a, self.checks
+        pmd = a.reasm_port0
+        label = 'outer reassembly (port 0 %s)' % pmd
+        log('--- %s' % label)
+        port0 = None
+        if pmd == 'net_tap':
+            self.reasm_bridge(True)
+            port0 = 'net_tap0,iface=%s' % REASM_TAP
+        t0 = time.time()
+        self.gw = Gateway(a.gateway, self.workdir, 0, port0=port0)
+        ready = self.gw.wait_ready()
+        if ready and pmd == 'net_tap':
+            run(['ip', '-n', NS_GW, 'link', 'set', REASM_TAP, 'address', MAC_REASM_TAP,
+                 'master', REASM_BRIDGE, 'up'])
+        if c.check('%s: dpdk-fou started' % label, ready,
+                   '%s\n%s' % (self.gw.command(), self.gw.proc.output())):
+            rc, out = self.guest.run('narrow_path %d %d' % (REASM_PATH_MTU, self.guest_csum))
+            if c.check('%s: guest fou_ipip re-created with ttl inherit nopmtudisc, outer link '
+                       'MTU %d' % (label, REASM_PATH_MTU),
+                       rc == 0 and 'nopmtudisc' in out, out):
+                ipip = [t for t in TUNNELS if t['name'] == 'ipip'][0]
+                rc, out = self.guest.run('ping -4 -c %d -s %d -i 0.2 -W 3 -w 15 -I %s %s' % (
+                    a.pings, REASM_PAYLOAD, ipip['guest'], ipip['client']), timeout=30)
+                m = re.search(r'(\d+) packets transmitted, (\d+) packets received', out)
+                tx, rx = (int(m[1]), int(m[2])) if m else (0, 0)
+                br = run(['sh', '-c', 'bridge link; bridge fdb show br %s; ip -s link'
+                          % REASM_BRIDGE], ns=NS_GW, check=False).stdout \
+                    if pmd == 'net_tap' else ''
+                c.check('%s: guest pings %s with %d bytes through the tunnel: %d/%d replies'
+                        % (label, ipip['client'], REASM_PAYLOAD, rx, a.pings),
+                        tx == a.pings and rx == a.pings, out + br)
+            rc, out = self.guest.run('narrow_path off; tunnels %d' % self.guest_csum)
+            c.check('%s: guest link and tunnels restored' % label, rc == 0, out)
+        status = self.gw.stop()
+        out = self.gw.proc.output()
+        self.gw = None
+        if pmd == 'net_tap':
+            self.reasm_bridge(False)
+        self.reasm_window = (t0, time.time())
+        acc = re.search(r'^accounting: .*: (\S+)$', out, re.M)
+        mbufs = re.search(r'^mbufs: .*: (\S+)$', out, re.M)
+        dropped = re.search(r'^dropped: (\d+)$', out, re.M)
+        c.check('%s: dpdk-fou exit status 0 (got %s), accounting %s, mbufs %s, dropped %s'
+                % (label, status, acc[1] if acc else 'missing', mbufs[1] if mbufs else 'missing',
+                   dropped[1] if dropped else 'missing'),
+                status == 0 and acc and acc[1] == 'ok' and mbufs and mbufs[1] == 'ok' and
+                dropped and dropped[1] == '0', out)
+        # Each ping is one datagram of n fragments: n - 1 of them are
+        # absorbed into the first, which goes on as the whole datagram.
+        n = reasm_fragments(REASM_PAYLOAD, REASM_PATH_MTU)
+        m = re.search(r'^reassembly: datagrams (\d+), fragments absorbed (\d+)$', out, re.M)
+        got = (int(m[1]), int(m[2])) if m else None
+        c.check('%s: dpdk-fou reassembled %d datagrams of %d fragments (reassembly: %s)'
+                % (label, a.pings, n, 'datagrams %d, fragments absorbed %d' % got
+                   if got else 'missing'),
+                got == (a.pings, a.pings * (n - 1)), out)
+        for line in re.findall(r'^(?:port \d+: rx|decapsulated|reassembly|drop ).*$', out, re.M):
+            print('       dpdk-fou: ' + line)
+
+    def analyse_reasm(self):
+        """The wire on both sides of dpdk-fou during the reassembly case:
+        the guest's outer fragments on the tap, the inner packets whole on
+        the client's side."""
+        c = self.checks
+        t0, t1 = self.reasm_window
+        label = 'outer reassembly (port 0 %s)' % self.a.reasm_port0
+        ipip = [t for t in TUNNELS if t['name'] == 'ipip'][0]
+        n = reasm_fragments(REASM_PAYLOAD, REASM_PATH_MTU)
+        rows = [r for r in reasm_rows(
+            self.a.tshark, self.pcaps[TAP],
+            'ip.src == %s && ip.dst == %s && (ip.flags.mf == 1 || ip.frag_offset > 0)'
+            % (GUEST_IP, GW_OUTER_IP),
+            ('frame.time_epoch', 'ip.id', 'ip.flags.df', 'ip.flags.mf', 'ip.frag_offset',
+             'ip.len'))
+            if t0 <= float(r['frame.time_epoch']) <= t1]
+        ids = collections.Counter(r['ip.id'] for r in rows)
+        c.check('capture: %s: the guest sent %d datagrams of %d outer fragments, no DF, none '
+                'over %d bytes (%s)' % (label, self.a.pings, n, REASM_PATH_MTU, dict(ids)),
+                len(ids) == self.a.pings and set(ids.values()) == {n} and
+                all(r['ip.flags.df'] in ('0', 'False') and int(r['ip.len']) <= REASM_PATH_MTU
+                    for r in rows), json.dumps(rows))
+        inner_len = 20 + 8 + REASM_PAYLOAD
+        rows = [r for r in reasm_rows(
+            self.a.tshark, self.pcaps[VETH_GW],
+            'icmp.type == 8 && ip.src == %s && ip.dst == %s' % (ipip['guest'], ipip['client']),
+            ('frame.time_epoch', 'ip.len', 'ip.flags.mf', 'ip.frag_offset', 'ip.checksum.status',
+             'icmp.checksum.status', 'data.len'))
+            if t0 <= float(r['frame.time_epoch']) <= t1]
+        c.check('capture: %s: %d echo requests of %d bytes reached the client whole (no MF, '
+                'offset 0, IP and ICMP checksums good, %d bytes of data)'
+                % (label, self.a.pings, inner_len, REASM_PAYLOAD),
+                len(rows) == self.a.pings and all(
+                    int(r['ip.len']) == inner_len and r['ip.flags.mf'] in ('0', 'False') and
+                    r['ip.frag_offset'] == '0' and r['ip.checksum.status'] == '1' and
+                    r['icmp.checksum.status'] == '1' and r['data.len'] == str(REASM_PAYLOAD)
+                    for r in rows), json.dumps(rows))
 
     # -- the whole run -----------------------------------------------------------------------
 
@@ -1278,14 +1460,16 @@ class InteropTest:
                 return self.hold()
             for i, (g, d) in enumerate(combos):
                 self.combo(i, g, d)
+            if self.a.reasm_port0 != 'none':
+                self.outer_reasm()
         finally:
             if self.gw is not None:
                 self.gw.stop()
             self.save_guest_stats()
             self.cleanup()
         with open(os.path.join(self.workdir, 'windows.json'), 'w') as f:
-            json.dump(dict(tunnels=self.a.tunnels,
-                           windows=self.windows), f)
+            json.dump(dict(tunnels=self.a.tunnels, windows=self.windows,
+                           reasm=self.reasm_window, reasm_port0=self.a.reasm_port0), f)
         self.analyse()
         return self.verdict()
 
@@ -1316,6 +1500,8 @@ class InteropTest:
             saved = json.load(f)
         self.tunnels = [t for t in TUNNELS if t['name'] in saved['tunnels'].split(',')]
         self.windows = [tuple(w) for w in saved['windows']]
+        self.reasm_window = saved.get('reasm')
+        self.a.reasm_port0 = saved.get('reasm_port0', self.a.reasm_port0)
         self.pcaps = {dev: os.path.join(workdir, dev + '.pcap') for dev in (TAP, VETH_GW)}
         self.a.keep = True
         self.analyse()
@@ -1386,6 +1572,10 @@ def main():
     ap.add_argument('--gre-gro', action='store_true',
                     help="keep the guest's GRO on for the GRE TCP transfer (Linux 6.1 then "
                     'drops merged GRE-in-FOU packets, see guest_gro)')
+    ap.add_argument('--reasm-port0', choices=('net_tap', 'af_packet', 'none'),
+                    default='net_tap',
+                    help="port 0's PMD in the outer reassembly case (af_packet shows that "
+                    'its fanout defragments; none leaves the case out)')
     ap.add_argument('--analyse', metavar='WORKDIR',
                     help='only the capture checks, on the files a kept run left')
     args = ap.parse_args()

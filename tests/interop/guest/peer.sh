@@ -82,6 +82,35 @@ tunnels() {
     echo "@@GUEST TUNNELS encap-csum=$1"
 }
 
+# narrow_path MTU CSUM: the outer path of the reassembly case. The outer
+# link's MTU goes down to MTU and fou_ipip is re-created with nopmtudisc
+# (Linux takes it only with ttl inherit) and its old MTU, so an inner packet
+# that fits the tunnel leaves as an outer packet without DF that the guest's
+# own ip_fragment() cuts to MTU. ip_no_pmtu_disc makes the guest's ping
+# send without DF too: ip_tunnel_xmit() copies an inner DF to the outer
+# header even with nopmtudisc. "narrow_path off" undoes the link and the
+# sysctl; `tunnels` then brings fou_ipip back.
+narrow_path() {
+    local dev csum=noencap-csum
+    dev=$(cat /tmp/outer-dev)
+    if [ "$1" = off ]; then
+        echo 0 > /proc/sys/net/ipv4/ip_no_pmtu_disc
+        must ip link set "$dev" mtu 1500
+        return
+    fi
+    [ "$2" = 1 ] && csum=encap-csum
+    ip link del fou_ipip 2>/dev/null
+    must ip link set "$dev" mtu "$1" &&
+    must ip link add name fou_ipip type ipip remote "$GW_IP" local "$GUEST_IP" ttl inherit \
+        nopmtudisc encap fou encap-sport auto encap-dport "$IPIP_PORT" $csum &&
+    must ip link set fou_ipip mtu 1472 &&
+    must ip addr add "$IPIP_GUEST/24" dev fou_ipip &&
+    must ip link set fou_ipip up &&
+    must ip route add "$IPIP_CLIENT" dev fou_ipip || return 1
+    echo 1 > /proc/sys/net/ipv4/ip_no_pmtu_disc
+    ip -d link show fou_ipip
+}
+
 peer_setup() {
     peer_sysctls
     peer_outer || return 1
