@@ -661,6 +661,15 @@ fuzz_delete_extra(struct fou_gw *gw, const char *text, const char *base)
 		if (fuzz_has_line(base, lines[n], len))
 			continue;
 		fuzz_line_split(lines[n], len, name, sizeof(name), arg, sizeof(arg));
+		/* the reassembly time is written only where it is not the
+		 * default: a line the base has not is undone by the default */
+		if (strcmp(name, "ipfrag-time") == 0 && strstr(base, "ipfrag-time ") == NULL) {
+			snprintf(arg, sizeof(arg), "%u", FOU_REASM_TIME_DEFAULT);
+			if (fou_stmt_apply(gw, name, arg, &err) < 0)
+				snprintf(fuzz_restore_err, sizeof(fuzz_restore_err), "%s %s: %s",
+					 name, arg, err.msg);
+			continue;
+		}
 		if (fuzz_is_set_only(name))
 			continue;
 		/* a tunnel is deleted by its name alone (`ip link del NAME`) */
