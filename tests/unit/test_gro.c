@@ -495,26 +495,28 @@ expect_bad_alone(const struct how *h, uint64_t ol_flags, uint32_t ptype,
 	expect_frame(&g, 2, in, v6, 3, 4);
 }
 
+/* Tunnels whose outer checksum (UDP, or GRE's) covers the inner segment. */
+static const struct {
+	struct how h;
+	const char *what;
+} cksum_cases[] = {
+	{ { P_IPIP, true, 0, 0 }, "ipip" },
+	{ { P_SIT, true, 0, 0 }, "sit" },
+	{ { P_GRE4, true, FOU_GRE_K, 0 }, "gre key" },
+	{ { P_GRE6, true, FOU_GRE_C | FOU_GRE_K, 0 }, "gre6 csum key" },
+	{ { P_GRE4, false, FOU_GRE_C, 0 }, "gre csum, zero UDP checksum" },
+};
+
 /* Outer UDP checksum set: good segments merge without their payload summed. */
 static void
 test_gro_outer_cksum_good(void **state)
 {
-	static const struct {
-		struct how h;
-		const char *what;
-	} cases[] = {
-		{ { P_IPIP, true, 0, 0 }, "ipip" },
-		{ { P_SIT, true, 0, 0 }, "sit" },
-		{ { P_GRE4, true, FOU_GRE_K, 0 }, "gre key" },
-		{ { P_GRE6, true, FOU_GRE_C | FOU_GRE_K, 0 }, "gre6 csum key" },
-		{ { P_GRE4, false, FOU_GRE_C, 0 }, "gre csum, zero UDP checksum" },
-	};
 	gw = gro_gw(false);
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < RTE_DIM(cases); i++)
-		expect_all_merged(&cases[i].h, 0, 0, cases[i].what);
+	for (i = 0; i < RTE_DIM(cksum_cases); i++)
+		expect_all_merged(&cksum_cases[i].h, 0, 0, cksum_cases[i].what);
 }
 
 /*
@@ -524,33 +526,23 @@ test_gro_outer_cksum_good(void **state)
 static void
 test_gro_outer_cksum_bad_tcp(void **state)
 {
-	static const struct {
-		struct how h;
-		const char *what;
-	} cases[] = {
-		{ { P_IPIP, true, 0, 0 }, "ipip" },
-		{ { P_SIT, true, 0, 0 }, "sit" },
-		{ { P_GRE4, true, FOU_GRE_K, 0 }, "gre key" },
-		{ { P_GRE6, true, FOU_GRE_C | FOU_GRE_K, 0 }, "gre6 csum key" },
-		{ { P_GRE4, false, FOU_GRE_C, 0 }, "gre csum, zero UDP checksum" },
-	};
 	gw = gro_gw(false);
 	unsigned int i;
 
 	(void)state;
-	for (i = 0; i < RTE_DIM(cases); i++) {
+	for (i = 0; i < RTE_DIM(cksum_cases); i++) {
 		struct unit_pkt p;
 
 		/* the frame is right but for the TCP checksum: the outer
 		 * checks pass, and it is forwarded */
-		seg_frame(&p, &cases[i].h, 2, true);
-		if (cases[i].h.udp_csum) {
+		seg_frame(&p, &cksum_cases[i].h, 2, true);
+		if (cksum_cases[i].h.udp_csum) {
 			uint16_t ulen = unit_get16(p.b + p.l4 + 4);
 
 			assert_int_equal(rfc1071_fold(rfc1071_sum(p.b + p.l4, ulen,
 				rfc1071_sum(p.b + p.l3 + 12, 8, 0) + IPPROTO_UDP + ulen)), 0xffff);
 		}
-		expect_bad_alone(&cases[i].h, 0, 0, cases[i].what);
+		expect_bad_alone(&cksum_cases[i].h, 0, 0, cksum_cases[i].what);
 	}
 }
 
