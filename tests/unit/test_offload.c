@@ -24,6 +24,16 @@ mbuf_flags(const struct unit_pkt *p, uint64_t flags)
 	return m;
 }
 
+/* The same with a packet type, as a port that parsed the frame sets it. */
+static struct rte_mbuf *
+mbuf_typed(const struct unit_pkt *p, uint64_t flags, uint32_t ptype)
+{
+	struct rte_mbuf *m = mbuf_flags(p, flags);
+
+	m->packet_type = ptype;
+	return m;
+}
+
 static void
 run_fwd(const struct unit_case *c, const struct unit_pkt *p, struct rte_mbuf *m,
 	const char *file, int line)
@@ -122,7 +132,6 @@ test_hw_flags_tunnel_parsed(void **state)
 	};
 	const struct unit_case *c = case_named("g_ipip_csum");
 	struct unit_pkt p;
-	struct rte_mbuf *m;
 	unsigned int i;
 
 	(void)state;
@@ -133,27 +142,20 @@ test_hw_flags_tunnel_parsed(void **state)
 		unit_ctx("packet type 0x%x", ptype);
 		unit_case_build(c, &p);
 		p.b[p.l3 + 10] ^= 0xff;
-		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD);
-		m->packet_type = ptype;
-		RUN_DROP(m, FOU_DROP_IP_CKSUM_BAD);
-		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_NONE);
-		m->packet_type = ptype;
-		RUN_DROP(m, FOU_DROP_IP_CKSUM_BAD);
+		RUN_DROP(mbuf_typed(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+				    ptype), FOU_DROP_IP_CKSUM_BAD);
+		RUN_DROP(mbuf_typed(&p, RTE_MBUF_F_RX_IP_CKSUM_NONE, ptype), FOU_DROP_IP_CKSUM_BAD);
 
 		unit_case_build(c, &p);
 		p.b[p.l4 + 6] ^= 0x5a;
-		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD);
-		m->packet_type = ptype;
-		RUN_DROP(m, FOU_DROP_UDP_CKSUM_BAD);
-		m = mbuf_flags(&p, RTE_MBUF_F_RX_L4_CKSUM_NONE);
-		m->packet_type = ptype;
-		RUN_DROP(m, FOU_DROP_UDP_CKSUM_BAD);
+		RUN_DROP(mbuf_typed(&p, RTE_MBUF_F_RX_IP_CKSUM_GOOD | RTE_MBUF_F_RX_L4_CKSUM_GOOD,
+				    ptype), FOU_DROP_UDP_CKSUM_BAD);
+		RUN_DROP(mbuf_typed(&p, RTE_MBUF_F_RX_L4_CKSUM_NONE, ptype), FOU_DROP_UDP_CKSUM_BAD);
 
 		/* nor do they drop what the bytes say is right */
 		unit_case_build(c, &p);
-		m = mbuf_flags(&p, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_BAD);
-		m->packet_type = ptype;
-		RUN_FWD(c, &p, m);
+		RUN_FWD(c, &p, mbuf_typed(&p, RTE_MBUF_F_RX_IP_CKSUM_BAD | RTE_MBUF_F_RX_L4_CKSUM_BAD,
+					  ptype));
 	}
 }
 
