@@ -106,11 +106,11 @@ fou_punt_set(struct fou_gw *gw, uint16_t port, const struct fou_punt_conf *c,
 	struct fou_punt_conf conf = *c;
 	struct fou_punt_ctl *pc;
 	unsigned int i;
+	int ret;
 
-	if (port >= RTE_MAX_ETHPORTS || !fou_iface_enabled(gw, port)) {
-		fou_err_set(err, "no DPDK port %u", port);
-		return -ENODEV;
-	}
+	ret = fou_iface_check(gw, port, err);
+	if (ret < 0)
+		return ret;
 	if (gw->ports_running) {
 		fou_err_set(err, "a kernel interface is made at start only (--punt, a config file's punt = ...)");
 		return -EBUSY;
@@ -156,10 +156,11 @@ fou_punt_set(struct fou_gw *gw, uint16_t port, const struct fou_punt_conf *c,
 int
 fou_punt_del(struct fou_gw *gw, uint16_t port, struct fou_err *err)
 {
-	if (port >= RTE_MAX_ETHPORTS || !fou_iface_enabled(gw, port)) {
-		fou_err_set(err, "no DPDK port %u", port);
-		return -ENODEV;
-	}
+	int ret;
+
+	ret = fou_iface_check(gw, port, err);
+	if (ret < 0)
+		return ret;
 	if (gw->ports_running) {
 		fou_err_set(err, "a kernel interface goes when the gateway stops");
 		return -EBUSY;
