@@ -202,11 +202,10 @@ int
 fou_gro_set(struct fou_gw *gw, uint16_t port, bool on, uint32_t timeout_us, struct fou_err *err)
 {
 	struct fou_iface *f;
+	int ret = fou_iface_check(gw, port, err);
 
-	if (!fou_iface_enabled(gw, port)) {
-		fou_err_set(err, "no DPDK port %u", port);
-		return -ENODEV;
-	}
+	if (ret < 0)
+		return ret;
 	if (timeout_us > FOU_GRO_TIMEOUT_MAX_US) {
 		fou_err_set(err, "timeout %u us is over the %u us maximum", timeout_us,
 			    FOU_GRO_TIMEOUT_MAX_US);
