@@ -386,8 +386,8 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));
 		inet_ntop(AF_INET, &c->remote.v4, r, sizeof(r));
 		fou_line_add(&line, "tunnel %s: %s local %s remote %s encap %s", c->name,
-			     fou_proto_name(c->type), l, r, c->encap_fou ? "fou" : "none");
-		if (c->encap_fou)
+			     fou_proto_name(c->type), l, r, fou_encap_name(c->encap));
+		if (c->encap != FOU_ENCAP_NONE)
 			fou_line_add(&line, " dport %u", c->encap_dport);
 		if (ti[i].unresolved == NULL)
 			fou_line_add(&line, " mtu %u", ti[i].mtu);

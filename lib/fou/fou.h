@@ -573,14 +573,28 @@ void fou_neigh_stop(struct fou_gw *gw);
 
 /* --- FOU receive ports and tunnels ----------------------------------------- */
 
-int fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
-/* ipproto 0: whatever protocol the port has. */
-int fou_port_del(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err);
+/*
+ * A receive port, as `ip fou add port P ipproto N [-6]` (FOU: the UDP
+ * payload is a packet of protocol N) or `ip fou add port P gue [-6]` (GUE:
+ * the protocol is in the GUE header). A port is of one address family:
+ * the packets to our IPv4 addresses, or those to our IPv6 addresses.
+ */
+struct fou_port_conf {
+	uint16_t udp_port;
+	uint8_t ipproto;	/* FOU's inner protocol; 0 with gue (in a delete: any) */
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	bool gue;
+};
+int fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *err);
+/* ipproto 0 and not gue: whatever the port is. */
+int fou_port_del(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *err);
 
 struct fou_port_info {
 	uint16_t udp_port;
-	uint8_t ipproto;
+	uint8_t ipproto;	/* 0 for a GUE port */
 	uint8_t slot;		/* index into fou_lcore_stats.decap */
+	uint8_t family;		/* AF_INET or AF_INET6 */
+	bool gue;
 };
 /* Fills up to n entries sorted by UDP port; returns the total count. */
 unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
@@ -599,7 +613,7 @@ struct fou_tunnel_conf {
 	bool tos_inherit;
 	uint8_t tos;		/* when not inherited; ECN bits come from the inner */
 	bool pmtudisc;		/* outer DF always (else copied from an IPv4 inner) */
-	bool encap_fou;		/* false: plain IPIP/SIT/GRE */
+	uint8_t encap;		/* FOU_ENCAP_*: none is plain IPIP/SIT/GRE */
 	uint16_t encap_sport;	/* 0: a hash of the inner flow (auto) */
 	uint16_t encap_dport;
 	bool encap_csum;	/* UDP checksum; else 0 */
@@ -608,6 +622,12 @@ struct fou_tunnel_conf {
 	bool gre_csum;		/* GRE checksum, sent and required (icsum + ocsum) */
 	bool gre_seq;		/* GRE sequence numbers (oseq) */
 };
+
+#define FOU_ENCAP_NONE 0
+#define FOU_ENCAP_FOU 1
+#define FOU_ENCAP_GUE 2
+/* "none", "fou", "gue" */
+const char *fou_encap_name(uint8_t encap);
 
 void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
 int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);

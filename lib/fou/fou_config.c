@@ -316,11 +316,11 @@ fou_dump_tunnel(struct fou_dump *d, const void *entry)
 		n += snprintf(arg + n, sizeof(arg) - n, ",tos=0x%02x", c->tos);
 	if (!c->pmtudisc)
 		n += snprintf(arg + n, sizeof(arg) - n, ",nopmtudisc");
-	if (!c->encap_fou)
-		n += snprintf(arg + n, sizeof(arg) - n, ",encap=none");
+	if (c->encap != FOU_ENCAP_FOU)
+		n += snprintf(arg + n, sizeof(arg) - n, ",encap=%s", fou_encap_name(c->encap));
 	if (c->encap_sport != 0)
 		n += snprintf(arg + n, sizeof(arg) - n, ",encap-sport=%u", c->encap_sport);
-	if (c->encap_fou)
+	if (c->encap != FOU_ENCAP_NONE)
 		n += snprintf(arg + n, sizeof(arg) - n, ",encap-dport=%u", c->encap_dport);
 	if (c->encap_csum)
 		n += snprintf(arg + n, sizeof(arg) - n, ",encap-csum");

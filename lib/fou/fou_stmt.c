@@ -193,21 +193,19 @@ fou_field_port(char *s, bool need_proto, uint16_t *udp_port, uint8_t *proto,
 static int
 fou_stmt_port(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
-	uint16_t udp;
-	uint8_t proto;
-	int ret = fou_field_port(f->pos[0], true, &udp, &proto, err);
+	struct fou_port_conf pc = { .family = AF_INET };
+	int ret = fou_field_port(f->pos[0], true, &pc.udp_port, &pc.ipproto, err);
 
-	return ret < 0 ? ret : fou_port_add(gw, udp, proto, err);
+	return ret < 0 ? ret : fou_port_add(gw, &pc, err);
 }
 
 static int
 fou_stmt_port_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
-	uint16_t udp;
-	uint8_t proto;
-	int ret = fou_field_port(f->pos[0], false, &udp, &proto, err);
+	struct fou_port_conf pc = { .family = AF_INET };
+	int ret = fou_field_port(f->pos[0], false, &pc.udp_port, &pc.ipproto, err);
 
-	return ret < 0 ? ret : fou_port_del(gw, udp, proto, err);
+	return ret < 0 ? ret : fou_port_del(gw, &pc, err);
 }
 
 /* dev=: a DPDK port number, or a tunnel name (never all digits). */
@@ -566,12 +564,14 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 		return ret;
 	v = fou_fields_get(f, "encap");
 	if (v != NULL) {
-		if (strcmp(v, "none") == 0) {
-			c.encap_fou = false;
-		} else if (strcmp(v, "fou") != 0) {
-			fou_err_set(err, "encap '%s' is not fou or none", v);
+		for (n = FOU_ENCAP_NONE; n <= FOU_ENCAP_GUE; n++)
+			if (strcmp(v, fou_encap_name((uint8_t)n)) == 0)
+				break;
+		if (n > FOU_ENCAP_GUE) {
+			fou_err_set(err, "encap '%s' is not fou, gue or none", v);
 			return -EINVAL;
 		}
+		c.encap = (uint8_t)n;
 	}
 	v = fou_fields_get(f, "encap-sport");
 	if (v != NULL && strcmp(v, "auto") != 0) {

@@ -505,8 +505,8 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
 	rte_tel_data_add_dict_string(e, "local", FOU_IPSTR(&c->local));
 	rte_tel_data_add_dict_string(e, "remote", FOU_IPSTR(&c->remote));
-	rte_tel_data_add_dict_string(e, "encap", c->encap_fou ? "fou" : "none");
-	if (c->encap_fou)
+	rte_tel_data_add_dict_string(e, "encap", fou_encap_name(c->encap));
+	if (c->encap != FOU_ENCAP_NONE)
 		rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);
 	rte_tel_data_add_dict_u64(e, "mtu", ti->mtu);
 	rte_tel_data_add_dict_u64(e, "path_mtu", ti->path_mtu);

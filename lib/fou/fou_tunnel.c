@@ -32,19 +32,47 @@ fou_proto_name(uint8_t ipproto)
 	}
 }
 
-int
-fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err)
+/* What the data path has not learnt to receive yet: refused by name. */
+static int
+fou_port_conf_check(const struct fou_port_conf *pc, struct fou_err *err)
 {
+	if (pc->family != AF_INET && pc->family != AF_INET6) {
+		fou_err_set(err, "a FOU port's family must be 4 or 6");
+		return -EINVAL;
+	}
+	if (pc->family == AF_INET6) {
+		fou_err_set(err, "FOU ports over IPv6 are not supported");
+		return -EOPNOTSUPP;
+	}
+	if (pc->gue) {
+		fou_err_set(err, "GUE ports are not supported");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int
+fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *err)
+{
+	const uint16_t udp_port = pc->udp_port;
 	unsigned int slot;
+	int ret;
 
 	if (udp_port == 0) {
 		fou_err_set(err, "UDP port 0 is not a valid FOU port");
 		return -EINVAL;
 	}
-	if (ipproto == 0) {
+	if (pc->ipproto == 0 && !pc->gue) {
 		fou_err_set(err, "IP protocol 0 is not a valid FOU protocol");
 		return -EINVAL;
 	}
+	if (pc->ipproto != 0 && pc->gue) {
+		fou_err_set(err, "a GUE port has no protocol (the GUE header carries it)");
+		return -EINVAL;
+	}
+	ret = fou_port_conf_check(pc, err);
+	if (ret < 0)
+		return ret;
 	if (gw->udp_slot[udp_port] != 0) {
 		fou_err_set(err, "UDP port %u is already a FOU port", udp_port);
 		return -EEXIST;
@@ -57,7 +85,7 @@ fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_e
 		return -ENOSPC;
 	}
 	gw->udp[slot].udp_port = udp_port;
-	gw->udp[slot].ipproto = ipproto;
+	gw->udp[slot].ipproto = pc->ipproto;
 	/* the slot is complete before a reader can reach it */
 	__atomic_store_n(&gw->udp_slot[udp_port], (uint8_t)slot, __ATOMIC_RELEASE);
 	fou_gw_sync(gw);
@@ -65,17 +93,23 @@ fou_port_add(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_e
 }
 
 int
-fou_port_del(struct fou_gw *gw, uint16_t udp_port, uint8_t ipproto, struct fou_err *err)
+fou_port_del(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *err)
 {
-	unsigned int slot = gw->udp_slot[udp_port], l;
+	const uint16_t udp_port = pc->udp_port;
+	unsigned int slot, l;
+	int ret;
 
+	ret = fou_port_conf_check(pc, err);
+	if (ret < 0)
+		return ret;
+	slot = gw->udp_slot[udp_port];
 	if (slot == 0) {
 		fou_err_set(err, "UDP port %u is not a FOU port", udp_port);
 		return -ENOENT;
 	}
-	if (ipproto != 0 && gw->udp[slot].ipproto != ipproto) {
+	if (pc->ipproto != 0 && gw->udp[slot].ipproto != pc->ipproto) {
 		fou_err_set(err, "FOU port %u has protocol %u, not %u", udp_port,
-			    gw->udp[slot].ipproto, ipproto);
+			    gw->udp[slot].ipproto, pc->ipproto);
 		return -EINVAL;
 	}
 	__atomic_store_n(&gw->udp_slot[udp_port], 0, __ATOMIC_RELEASE);
@@ -104,6 +138,7 @@ fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n
 				.udp_port = (uint16_t)p,
 				.ipproto = gw->udp[slot].ipproto,
 				.slot = slot,
+				.family = AF_INET,
 			};
 		count++;
 	}
@@ -117,7 +152,22 @@ fou_tunnel_conf_default(struct fou_tunnel_conf *c)
 {
 	memset(c, 0, sizeof(*c));	/* ttl inherit, tos 0, noencap-csum, no GRE options */
 	c->pmtudisc = true;
-	c->encap_fou = true;
+	c->encap = FOU_ENCAP_FOU;
+}
+
+const char *
+fou_encap_name(uint8_t encap)
+{
+	switch (encap) {
+	case FOU_ENCAP_NONE:
+		return "none";
+	case FOU_ENCAP_FOU:
+		return "fou";
+	case FOU_ENCAP_GUE:
+		return "gue";
+	default:
+		return NULL;
+	}
 }
 
 /* Tunnel names as Linux interface names; never all digits, so that
@@ -216,12 +266,21 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		fou_err_set(err, "nopmtudisc needs ttl=inherit");
 		return -EINVAL;
 	}
-	if (c->encap_fou && c->encap_dport == 0) {
-		fou_err_set(err, "encap=fou needs encap-dport");
+	if (c->encap == FOU_ENCAP_GUE) {
+		fou_err_set(err, "encap=gue is not supported");
+		return -EOPNOTSUPP;
+	}
+	if (c->encap != FOU_ENCAP_NONE && c->encap != FOU_ENCAP_FOU) {
+		fou_err_set(err, "encap must be none, fou or gue");
 		return -EINVAL;
 	}
-	if (!c->encap_fou && (c->encap_dport != 0 || c->encap_sport != 0 || c->encap_csum)) {
-		fou_err_set(err, "encap-sport, encap-dport and encap-csum need encap=fou");
+	if (c->encap != FOU_ENCAP_NONE && c->encap_dport == 0) {
+		fou_err_set(err, "encap=%s needs encap-dport", fou_encap_name(c->encap));
+		return -EINVAL;
+	}
+	if (c->encap == FOU_ENCAP_NONE &&
+	    (c->encap_dport != 0 || c->encap_sport != 0 || c->encap_csum)) {
+		fou_err_set(err, "encap-sport, encap-dport and encap-csum need encap=fou or gue");
 		return -EINVAL;
 	}
 	if (c->type != IPPROTO_GRE && (c->key_set || c->gre_csum || c->gre_seq)) {
@@ -256,7 +315,7 @@ fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		.type_of_service = c->tos_inherit ? 0 : (uint8_t)(c->tos & ~3u),
 		.fragment_offset = c->pmtudisc ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0,
 		.time_to_live = c->ttl,
-		.next_proto_id = c->encap_fou ? IPPROTO_UDP : c->type,
+		.next_proto_id = c->encap != FOU_ENCAP_NONE ? IPPROTO_UDP : c->type,
 		.src_addr = c->local.v4,
 		.dst_addr = c->remote.v4,
 	};
@@ -266,7 +325,7 @@ fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		t->flags |= FOU_TUN_TTL_INHERIT;
 	if (c->tos_inherit)
 		t->flags |= FOU_TUN_TOS_INHERIT;
-	if (c->encap_fou) {
+	if (c->encap != FOU_ENCAP_NONE) {
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)p;
 
 		udp->src_port = rte_cpu_to_be_16(c->encap_sport);
@@ -356,7 +415,7 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	t->used = 1;
 	/* from now on this type is received only from its tunnels */
 	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + 1, __ATOMIC_RELEASE);
-	if (!c->encap_fou && gw->tun_plain[c->type]++ == 0)
+	if (c->encap == FOU_ENCAP_NONE && gw->tun_plain[c->type]++ == 0)
 		__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
 	fou_gw_commit(gw);
 	return 0;
@@ -396,7 +455,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
 	rte_hash_del_key(gw->tun_rx, &rxkey);
 	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] - 1, __ATOMIC_RELEASE);
-	if (!c->encap_fou && --gw->tun_plain[c->type] == 0)
+	if (c->encap == FOU_ENCAP_NONE && --gw->tun_plain[c->type] == 0)
 		__atomic_store_n(&gw->plain_rx[c->type], 0, __ATOMIC_RELEASE);
 	strcpy(key, c->name);
 	rte_hash_del_key(gw->tun_names, key);

@@ -97,7 +97,7 @@ fuzz_tunnel_find(const uint8_t *ip, uint8_t proto, const uint8_t *l4, size_t l4l
 
 		if (memcmp(ip + 12, &t->local.v4, 4) != 0 || memcmp(ip + 16, &t->remote.v4, 4) != 0)
 			continue;
-		if (t->encap_fou) {
+		if (t->encap != FOU_ENCAP_NONE) {
 			if (proto != IPPROTO_UDP || l4len < 8 || get16(l4 + 2) != t->encap_dport)
 				continue;
 			g += 8;
@@ -214,7 +214,7 @@ fuzz_check_encap(uint8_t *p, size_t hl, size_t tot, const struct fou_tunnel_info
 
 	FUZZ_ASSERT(c->depth == 0, "a tunnel inside tunnel %s", t->name);
 	FUZZ_ASSERT((get16(p + 6) & 0x3fff) == 0, "encapsulated packet is a fragment");
-	if (t->encap_fou) {
+	if (t->encap != FOU_ENCAP_NONE) {
 		FUZZ_ASSERT(tot >= hl + 8, "UDP header cut");
 		fuzz_check_fou(p + hl, tot - hl, p, t, c);
 		off += 8;

@@ -1215,7 +1215,7 @@ test_tunnel_valid(void **state)
 	assert_string_equal(ti[0].conf.name, "t1");
 	assert_int_equal(ti[0].conf.type, IPPROTO_IPIP);
 	assert_int_equal(ti[0].conf.encap_dport, 5555);
-	assert_true(ti[0].conf.encap_fou && ti[0].conf.pmtudisc && !ti[0].conf.encap_csum);
+	assert_true(ti[0].conf.encap == FOU_ENCAP_FOU && ti[0].conf.pmtudisc && !ti[0].conf.encap_csum);
 	assert_int_equal(ti[0].conf.ttl, 0);
 	assert_false(ti[0].conf.tos_inherit);
 	assert_int_equal(ti[1].conf.key, 5);
@@ -1246,7 +1246,7 @@ test_tunnel_valid(void **state)
 	assert_int_equal(ti[2].conf.tos, 0x10);
 	assert_int_equal(ti[2].conf.encap_sport, 1234);
 	assert_true(ti[2].conf.gre_csum && ti[2].conf.gre_seq && ti[2].conf.encap_csum);
-	assert_true(ti[3].conf.tos_inherit && !ti[3].conf.pmtudisc && !ti[3].conf.encap_fou);
+	assert_true(ti[3].conf.tos_inherit && !ti[3].conf.pmtudisc && ti[3].conf.encap == FOU_ENCAP_NONE);
 	/* routes into tunnels of the right family */
 	UNIT_APPLY(gw, "route", "10.50.0.0/16,dev=t1");
 	UNIT_APPLY(gw, "route", "fd00:50::/32,dev=t3");
@@ -1287,7 +1287,9 @@ test_tunnel_invalid(void **state)
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,encap-csum",
 		  -EINVAL, "need encap=fou", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=gue,encap-dport=1",
-		  -EINVAL, "encap 'gue' is not fou or none", NULL },
+		  -EOPNOTSUPP, "encap=gue is not supported", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=vxlan,encap-dport=1",
+		  -EINVAL, "encap 'vxlan' is not fou, gue or none", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,ttl=64,nopmtudisc,encap=none",
 		  -EINVAL, "nopmtudisc needs ttl=inherit", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,pmtudisc,nopmtudisc,encap=none",
