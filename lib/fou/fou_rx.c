@@ -330,6 +330,51 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 }
 
 /*
+ * What follows the UDP header of a datagram to a receive port (in->slot),
+ * for either outer family: FOU's payload is a packet of the port's
+ * protocol.
+ */
+static inline unsigned int
+fou_udp_payload(const struct fou_gw *gw, const struct rte_mbuf *m, struct fou_inner_ctx *in,
+		uint8_t *proto)
+{
+	RTE_SET_USED(m);
+	*proto = gw->udp[in->slot].ipproto;
+	return FOU_FWD;
+}
+
+/*
+ * A tunnel payload of protocol proto at in->off, for either outer family:
+ * GRE's header is checked and stepped over; what is inside, IPv4 or IPv6.
+ */
+static inline unsigned int
+fou_tunnel_proto(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint8_t proto,
+		 bool *inner_v6, uint16_t *gflags, uint32_t *key)
+{
+	uint16_t gre_proto;
+	unsigned int r;
+
+	switch (proto) {
+	case IPPROTO_IPIP:
+		*inner_v6 = false;
+		return FOU_FWD;
+	case IPPROTO_IPV6:
+		*inner_v6 = true;
+		return FOU_FWD;
+	case IPPROTO_GRE:
+		r = fou_gre(m, in, &gre_proto, gflags, key);
+		if (r != FOU_FWD)
+			return r;
+		if (gre_proto != RTE_ETHER_TYPE_IPV4 && gre_proto != RTE_ETHER_TYPE_IPV6)
+			return FOU_DROP_GRE_PROTO_UNKNOWN;
+		*inner_v6 = gre_proto == RTE_ETHER_TYPE_IPV6;
+		return FOU_FWD;
+	default:
+		return FOU_DROP_FOU_PROTO_UNHANDLED;
+	}
+}
+
+/*
  * ip_tunnel_lookup: once tunnels of a type exist, packets of that type are
  * taken only from them (outer source = remote, destination = local, the
  * same GRE key). Without any, a FOU port takes them from anyone, as Linux
@@ -418,7 +463,6 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 {
 	const struct rte_udp_hdr *udp = NULL;
 	struct fou_inner_ctx in;
-	uint16_t gre_proto;
 	uint32_t ulen, key = 0;
 	uint16_t gflags = 0;
 	uint8_t proto;
@@ -480,7 +524,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 				.rx_port = rx_port }, ulen, out_port);
 		in.off = off + hl + sizeof(*udp);
 		in.len = ulen - sizeof(*udp);
-		proto = gw->udp[in.slot].ipproto;
+		r = fou_udp_payload(gw, m, &in, &proto);
+		if (r != FOU_FWD)
+			return r;
 	} else {
 		proto = ip->next_proto_id;
 		/* a tunnel's path MTU (fou_pmtu.c) */
@@ -503,24 +549,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 		if (gro && fou_rx_inner_tcp_good(m, proto))
 			in.csum = FOU_GRO_CSUM_GOOD;
 	}
-	switch (proto) {
-	case IPPROTO_IPIP:
-		inner_v6 = false;
-		break;
-	case IPPROTO_IPV6:
-		inner_v6 = true;
-		break;
-	case IPPROTO_GRE:
-		r = fou_gre(m, &in, &gre_proto, &gflags, &key);
-		if (r != FOU_FWD)
-			return r;
-		if (gre_proto != RTE_ETHER_TYPE_IPV4 && gre_proto != RTE_ETHER_TYPE_IPV6)
-			return FOU_DROP_GRE_PROTO_UNKNOWN;
-		inner_v6 = gre_proto == RTE_ETHER_TYPE_IPV6;
-		break;
-	default:
-		return FOU_DROP_FOU_PROTO_UNHANDLED;
-	}
+	r = fou_tunnel_proto(m, &in, proto, &inner_v6, &gflags, &key);
+	if (r != FOU_FWD)
+		return r;
 	r = fou_tunnel_match(gw, lc, ip, proto, gflags, key, in.len);
 	if (r != FOU_FWD)
 		return r;

@@ -300,31 +300,16 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 	return 0;
 }
 
-/* The outer header every packet of the tunnel starts from. */
-static void
-fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
+/*
+ * What follows the outer IP header in the template, for either outer
+ * family, from p on: UDP (encap fou) and the GRE header; the flags and
+ * offsets that go with them. Returns the end of the header.
+ */
+static uint8_t *
+fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, uint8_t *p)
 {
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)t->hdr;
-	uint8_t *p = t->hdr + sizeof(*ip);
 	uint16_t gflags = 0;
 
-	memset(t->hdr, 0, sizeof(t->hdr));
-	t->flags = 0;
-	*ip = (struct rte_ipv4_hdr){
-		.version_ihl = RTE_IPV4_VHL_DEF,
-		.type_of_service = c->tos_inherit ? 0 : (uint8_t)(c->tos & ~3u),
-		.fragment_offset = c->pmtudisc ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0,
-		.time_to_live = c->ttl,
-		.next_proto_id = c->encap != FOU_ENCAP_NONE ? IPPROTO_UDP : c->type,
-		.src_addr = c->local.v4,
-		.dst_addr = c->remote.v4,
-	};
-	if (c->pmtudisc)
-		t->flags |= FOU_TUN_PMTUDISC;
-	if (c->ttl == 0)
-		t->flags |= FOU_TUN_TTL_INHERIT;
-	if (c->tos_inherit)
-		t->flags |= FOU_TUN_TOS_INHERIT;
 	if (c->encap != FOU_ENCAP_NONE) {
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)p;
 
@@ -363,6 +348,34 @@ fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		t->hdr[t->gre_off] = (uint8_t)(gflags >> 8);
 		t->hdr[t->gre_off + 1] = (uint8_t)gflags;
 	}
+	return p;
+}
+
+/* The outer header every packet of the tunnel starts from. */
+static void
+fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)t->hdr;
+	uint8_t *p;
+
+	memset(t->hdr, 0, sizeof(t->hdr));
+	t->flags = 0;
+	*ip = (struct rte_ipv4_hdr){
+		.version_ihl = RTE_IPV4_VHL_DEF,
+		.type_of_service = c->tos_inherit ? 0 : (uint8_t)(c->tos & ~3u),
+		.fragment_offset = c->pmtudisc ? rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG) : 0,
+		.time_to_live = c->ttl,
+		.next_proto_id = c->encap != FOU_ENCAP_NONE ? IPPROTO_UDP : c->type,
+		.src_addr = c->local.v4,
+		.dst_addr = c->remote.v4,
+	};
+	if (c->pmtudisc)
+		t->flags |= FOU_TUN_PMTUDISC;
+	if (c->ttl == 0)
+		t->flags |= FOU_TUN_TTL_INHERIT;
+	if (c->tos_inherit)
+		t->flags |= FOU_TUN_TOS_INHERIT;
+	p = fou_tunnel_template_l4(t, c, t->hdr + sizeof(*ip));
 	t->hdr_len = (uint8_t)(p - t->hdr);
 	t->remote = c->remote.v4;
 }
