@@ -132,10 +132,15 @@ fouctl_tab_free(struct fouctl_tab *t)
 static void
 fouctl_print_port(const char *key, const json_t *e)
 {
-	printf("port %s ipproto %llu (%s) decap %llu\n", key,
-	       (unsigned long long)fouctl_u64(e, "ipproto"),
-	       fouctl_str(e, "proto") ? fouctl_str(e, "proto") : "?",
-	       (unsigned long long)fouctl_u64(e, "decap"));
+	const char *proto = fouctl_str(e, "proto");
+
+	if (proto != NULL && strcmp(proto, "gue") == 0)
+		printf("port %s gue decap %llu\n", key,
+		       (unsigned long long)fouctl_u64(e, "decap"));
+	else
+		printf("port %s ipproto %llu (%s) decap %llu\n", key,
+		       (unsigned long long)fouctl_u64(e, "ipproto"), proto ? proto : "?",
+		       (unsigned long long)fouctl_u64(e, "decap"));
 }
 
 /* `ip -s tunnel show`'s order: what it is, then what it carried. */
@@ -150,8 +155,8 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 	       fouctl_str(e, "type") ? fouctl_str(e, "type") : "?",
 	       fouctl_str(e, "remote") ? fouctl_str(e, "remote") : "?",
 	       fouctl_str(e, "local") ? fouctl_str(e, "local") : "?");
-	if (encap != NULL && strcmp(encap, "fou") == 0)
-		printf(" encap fou encap-dport %llu",
+	if (encap != NULL && strcmp(encap, "none") != 0)
+		printf(" encap %s encap-dport %llu", encap,
 		       (unsigned long long)fouctl_u64(e, "encap_dport"));
 	else if (encap != NULL)
 		printf(" encap %s", encap);

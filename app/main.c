@@ -482,8 +482,11 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports, unsign
 	for (i = 0; i < n; i++) {
 		const char *name = fou_proto_name(info[i].ipproto);
 
-		FOU_LOG(INFO, app, "fou port %u: ipproto %u (%s)", info[i].udp_port,
-			info[i].ipproto, name != NULL ? name : "no handler");
+		if (info[i].gue)
+			FOU_LOG(INFO, app, "fou port %u: gue", info[i].udp_port);
+		else
+			FOU_LOG(INFO, app, "fou port %u: ipproto %u (%s)", info[i].udp_port,
+				info[i].ipproto, name != NULL ? name : "no handler");
 	}
 	fou_app_print_tunnels(gw, false);
 }

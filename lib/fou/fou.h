@@ -83,6 +83,15 @@
 	X(UDP_CKSUM_BAD, udp_cksum_bad, "UDP checksum wrong: a non-zero one, or over IPv6 a zero one") \
 	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port, and no port unreachable may be sent about it") \
 	X(FOU_PROTO_UNHANDLED, fou_proto_unhandled, "FOU port maps to an IP protocol with no handler here") \
+	X(GUE_TRUNCATED, gue_truncated, "GUE port: UDP payload shorter than the 4-byte GUE header") \
+	X(GUE_VERSION, gue_version, "GUE version 2 or 3 (undefined)") \
+	X(GUE_V1_NOT_IP, gue_v1_not_ip, "GUE version 1 (direct IP after UDP) whose first nibble is neither 4 nor 6") \
+	X(GUE_HLEN_BAD, gue_hlen_bad, "GUE header length (hlen) past the end of the UDP payload") \
+	X(GUE_FLAGS_BAD, gue_flags_bad, "GUE flags other than P, or the private flags field past the header length (Linux' validate_gue_flags)") \
+	X(GUE_PFLAGS_BAD, gue_pflags_bad, "GUE private flags other than remote checksum offload (Linux' validate_gue_flags)") \
+	X(GUE_REMCSUM, gue_remcsum, "GUE with the remote checksum offload private flag: Linux completes the inner checksum, the gateway does not offer remote checksum offload and drops it") \
+	X(GUE_CONTROL, gue_control, "GUE control message (C bit): Linux knows none and drops them all") \
+	X(GUE_PROTO_UNHANDLED, gue_proto_unhandled, "GUE protocol 0, or an IP protocol with no handler here (not IPIP, IPv6 or GRE)") \
 	X(GRE_TRUNCATED, gre_truncated, "FOU payload shorter than its GRE header") \
 	X(GRE_VERSION, gre_version, "GRE version is not 0") \
 	X(GRE_ROUTING, gre_routing, "GRE routing bit set (RFC 1701 source routing)") \

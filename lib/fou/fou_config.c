@@ -289,7 +289,7 @@ fou_dump_ports(const struct fou_gw *gw, struct fou_dump *d)
 	unsigned int n = fou_port_list(gw, info, RTE_DIM(info)), i;
 
 	for (i = 0; i < n; i++) {
-		const char *name = fou_proto_name(info[i].ipproto);
+		const char *name = info[i].gue ? "gue" : fou_proto_name(info[i].ipproto);
 
 		if (name != NULL)
 			fou_dump_emit(d, "port", "%u:%s", info[i].udp_port, name);

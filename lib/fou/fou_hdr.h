@@ -33,6 +33,23 @@ fou_gre_key_off(uint16_t flags)
 	return (flags & FOU_GRE_C) ? 8 : 4;
 }
 
+/*
+ * GUE (draft-ietf-intarea-gue, Linux' include/net/gue.h): a 4-byte header
+ * after UDP, its first byte the version (2 bits), the control bit and the
+ * header length in 4-byte words beyond the first; then the protocol (or
+ * control type) and 16 bits of flags. Version 1 is no header at all: an
+ * IPv4 or IPv6 packet directly after UDP, told apart by its first nibble.
+ */
+#define FOU_GUE_HLEN 4
+#define FOU_GUE_VER(b0) ((uint8_t)(b0) >> 6)
+#define FOU_GUE_C 0x20			/* in the first byte */
+#define FOU_GUE_HLEN_WORDS(b0) ((b0) & 0x1fu)
+#define FOU_GUE_FLAG_PRIV 0x0001	/* flags word, host order: private flags follow */
+#define FOU_GUE_FLAGS_ALL FOU_GUE_FLAG_PRIV
+#define FOU_GUE_LEN_PRIV 4
+#define FOU_GUE_PFLAG_REMCSUM 0x80000000u	/* private flags, host order */
+#define FOU_GUE_PFLAGS_ALL FOU_GUE_PFLAG_REMCSUM
+
 /* IPv4 option types (RFC 791, RFC 2113). */
 #define FOU_IPOPT_EOL 0
 #define FOU_IPOPT_NOP 1

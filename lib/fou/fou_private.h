@@ -141,7 +141,7 @@ struct fou_gro_tag {
 	rte_be32_t src, dst;	/* outer IPv4 addresses */
 	uint32_t ports;		/* outer UDP source and destination port; 0: plain */
 	uint32_t key;		/* GRE key */
-	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM */
+	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM | FOU_GRO_GUE */
 	uint16_t l4sum;		/* FOU_GRO_CSUM_COMPLETE: the inner IP payload's sum */
 	uint8_t csum;		/* FOU_GRO_CSUM_* */
 	uint8_t pad;
@@ -149,6 +149,8 @@ struct fou_gro_tag {
 #define FOU_GRO_KEY_LEN offsetof(struct fou_gro_tag, l4sum)
 /* A zero and a non-zero outer UDP checksum are two flows (udp_gro_receive). */
 #define FOU_GRO_UDP_CSUM (1u << 24)
+/* Received on a GUE port: never one flow with what a FOU port received. */
+#define FOU_GRO_GUE (1u << 25)
 /* tag.csum: nothing known; the port found the inner TCP checksum good;
  * l4sum is the one's complement sum of the inner IP payload as received
  * (from a UDP or GRE checksum checked over the same bytes). */
@@ -173,11 +175,12 @@ struct fou_gro_tag {
 #define FOU_TUN_UDP_CSUM 0x08
 #define FOU_TUN_GRE_CSUM 0x10
 #define FOU_TUN_GRE_SEQ 0x20
-#define FOU_TUN_FOU 0x40
+#define FOU_TUN_FOU 0x40	/* UDP encapsulation: encap fou or gue */
 #define FOU_TUN_PMTUDISC 0x80	/* every packet leaves with DF */
 
-/* Outer IPv4 (20) + UDP (8) + GRE with checksum, key and sequence (16). */
-#define FOU_TUN_HDR_MAX 44
+/* Outer IPv4 (20) + UDP (8) + GUE (4) + GRE with checksum, key and
+ * sequence (16). */
+#define FOU_TUN_HDR_MAX 48
 
 /*
  * A tunnel. The first cache line is what the data path reads: a pre-built
@@ -241,8 +244,9 @@ struct fou_route_memo {
 };
 
 struct fou_udp_port {
-	uint16_t udp_port;
-	uint8_t ipproto;	/* 0 = free slot */
+	uint16_t udp_port;	/* 0 = free slot */
+	uint8_t ipproto;	/* FOU's protocol; 0 for GUE */
+	bool gue;		/* the protocol is in a GUE header */
 };
 
 /* A local address (on-link checks, ICMP error sources, display): of a

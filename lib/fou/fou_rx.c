@@ -330,15 +330,84 @@ fou_gre(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint16_t *proto, uin
 }
 
 /*
+ * GUE (Linux' gue_udp_recv): version 0's header is checked and stepped
+ * over, the protocol is the one it names; version 1 is an IP packet right
+ * after UDP, IPIP or IPv6 by its first nibble. The order of the checks is
+ * Linux': version, header length, flags (validate_gue_flags), remote
+ * checksum offload, control bit, and the protocol last.
+ */
+static inline unsigned int
+fou_gue(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint8_t *proto)
+{
+	const uint8_t *g;
+	uint32_t hlen, optlen;
+	uint16_t flags;
+	unsigned int r;
+
+	r = fou_need(m, in->off, in->len, FOU_GUE_HLEN, FOU_DROP_GUE_TRUNCATED);
+	if (r != FOU_FWD)
+		return r;
+	g = rte_pktmbuf_mtod_offset(m, const uint8_t *, in->off);
+	switch (FOU_GUE_VER(g[0])) {
+	case 0:
+		break;
+	case 1:
+		/* nothing to step over: the IP header is the payload's start */
+		if ((g[0] >> 4) == 4)
+			*proto = IPPROTO_IPIP;
+		else if ((g[0] >> 4) == 6)
+			*proto = IPPROTO_IPV6;
+		else
+			return FOU_DROP_GUE_V1_NOT_IP;
+		return FOU_FWD;
+	default:
+		return FOU_DROP_GUE_VERSION;
+	}
+	optlen = 4 * FOU_GUE_HLEN_WORDS(g[0]);
+	hlen = FOU_GUE_HLEN + optlen;
+	r = fou_need(m, in->off, in->len, hlen, FOU_DROP_GUE_HLEN_BAD);
+	if (r != FOU_FWD)
+		return r;
+	flags = (uint16_t)(g[2] << 8 | g[3]);
+	if (flags & ~FOU_GUE_FLAGS_ALL)
+		return FOU_DROP_GUE_FLAGS_BAD;
+	if (flags & FOU_GUE_FLAG_PRIV) {
+		uint32_t pflags;
+
+		/* the private flags are the first (only) optional field */
+		if (optlen < FOU_GUE_LEN_PRIV)
+			return FOU_DROP_GUE_FLAGS_BAD;
+		pflags = (uint32_t)g[4] << 24 | (uint32_t)g[5] << 16 | (uint32_t)g[6] << 8 | g[7];
+		if (pflags & ~FOU_GUE_PFLAGS_ALL)
+			return FOU_DROP_GUE_PFLAGS_BAD;
+		if (pflags & FOU_GUE_PFLAG_REMCSUM)
+			return FOU_DROP_GUE_REMCSUM;
+	}
+	if (g[0] & FOU_GUE_C)
+		return FOU_DROP_GUE_CONTROL;
+	*proto = g[1];
+	if (*proto != IPPROTO_IPIP && *proto != IPPROTO_IPV6 && *proto != IPPROTO_GRE)
+		return FOU_DROP_GUE_PROTO_UNHANDLED;
+	/* GRO's inner sum: the header comes off a sum of the UDP payload, as
+	 * Linux' skb_postpull_rcsum does */
+	if (in->csum == FOU_GRO_CSUM_COMPLETE)
+		in->sum = fou_sum16_sub(in->sum, fou_raw_sum(g, hlen));
+	in->off += hlen;
+	in->len -= hlen;
+	return FOU_FWD;
+}
+
+/*
  * What follows the UDP header of a datagram to a receive port (in->slot),
  * for either outer family: FOU's payload is a packet of the port's
- * protocol.
+ * protocol, GUE's says its protocol (fou_gue).
  */
 static inline unsigned int
 fou_udp_payload(const struct fou_gw *gw, const struct rte_mbuf *m, struct fou_inner_ctx *in,
 		uint8_t *proto)
 {
-	RTE_SET_USED(m);
+	if (gw->udp[in->slot].gue)
+		return fou_gue(m, in, proto);
 	*proto = gw->udp[in->slot].ipproto;
 	return FOU_FWD;
 }
@@ -565,7 +634,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 			.dst = ip->dst_addr,
 			.key = key,
 			.proto = proto | (uint32_t)gflags << 8 |
-				 (udp != NULL && udp->dgram_cksum != 0 ? FOU_GRO_UDP_CSUM : 0),
+				 (udp != NULL && udp->dgram_cksum != 0 ? FOU_GRO_UDP_CSUM : 0) |
+				 (udp != NULL && gw->udp[in.slot].gue ? FOU_GRO_GUE : 0),
 		};
 		if (udp != NULL)
 			memcpy(&tag->ports, udp, sizeof(tag->ports));
@@ -832,8 +902,21 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 				       __ATOMIC_ACQUIRE);
 		if (slot == 0)
 			return;
-		proto = gw->udp[slot].ipproto;
 		off += sizeof(struct rte_udp_hdr);
+		proto = gw->udp[slot].ipproto;
+		/* GUE: version 0 without options, or version 1 */
+		if (gw->udp[slot].gue) {
+			if (len < off + FOU_GUE_HLEN)
+				return;
+			if (FOU_GUE_VER(p[off]) == 1) {
+				proto = (p[off] >> 4) == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
+			} else if (p[off] == 0) {
+				proto = p[off + 1];
+				off += FOU_GUE_HLEN;
+			} else {
+				return;
+			}
+		}
 	} else if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE)) {
 		return;
 	}

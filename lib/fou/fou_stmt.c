@@ -165,18 +165,19 @@ fou_fields_need(const struct fou_fields *f, const char *key, const char *what,
 
 /* --- statements ------------------------------------------------------- */
 
-/* UDPPORT:PROTO; without need_proto the :PROTO may be left out (0). */
+/* UDPPORT:PROTO or UDPPORT:gue (`ip fou add port P gue`); without
+ * need_proto the :PROTO may be left out (0, not gue: any port). */
 static int
-fou_field_port(char *s, bool need_proto, uint16_t *udp_port, uint8_t *proto,
-	       struct fou_err *err)
+fou_field_port(char *s, bool need_proto, struct fou_port_conf *pc, struct fou_err *err)
 {
 	char *colon = strchr(s, ':');
 	uint32_t udp;
 	int ret;
 
-	*proto = 0;
+	pc->ipproto = 0;
+	pc->gue = false;
 	if (colon == NULL && need_proto) {
-		fou_err_set(err, "'%s' is not UDPPORT:PROTO", s);
+		fou_err_set(err, "'%s' is not UDPPORT:PROTO or UDPPORT:gue", s);
 		return -EINVAL;
 	}
 	if (colon != NULL)
@@ -186,15 +187,19 @@ fou_field_port(char *s, bool need_proto, uint16_t *udp_port, uint8_t *proto,
 		fou_err_set(err, "UDP port '%s' is not in 1-65535", s);
 		return -EINVAL;
 	}
-	*udp_port = (uint16_t)udp;
-	return colon == NULL ? 0 : fou_parse_proto(colon + 1, proto, err);
+	pc->udp_port = (uint16_t)udp;
+	if (colon != NULL && strcmp(colon + 1, "gue") == 0) {
+		pc->gue = true;
+		return 0;
+	}
+	return colon == NULL ? 0 : fou_parse_proto(colon + 1, &pc->ipproto, err);
 }
 
 static int
 fou_stmt_port(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
 	struct fou_port_conf pc = { .family = AF_INET };
-	int ret = fou_field_port(f->pos[0], true, &pc.udp_port, &pc.ipproto, err);
+	int ret = fou_field_port(f->pos[0], true, &pc, err);
 
 	return ret < 0 ? ret : fou_port_add(gw, &pc, err);
 }
@@ -203,7 +208,7 @@ static int
 fou_stmt_port_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
 	struct fou_port_conf pc = { .family = AF_INET };
-	int ret = fou_field_port(f->pos[0], false, &pc.udp_port, &pc.ipproto, err);
+	int ret = fou_field_port(f->pos[0], false, &pc, err);
 
 	return ret < 0 ? ret : fou_port_del(gw, &pc, err);
 }
@@ -502,6 +507,7 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	const char *type, *v;
 	struct fou_tunnel_conf c;
 	uint32_t n;
+	bool remcsum = false;
 	int ret;
 
 	fou_tunnel_conf_default(&c);
@@ -560,8 +566,16 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	ret = fou_fields_pair(f, "pmtudisc", "nopmtudisc", &c.pmtudisc, err);
 	if (ret == 0)
 		ret = fou_fields_pair(f, "encap-csum", "noencap-csum", &c.encap_csum, err);
+	if (ret == 0)
+		ret = fou_fields_pair(f, "encap-remcsum", "noencap-remcsum", &remcsum, err);
 	if (ret < 0)
 		return ret;
+	if (remcsum) {
+		/* Linux moves the inner checksum's work to the receiver, which
+		 * no peer but Linux does, and the gateway has no test for */
+		fou_err_set(err, "encap-remcsum (GUE remote checksum offload) is not supported");
+		return -EOPNOTSUPP;
+	}
 	v = fou_fields_get(f, "encap");
 	if (v != NULL) {
 		for (n = FOU_ENCAP_NONE; n <= FOU_ENCAP_GUE; n++)
@@ -788,18 +802,19 @@ static const struct fou_stmt fou_stmts[] = {
 	  { "IP,dev=PORTID[,lladdr=MAC]", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh_del,
 	    "Delete a neighbour: IP,dev=PORTID[,lladdr=MAC]" } },
 	{ "port",
-	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number",
-	  { "UDPPORT:PROTO", 1, { NULL }, { NULL }, fou_stmt_port,
-	    "Add a FOU receive port: UDPPORT:PROTO, as --port (ip fou add)" },
-	  { "UDPPORT[:PROTO]", 1, { NULL }, { NULL }, fou_stmt_port_del,
-	    "Delete a FOU receive port: UDPPORT[:PROTO]" } },
-	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou ...`",
+	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number; or gue, as `ip fou add port UDPPORT gue`",
+	  { "UDPPORT:PROTO|gue", 1, { NULL }, { NULL }, fou_stmt_port,
+	    "Add a FOU or GUE receive port: UDPPORT:PROTO|gue, as --port (ip fou add)" },
+	  { "UDPPORT[:PROTO|gue]", 1, { NULL }, { NULL }, fou_stmt_port_del,
+	    "Delete a FOU or GUE receive port: UDPPORT[:PROTO|gue]" } },
+	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou|gue ...`",
 	  { "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
-	    "[,pmtudisc|nopmtudisc][,encap=fou|none][,encap-sport=auto|N][,encap-dport=N]"
-	    "[,encap-csum|noencap-csum][,key=N][,csum][,seq]",
+	    "[,pmtudisc|nopmtudisc][,encap=fou|gue|none][,encap-sport=auto|N][,encap-dport=N]"
+	    "[,encap-csum|noencap-csum][,noencap-remcsum][,key=N][,csum][,seq]",
 	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
 		 "key" },
-	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "csum", "seq" },
+	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "encap-remcsum",
+	      "noencap-remcsum", "csum", "seq" },
 	    fou_stmt_tunnel,
 	    "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel" },
 	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,

@@ -434,7 +434,7 @@ fou_tel_ports_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	fou_tel_page_start(d, total, a->offset, n);
 	for (i = a->offset; i < a->offset + n && ret == 0; i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
-		const char *name = fou_proto_name(info[i].ipproto);
+		const char *name = info[i].gue ? "gue" : fou_proto_name(info[i].ipproto);
 		char key[8];
 
 		if (e != NULL) {

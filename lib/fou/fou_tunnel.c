@@ -44,10 +44,6 @@ fou_port_conf_check(const struct fou_port_conf *pc, struct fou_err *err)
 		fou_err_set(err, "FOU ports over IPv6 are not supported");
 		return -EOPNOTSUPP;
 	}
-	if (pc->gue) {
-		fou_err_set(err, "GUE ports are not supported");
-		return -EOPNOTSUPP;
-	}
 	return 0;
 }
 
@@ -78,7 +74,7 @@ fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 		return -EEXIST;
 	}
 	for (slot = 1; slot <= FOU_MAX_UDP_PORTS; slot++)
-		if (gw->udp[slot].ipproto == 0)
+		if (gw->udp[slot].udp_port == 0)
 			break;
 	if (slot > FOU_MAX_UDP_PORTS) {
 		fou_err_set(err, "too many FOU ports (at most %u)", FOU_MAX_UDP_PORTS);
@@ -86,6 +82,7 @@ fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 	}
 	gw->udp[slot].udp_port = udp_port;
 	gw->udp[slot].ipproto = pc->ipproto;
+	gw->udp[slot].gue = pc->gue;
 	/* the slot is complete before a reader can reach it */
 	__atomic_store_n(&gw->udp_slot[udp_port], (uint8_t)slot, __ATOMIC_RELEASE);
 	fou_gw_sync(gw);
@@ -107,9 +104,18 @@ fou_port_del(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 		fou_err_set(err, "UDP port %u is not a FOU port", udp_port);
 		return -ENOENT;
 	}
+	if (pc->gue && !gw->udp[slot].gue) {
+		fou_err_set(err, "FOU port %u has protocol %u, it is not a GUE port", udp_port,
+			    gw->udp[slot].ipproto);
+		return -EINVAL;
+	}
 	if (pc->ipproto != 0 && gw->udp[slot].ipproto != pc->ipproto) {
-		fou_err_set(err, "FOU port %u has protocol %u, not %u", udp_port,
-			    gw->udp[slot].ipproto, pc->ipproto);
+		if (gw->udp[slot].gue)
+			fou_err_set(err, "UDP port %u is a GUE port, not one of protocol %u",
+				    udp_port, pc->ipproto);
+		else
+			fou_err_set(err, "FOU port %u has protocol %u, not %u", udp_port,
+				    gw->udp[slot].ipproto, pc->ipproto);
 		return -EINVAL;
 	}
 	__atomic_store_n(&gw->udp_slot[udp_port], 0, __ATOMIC_RELEASE);
@@ -139,6 +145,7 @@ fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n
 				.ipproto = gw->udp[slot].ipproto,
 				.slot = slot,
 				.family = AF_INET,
+				.gue = gw->udp[slot].gue,
 			};
 		count++;
 	}
@@ -266,11 +273,7 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		fou_err_set(err, "nopmtudisc needs ttl=inherit");
 		return -EINVAL;
 	}
-	if (c->encap == FOU_ENCAP_GUE) {
-		fou_err_set(err, "encap=gue is not supported");
-		return -EOPNOTSUPP;
-	}
-	if (c->encap != FOU_ENCAP_NONE && c->encap != FOU_ENCAP_FOU) {
+	if (c->encap > FOU_ENCAP_GUE) {
 		fou_err_set(err, "encap must be none, fou or gue");
 		return -EINVAL;
 	}
@@ -302,8 +305,11 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 
 /*
  * What follows the outer IP header in the template, for either outer
- * family, from p on: UDP (encap fou) and the GRE header; the flags and
- * offsets that go with them. Returns the end of the header.
+ * family, from p on: UDP (encap fou or gue), GUE's header, and the GRE
+ * header; the flags and offsets that go with them. Returns the end of the
+ * header. GUE's is Linux' __gue_build_header without remote checksum
+ * offload: version 0, no control bit, no optional fields, the tunnel's
+ * protocol (4, 41, 47) and no flags; nothing in it changes per packet.
  */
 static uint8_t *
 fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, uint8_t *p)
@@ -321,6 +327,13 @@ fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, ui
 		if (c->encap_csum)
 			t->flags |= FOU_TUN_UDP_CSUM;
 		p += sizeof(*udp);
+		if (c->encap == FOU_ENCAP_GUE) {
+			p[0] = 0;
+			p[1] = c->type;
+			p[2] = 0;
+			p[3] = 0;
+			p += FOU_GUE_HLEN;
+		}
 	}
 	t->gre_off = 0;
 	t->seq_off = 0;

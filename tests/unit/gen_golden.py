@@ -7,6 +7,16 @@ from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, GRE, ICMP, Raw, IPOption_Rou
                        ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6ND_NS,
                        ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, Padding)
 from scapy.utils import checksum
+from scapy.packet import Packet
+from scapy.fields import BitField, ByteField, ShortField, StrLenField
+
+class GUE(Packet):
+    """GUE version 0 (draft-ietf-intarea-gue; Linux' struct guehdr): scapy
+    has no layer for it; the fields are the draft's, nothing of dpdk-fou's."""
+    name = "GUE"
+    fields_desc = [BitField("version", 0, 2), BitField("C", 0, 1), BitField("hlen", 0, 5),
+                   ByteField("proto", 0), ShortField("flags", 0),
+                   StrLenField("opts", b"", length_from=lambda p: p.hlen * 4)]
 
 RX_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
 EG_MAC, NB4_MAC, NB6_MAC = "02:00:00:00:01:01", "02:00:00:00:01:02", "02:00:00:00:01:03"
@@ -72,6 +82,12 @@ def describe(pkt, tunnel=True):
             bl = UDP(rest)
             who = ("UDP (FOU)" if nip == 1 and not isinstance(layer.underlayer, UDP) else "FOU payload: UDP" if isinstance(layer.underlayer, UDP) else "inner UDP") if tunnel else "UDP"
             c = "%s: %d -> %d, len %d, csum 0x%04x" % (who, bl.sport, bl.dport, bl.len, bl.chksum)
+        elif isinstance(layer, GUE):
+            hl = 4 + layer.hlen * 4
+            chunk = b[off:off+hl]
+            c = "GUE: version %d, C %d, hlen %d, proto %d, flags 0x%04x" % (
+                layer.version, layer.C, layer.hlen, layer.proto, layer.flags)
+            if layer.hlen: c += ", fields " + layer.opts.hex()
         elif isinstance(layer, GRE):
             bl = GRE(rest)
             fl = "".join(f for f, on in (("C", bl.chksum_present), ("K", bl.key_present), ("S", bl.seqnum_present)) if on) or "none"
@@ -168,6 +184,38 @@ o4 = Ether(dst=NB4_MAC, src=EG_MAC) / inner4(ttl=63)
 emit("g_out4", o4, "expected output of every IPv4 case: Ethernet for 192.168.1.2 on port 1, TTL 63", tunnel=False)
 o6 = Ether(dst=NB6_MAC, src=EG_MAC) / inner6(hlim=63)
 emit("g_out6", o6, "expected output of every IPv6 case: Ethernet for fd00:1::2 on port 1, hop limit 63", tunnel=False)
+
+# GUE receive (port 6080 gue, added by the test): version 0 with each
+# protocol, version 1 (direct IPv4 / IPv6), and each malformed kind.
+GUEP = 6080
+emit("g_gue_ipip", outer(GUEP) / GUE(proto=4) / inner4(), "GUE port 6080, version 0, protocol 4 (IPIP)")
+emit("g_gue_sit", outer(GUEP, sport=51240, csum=True) / GUE(proto=41) / inner6(), "GUE port 6080, version 0, protocol 41 (IPv6), valid UDP checksum")
+emit("g_gue_gre4_cks", outer(GUEP, sport=51241, csum=True) / GUE(proto=47) /
+     GRE(proto=0x0800, chksum_present=1, key_present=1, key=0x01020304, seqnum_present=1, sequence_number=9) / inner4(),
+     "GUE port 6080, version 0, protocol 47: GRE flags CKS carrying IPv4, valid UDP checksum")
+emit("g_gue_gre6", outer(GUEP, sport=51242) / GUE(proto=47) / GRE(proto=0x86dd) / inner6(),
+     "GUE port 6080, version 0, protocol 47: GRE carrying IPv6")
+emit("g_gue_v1_ipip", outer(GUEP, sport=51243, csum=True) / inner4(), "GUE port 6080, version 1: IPv4 directly after UDP, valid UDP checksum")
+emit("g_gue_v1_sit", outer(GUEP, sport=51244) / inner6(), "GUE port 6080, version 1: IPv6 directly after UDP")
+emit("g_gue_priv0", outer(GUEP, sport=51245) / GUE(proto=4, hlen=1, flags=1, opts=bytes(4)) / inner4(),
+     "GUE port 6080, version 0, flag P, private flags 0 (hlen 1)")
+emit("g_gue_opts", outer(GUEP, sport=51246) / GUE(proto=4, hlen=2, opts=bytes(range(8))) / inner4(),
+     "GUE port 6080, version 0, 8 bytes of optional fields no flag announces (hlen 2)")
+emit("g_gue_ver2", outer(GUEP) / GUE(version=2, proto=4) / inner4(), "GUE version 2 (undefined)")
+emit("g_gue_ver3", outer(GUEP) / GUE(version=3, proto=4) / inner4(), "GUE version 3 (undefined)")
+emit("g_gue_v1_bad", outer(GUEP) / Raw(bytes([0x50, 0, 0, 24])) / Raw(PAYLOAD * 2),
+     "GUE version 1 whose first nibble is 5: neither IPv4 nor IPv6")
+emit("g_gue_control", outer(GUEP) / GUE(C=1, proto=0) / Raw(PAYLOAD), "GUE control message (C bit), type 0")
+emit("g_gue_hlen", outer(GUEP) / Raw(bytes([0x1f, 4, 0, 0])) / Raw(PAYLOAD), "GUE hlen 31 (128 bytes of fields) in a 12-byte payload")
+emit("g_gue_flags", outer(GUEP) / GUE(proto=4, flags=0x8000) / inner4(), "GUE flags 0x8000: not one Linux knows")
+emit("g_gue_priv_short", outer(GUEP) / GUE(proto=4, flags=1) / inner4(), "GUE flag P without room for the private flags (hlen 0)")
+emit("g_gue_pflags", outer(GUEP) / GUE(proto=4, hlen=1, flags=1, opts=bytes([0, 0, 0, 1])) / inner4(),
+     "GUE private flags 0x00000001: not one Linux knows")
+emit("g_gue_remcsum", outer(GUEP) / GUE(proto=4, hlen=2, flags=1, opts=bytes([0x80, 0, 0, 0, 0, 20, 0, 6])) / inner4(),
+     "GUE private flag remote checksum offload (start 20, offset 6)")
+emit("g_gue_proto0", outer(GUEP) / GUE(proto=0) / inner4(), "GUE version 0, protocol 0")
+emit("g_gue_proto17", outer(GUEP) / GUE(proto=17) / UDP(sport=1, dport=2) / Raw(PAYLOAD), "GUE version 0, protocol 17 (no handler)")
+emit("g_gue_trunc", outer(GUEP) / Raw(b"\x00\x04"), "GUE port 6080: 2 bytes of UDP payload")
 print("#endif /* GOLDEN_RX */\n")
 # --- transmit: plain packets routed into tunnels, and ICMP errors ---------------
 #
@@ -181,6 +229,7 @@ print("#endif /* GOLDEN_RX */\n")
 LOCAL, REMOTE = "192.168.1.1", "10.20.0.9"
 SENDER4, SENDER6, GW4, GW6 = "10.0.0.2", "fd00::2", "10.0.0.1", "fd00::1"
 DPORT = {"ipip": 5555, "gre": 5556, "sit": 5557}
+GUE_DPORT = 6080
 PROTO = {"ipip": 4, "sit": 41, "gre": 47}
 ROUTE4, ROUTE6 = "route 10.50.0.0/16,dev=t1", "route fd00:50::/32,dev=t1"
 
@@ -217,14 +266,15 @@ class Tun:
         self.type, self.encap, self.ttl, self.tos = type, encap, ttl, tos
         self.pmtudisc, self.sport, self.csum = pmtudisc, sport, csum
         self.key, self.gcsum, self.seq = key, gcsum, seq
-        self.dport = dport if dport is not None else (DPORT[type] if encap == "fou" else None)
+        self.dport = dport if dport is not None else (DPORT[type] if encap == "fou" else
+                                                      GUE_DPORT if encap == "gue" else None)
 
     def stmt(self):
         a = ["t1", "type=" + self.type, "local=" + LOCAL, "remote=" + REMOTE]
         if self.ttl is not None: a.append("ttl=%s" % self.ttl)
         if self.tos is not None: a.append("tos=%s" % (self.tos if isinstance(self.tos, str) else "0x%02x" % self.tos))
         if self.pmtudisc is not None: a.append("pmtudisc" if self.pmtudisc else "nopmtudisc")
-        if self.encap == "none": a.append("encap=none")
+        if self.encap != "fou": a.append("encap=" + self.encap)
         if self.sport is not None: a.append("encap-sport=%d" % self.sport)
         if self.dport is not None: a.append("encap-dport=%d" % self.dport)
         if self.csum is not None: a.append("encap-csum" if self.csum else "noencap-csum")
@@ -235,7 +285,7 @@ class Tun:
         return "\n".join(["tunnel " + ",".join(a)] + routes)
 
     def overhead(self):
-        n = 20 + (8 if self.encap == "fou" else 0)
+        n = 20 + {"fou": 8, "gue": 12, "none": 0}[self.encap]
         if self.type == "gre":
             n += 4 + 4 * (bool(self.gcsum) + (self.key is not None) + bool(self.seq))
         return n
@@ -256,7 +306,7 @@ class Tun:
         dscp = (ds if self.tos == "inherit" else (self.tos or 0)) & 0xfc
         ttl = self.ttl if isinstance(self.ttl, int) and self.ttl else ittl
         df = (self.pmtudisc is not False) or idf
-        fou = self.encap == "fou"
+        fou = self.encap in ("fou", "gue")
         o = IP(src=LOCAL, dst=REMOTE, tos=dscp | ecn, ttl=ttl, id=ident, flags="DF" if df else 0,
                proto=17 if fou else PROTO[self.type])
         if fou:
@@ -264,6 +314,8 @@ class Tun:
             if not self.csum:
                 u.chksum = 0
             o = o / u
+            if self.encap == "gue":
+                o = o / GUE(proto=PROTO[self.type])
         if self.type == "gre":
             g = GRE(proto=0x86dd if v6 else 0x0800, chksum_present=int(self.gcsum),
                     key_present=int(self.key is not None), seqnum_present=int(self.seq))
@@ -324,7 +376,7 @@ def tx(name, doc, stmts, inp, out, out_port=1, flags=0):
 
 def tun_case(name, doc, t, inner, pre=""):
     out = t.encap_frame(routed(inner))
-    flags = 1 if (t.encap == "fou" and not t.sport) else 0
+    flags = 1 if (t.encap in ("fou", "gue") and not t.sport) else 0
     tx(name, doc, pre + t.stmt(), rx(inner), out, 1, flags)
 
 def zero_csum_case():
@@ -455,11 +507,21 @@ def gen_tx():
                     tun_case("tx_ecn_%s_%s_%d_%s" % (ty, enc, e, tosname), "%s/%s: inner DSCP AF41 ECN %d, tos %s" % (ty, enc, e, tosname),
                              Tun(ty, encap=enc, tos=tos), inner_of(0x88 | e))
     zero_csum_case()
+    # encap gue (Linux' __gue_build_header: version 0, no flags, the
+    # tunnel's protocol); GRE with all its options inside
+    for ty, inner in (("ipip", v4), ("sit", v6), ("gre", v4), ("gre", v6)):
+        n = "%s%s_gue" % (ty, "6" if ty == "gre" and inner is v6 else "4" if ty == "gre" else "")
+        tun_case("tx_" + n, n + ": encap gue, defaults", Tun(ty, encap="gue"), inner)
+        tun_case("tx_" + n + "_csum", n + ": encap gue, encap-csum, encap-sport=4242", Tun(ty, encap="gue", sport=4242, csum=True), inner)
+        tun_case("tx_" + n + "_ecn", n + ": encap gue, tos inherit, inner CE: ECT(0)", Tun(ty, encap="gue", tos="inherit"),
+                 tx_in4(tos=0x8b) if inner is v4 else tx_in6(tc=0x8b))
+    tun_case("tx_gre4_gue_kcs", "gre4_gue: GRE key 42, csum, seq, encap-csum, encap-sport=4242",
+             Tun("gre", encap="gue", key=42, gcsum=True, seq=True, sport=4242, csum=True), v4)
 
     # --- MTU and ICMP errors (port 1 MTU lowered; the sender has a neighbour on port 0)
     link = lambda mtu: "link 1,mtu=%d\n" % mtu
     for ty, enc, kw in (("ipip", "fou", {}), ("ipip", "none", {}), ("gre", "fou", dict(key=42, gcsum=True, seq=True)),
-                        ("gre", "none", {})):
+                        ("gre", "none", {}), ("ipip", "gue", {}), ("gre", "gue", dict(key=42, gcsum=True, seq=True))):
         t = Tun(ty, encap=enc, **kw)
         mtu = 200 - t.overhead()
         n = "%s_%s" % (ty, enc) + ("_kcs" if kw else "")

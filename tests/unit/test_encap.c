@@ -168,6 +168,9 @@ check_cksums(const uint8_t *b, uint32_t len, const char *name)
 	if (ip[9] == IPPROTO_UDP && unit_get32(ip + 12) == IP4(192, 168, 1, 1) &&
 	    unit_get16(ip + hl + 2) == PORT_GRE)
 		g = ETH + hl + 8;
+	else if (ip[9] == IPPROTO_UDP && unit_get32(ip + 12) == IP4(192, 168, 1, 1) &&
+		 unit_get16(ip + hl + 2) == PORT_GUE && ip[hl + 9] == IPPROTO_GRE)
+		g = ETH + hl + 12;	/* after the 4-byte GUE header */
 	else if (ip[9] == IPPROTO_GRE)
 		g = ETH + hl;
 	if (g != 0 && (b[g] & 0x80) && !unit_cksum_ok(b + g, len - g))

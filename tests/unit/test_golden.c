@@ -307,6 +307,76 @@ test_rx_other_port(void **state)
 	unit_lcore_end(&u);
 }
 
+/*
+ * GUE (port 6080 gue): version 0 with each protocol and with fields that
+ * change nothing, version 1, forwarded as their FOU twins; each malformed
+ * kind dropped under its reason, as Linux' gue_udp_recv drops it.
+ */
+static void
+test_gue_rx(void **state)
+{
+	static const struct {
+		const char *name;
+		const uint8_t *b;
+		uint32_t len;
+		const uint8_t *out;	/* NULL: dropped */
+		uint32_t out_len;
+		int inner;
+		unsigned int drop;
+	} cases[] = {
+#define GF(n, o, in) { #n, n, sizeof(n), o, sizeof(o), in, 0 }
+#define GD(n, r) { #n, n, sizeof(n), NULL, 0, -1, r }
+		GF(g_gue_ipip, g_out4, FOU_INNER_IPV4),
+		GF(g_gue_sit, g_out6, FOU_INNER_IPV6),
+		GF(g_gue_gre4_cks, g_out4, FOU_INNER_IPV4),
+		GF(g_gue_gre6, g_out6, FOU_INNER_IPV6),
+		GF(g_gue_v1_ipip, g_out4, FOU_INNER_IPV4),
+		GF(g_gue_v1_sit, g_out6, FOU_INNER_IPV6),
+		GF(g_gue_priv0, g_out4, FOU_INNER_IPV4),
+		GF(g_gue_opts, g_out4, FOU_INNER_IPV4),
+		GD(g_gue_ver2, FOU_DROP_GUE_VERSION),
+		GD(g_gue_ver3, FOU_DROP_GUE_VERSION),
+		GD(g_gue_v1_bad, FOU_DROP_GUE_V1_NOT_IP),
+		GD(g_gue_control, FOU_DROP_GUE_CONTROL),
+		GD(g_gue_hlen, FOU_DROP_GUE_HLEN_BAD),
+		GD(g_gue_flags, FOU_DROP_GUE_FLAGS_BAD),
+		GD(g_gue_priv_short, FOU_DROP_GUE_FLAGS_BAD),
+		GD(g_gue_pflags, FOU_DROP_GUE_PFLAGS_BAD),
+		GD(g_gue_remcsum, FOU_DROP_GUE_REMCSUM),
+		GD(g_gue_proto0, FOU_DROP_GUE_PROTO_UNHANDLED),
+		GD(g_gue_proto17, FOU_DROP_GUE_PROTO_UNHANDLED),
+		GD(g_gue_trunc, FOU_DROP_GUE_TRUNCATED),
+#undef GF
+#undef GD
+	};
+	struct fou_gw *g = unit_gw_std();
+	unsigned int i;
+
+	(void)state;
+	UNIT_APPLY(g, "port", "6080:gue");
+	for (i = 0; i < RTE_DIM(cases); i++) {
+		unit_ctx("%s", cases[i].name);
+		if (cases[i].out != NULL)
+			EXPECT_FWD(g, cases[i].b, cases[i].len, PORT_GUE, cases[i].inner,
+				   cases[i].out, cases[i].out_len);
+		else
+			EXPECT_DROP(g, cases[i].b, cases[i].len, cases[i].drop);
+	}
+	/* a GRE tunnel of other endpoints: the GUE packet is for none of ours */
+	UNIT_APPLY(g, "tunnel", "tg,type=gre,local=10.0.0.1,remote=10.0.0.9,key=16909060,csum,seq,"
+		   "encap=gue,encap-dport=6080");
+	unit_ctx("g_gue_gre4_cks with another tunnel");
+	EXPECT_DROP(g, g_gue_gre4_cks, sizeof(g_gue_gre4_cks), FOU_DROP_NO_TUNNEL);
+	/* Linux matches by addresses, type and key, not by encap: a tunnel
+	 * with encap fou takes GUE packets from its remote */
+	UNIT_APPLY(g, "tunnel", "tf,type=gre,local=10.0.0.1,remote=10.0.0.2,key=16909060,csum,seq,"
+		   "encap=fou,encap-dport=5556");
+	unit_ctx("g_gue_gre4_cks to an encap fou tunnel");
+	EXPECT_FWD(g, g_gue_gre4_cks, sizeof(g_gue_gre4_cks), PORT_GUE, FOU_INNER_IPV4, g_out4,
+		   sizeof(g_out4));
+	fou_gw_free(g);
+}
+
 /* The counter names are part of the interface (telemetry, summary). */
 static void
 test_drop_names(void **state)
@@ -315,6 +385,7 @@ test_drop_names(void **state)
 	assert_string_equal(fou_drop_name(FOU_DROP_ETH_TRUNCATED), "eth_truncated");
 	assert_string_equal(fou_drop_name(FOU_DROP_GRE_CKSUM_BAD), "gre_cksum_bad");
 	assert_string_equal(fou_drop_name(FOU_DROP_TX_FULL), "tx_full");
+	assert_string_equal(fou_drop_name(FOU_DROP_GUE_CONTROL), "gue_control");
 	assert_null(fou_drop_name(FOU_DROP_MAX));
 	assert_non_null(fou_drop_desc(FOU_DROP_ECN_DROP));
 	assert_string_equal(fou_inner_name(FOU_INNER_IPV6), "ipv6");
@@ -352,6 +423,7 @@ main(int argc, char **argv)
 		T(test_burst_mixed),
 		T(test_odd_lengths),
 		T(test_rx_other_port),
+		T(test_gue_rx),
 		T(test_drop_names),
 	};
 	struct CMUnitTest tests[RTE_DIM(head) + RTE_DIM(goldens) + RTE_DIM(tail)];

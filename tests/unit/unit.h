@@ -53,6 +53,7 @@ int unit_eal_fini(int failures);
 #define PORT_GRE 5556
 #define PORT_SIT 5557
 #define PORT_OTHER 6000
+#define PORT_GUE 6080		/* a GUE port; the tests that use it add it */
 
 extern const struct rte_ether_addr mac_rx, mac_peer, mac_eg, mac_nb4, mac_nb6, mac_nb4_7,
 	mac_nb6_7;
