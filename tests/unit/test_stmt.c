@@ -292,7 +292,7 @@ test_stmt_rank_usage(void **state)
 	assert_int_equal(fou_stmt_rank("tunnels"), -1);
 	assert_int_equal(fou_stmt_rank(""), -1);
 	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID|TUNNEL[,via=IP]");
-	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO");
+	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO|gue");
 	assert_string_equal(fou_stmt_usage("sport-range"), "MIN-MAX");
 	assert_null(fou_stmt_usage("tunnels"));
 	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
@@ -649,6 +649,50 @@ test_port_duplicate(void **state)
 	assert_int_equal(info[0].ipproto, 4);
 	/* port 5555 still carries ipip */
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+}
+
+/*
+ * GUE ports (`ip fou add port P gue`): no protocol of their own; the
+ * delete form names gue or nothing; a FOU port's protocol is no GUE port;
+ * the running config writes them back as they were given.
+ */
+static void
+test_port_gue(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "6080:GUE", -EINVAL, "unknown protocol 'GUE'", NULL },
+		{ "6080:gue,4", -EINVAL, "unexpected '4'", "usage: UDPPORT:PROTO|gue" },
+		{ "6080:gue:4", -EINVAL, "unknown protocol 'gue:4'", NULL },
+		{ "0:gue", -EINVAL, "UDP port '0' is not in 1-65535", NULL },
+	};
+	struct fou_gw *gw = *state;
+	struct fou_port_info info[4];
+
+	BAD_ARGS(gw, "port", t);
+	UNIT_APPLY(gw, "port", "6080:gue");
+	UNIT_APPLY(gw, "port", "5555:ipip");
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 2);
+	assert_int_equal(info[1].udp_port, 6080);
+	assert_true(info[1].gue);
+	assert_int_equal(info[1].ipproto, 0);
+	assert_int_equal(info[1].family, AF_INET);
+	assert_false(info[0].gue);
+	EXPECT_STMT_ERR(gw, "port", "6080:gue", -EEXIST, "UDP port 6080 is already a FOU port");
+	EXPECT_STMT_ERR(gw, "port", "6080:ipip", -EEXIST, "UDP port 6080 is already a FOU port");
+	EXPECT_DEL_ERR(gw, "port", "6080:ipip", -EINVAL,
+		       "UDP port 6080 is a GUE port, not one of protocol 4");
+	EXPECT_DEL_ERR(gw, "port", "5555:gue", -EINVAL,
+		       "FOU port 5555 has protocol 4, it is not a GUE port");
+	EXPECT_DEL_ERR(gw, "port", "6081:gue", -ENOENT, "UDP port 6081 is not a FOU port");
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 2);
+	UNIT_DEL(gw, "port", "6080:gue");
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 1);
+	UNIT_APPLY(gw, "port", "6080:gue");
+	UNIT_DEL(gw, "port", "6080");
+	UNIT_APPLY(gw, "port", "6080:gue");
+	/* the freed slots are taken again */
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 2);
+	assert_true(info[1].gue);
 }
 
 static void
@@ -1286,8 +1330,16 @@ test_tunnel_invalid(void **state)
 		  -EINVAL, "need encap=fou", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,encap-csum",
 		  -EINVAL, "need encap=fou", NULL },
-		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=gue,encap-dport=1",
-		  -EOPNOTSUPP, "encap=gue is not supported", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=gue", -EINVAL,
+		  "encap=gue needs encap-dport", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=gue,encap-dport=1,"
+		  "encap-remcsum", -EOPNOTSUPP,
+		  "encap-remcsum (GUE remote checksum offload) is not supported", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=gue,encap-dport=1,"
+		  "encap-remcsum,noencap-remcsum", -EINVAL,
+		  "'encap-remcsum' and 'noencap-remcsum' contradict", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,encap-remcsum",
+		  -EOPNOTSUPP, "encap-remcsum", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=vxlan,encap-dport=1",
 		  -EINVAL, "encap 'vxlan' is not fou, gue or none", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,ttl=64,nopmtudisc,encap=none",
@@ -1522,7 +1574,7 @@ static void
 test_del_port(void **state)
 {
 	static const struct bad_arg t[] = {
-		{ "", -EINVAL, "missing fields (usage: UDPPORT[:PROTO])", NULL },
+		{ "", -EINVAL, "missing fields (usage: UDPPORT[:PROTO|gue])", NULL },
 		{ "0", -EINVAL, "UDP port '0' is not in 1-65535", NULL },
 		{ "65536", -EINVAL, "UDP port '65536' is not in 1-65535", NULL },
 		{ "x:ipip", -EINVAL, "UDP port 'x' is not in 1-65535", NULL },
@@ -2431,6 +2483,17 @@ test_punt_stmt(void **state)
 	assert_null(fou_punt_name(FOU_PUNT_MAX));
 }
 
+static bool
+dump_has(const struct dump_lines *d, const char *line)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n; i++)
+		if (strcmp(d->line[i], line) == 0)
+			return true;
+	return false;
+}
+
 /* gw's dump applied to a fresh gateway dumps the same. A failed check
  * leaves that gateway to the next call, which frees it, so that the tests
  * after a failure still find memory for theirs. */
@@ -2474,6 +2537,9 @@ test_config_dump(void **state)
 	assert_non_null(a);
 	UNIT_APPLY(gw, "tunnel", "every.opt,type=gre,local=192.168.1.1,remote=10.20.0.10,"
 		   "ttl=9,tos=0x28,encap-sport=1234,encap-dport=5556,encap-csum,key=77,csum,seq");
+	UNIT_APPLY(gw, "port", "6080:gue");
+	UNIT_APPLY(gw, "tunnel", "gu,type=sit,local=192.168.1.1,remote=10.20.0.11,encap=gue,"
+		   "encap-dport=6080,encap-csum,noencap-remcsum");
 	UNIT_APPLY(gw, "tunnel", "p6,type=sit,local=10.0.0.1,remote=10.0.0.2,encap=none,"
 		   "tos=inherit,nopmtudisc");
 	UNIT_APPLY(gw, "route", "10.40.0.0/16,dev=every.opt");
@@ -2505,6 +2571,9 @@ test_config_dump(void **state)
 	assert_string_equal(a->line[a->n - 8], "addr every.opt,192.168.4.2/30");
 	assert_string_equal(a->line[a->n - 7], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
 	assert_string_equal(a->line[a->n - 1], "route 10.41.0.0/16,dev=1");
+	assert_string_equal(a->line[a->n - 13], "tunnel gu,type=sit,local=192.168.1.1,"
+			    "remote=10.20.0.11,encap=gue,encap-dport=6080,encap-csum");
+	assert_true(dump_has(a, "port 6080:gue"));
 	free(a);
 	expect_dump_reloads(gw);
 }
@@ -2818,6 +2887,7 @@ main(int argc, char **argv)
 		T_BARE(test_port_invalid),
 		T_STD(test_port_duplicate),
 		T_BARE(test_port_table_full),
+		T_BARE(test_port_gue),
 		T_BARE(test_addr_valid),
 		T_BARE(test_addr_invalid),
 		T_ADDRS(test_addr_duplicate),
