@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Regenerate: /usr/bin/python3 tests/unit/gen_golden.py > tests/unit/golden.h
 # Generates tests/unit/golden.h from scapy (an encoder independent of the C code).
-from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
+from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, TCP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
                        IPOption_RR, ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
                        ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6ND_NS,
                        ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, Padding)
-from scapy.utils import checksum
+from scapy.utils import checksum, rdpcap
+import os
 from scapy.packet import Packet
 from scapy.fields import BitField, ByteField, ShortField, StrLenField
 
@@ -17,6 +18,9 @@ class GUE(Packet):
     fields_desc = [BitField("version", 0, 2), BitField("C", 0, 1), BitField("hlen", 0, 5),
                    ByteField("proto", 0), ShortField("flags", 0),
                    StrLenField("opts", b"", length_from=lambda p: p.hlen * 4)]
+
+    def guess_payload_class(self, payload):
+        return {4: IP, 41: IPv6, 47: GRE}.get(self.proto, Raw)
 
 RX_MAC, PEER_MAC = "02:00:00:00:00:01", "02:00:00:00:00:02"
 EG_MAC, NB4_MAC, NB6_MAC = "02:00:00:00:01:01", "02:00:00:00:01:02", "02:00:00:00:01:03"
@@ -95,6 +99,12 @@ def describe(pkt, tunnel=True):
             if bl.chksum_present: c += ", csum 0x%04x" % bl.chksum
             if bl.key_present: c += ", key 0x%08x" % bl.key
             if bl.seqnum_present: c += ", seq 0x%08x" % bl.sequence_number
+        elif isinstance(layer, TCP):
+            hl = layer.dataofs * 4
+            chunk = b[off:off+hl]
+            c = "inner TCP: %d -> %d, flags %s, seq 0x%08x, csum 0x%04x%s" % (
+                layer.sport, layer.dport, layer.flags, layer.seq, layer.chksum,
+                ", options" if hl > 20 else "")
         elif isinstance(layer, (ICMPv6ND_NS, ICMPv6ND_NA)):
             c = "ICMPv6 %s: type %d, code %d, csum 0x%04x, flags 0x%08x, target %s" % (
                 "NS" if chunk[0] == 135 else "NA", chunk[0], chunk[1],
@@ -711,8 +721,66 @@ print("/* Neighbour Discovery: define GOLDEN_ND before including. */\n#ifdef GOL
 gen_nd()
 print("#endif /* GOLDEN_ND */\n")
 
+# --- what Linux 6.1 sent through encap gue tunnels (tests/data/linux-6.1-gue-*.pcap) ---
+#
+# The gateway stands where the Linux guest stood: 10.99.0.2 on port 1, the
+# phantom far end 10.99.0.10 (02:00:0a:63:00:10) its neighbour. Each inner
+# packet Linux sent enters port 0 one hop earlier (TTL / hop limit + 1) and
+# must leave port 1 as the frame in the capture, but for the Ethernet
+# source, the IPv4 ID (0, 1, 2 from fresh counters) and the UDP source port
+# (encap-sport auto: a hash of our own; the UDP checksum follows it).
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
+LINUX_GUE = (("ipip", ""), ("ipip-csum", ",encap-csum"), ("sit", ""), ("sit-csum", ",encap-csum"),
+             ("gre", ""), ("gre-csum", ",encap-csum"), ("gre-key-csum-seq", ",key=42,csum,seq"))
+LINUX_ROUTE = {"ipip": "192.168.4.0/24", "sit": "fd00:41::/64", "gre": "192.168.47.0/24"}
+
+def gen_linux_tx():
+    cases = []
+    for name, extra in LINUX_GUE:
+        ty = name.split("-")[0]
+        stmts = "\n".join(["addr 1,10.99.0.2/24", "neigh 10.99.0.10,dev=1,lladdr=02:00:0a:63:00:10",
+                           "tunnel t1,type=%s,local=10.99.0.2,remote=10.99.0.10,ttl=64,encap=gue,"
+                           "encap-dport=5555%s" % (ty, extra), "route %s,dev=t1" % LINUX_ROUTE[ty]])
+        for k, f in enumerate(rdpcap(os.path.join(DATA, "linux-6.1-gue-%s.pcap" % name))):
+            o = f[IP]
+            g = raw(o)[32]     # the GRE flags, after IPv4, UDP and GUE
+            hdr = 32 + (4 + 4 * (bool(g & 0x80) + bool(g & 0x20) + bool(g & 0x10)) if ty == "gre" else 0)
+            ib = raw(o)[hdr:]
+            if ib[0] >> 4 == 4:
+                i = IP(ib)
+                i.ttl += 1
+                del i.chksum
+                i = IP(raw(i))
+            else:
+                i = IPv6(ib)
+                i.hlim += 1
+                i = IPv6(raw(i))
+            out = Ether(raw(f))
+            out.src = EG_MAC
+            out[IP].id = 0
+            del out[IP].chksum
+            out = Ether(raw(out))
+            gb = raw(out[UDP].payload)
+            out[UDP].remove_payload()
+            out[UDP].add_payload(GUE(gb))
+            n = "linux_gue_%s_%d" % (name.replace("-", "_"), k + 1)
+            emit(n + "_in", Ether(dst=RX_MAC, src=PEER_MAC) / i,
+                 "Linux 6.1 encap gue %s, packet %d: the inner packet one hop before" % (name, k + 1), tunnel=False)
+            emit(n + "_out", out, "Linux 6.1 encap gue %s, packet %d, as captured (our Ethernet source, IPv4 ID 0)" % (name, k + 1))
+            cases.append((n, stmts, k))
+    print("/* The Linux captures' cases, in order: GOLDEN_NEXT sends after the case before it,")
+    print(" * through the same gateway and context (the IPv4 ID is then k more). */")
+    print("#define GOLDEN_NEXT 0x08")
+    print("static const struct golden_tx golden_linux_tx[] = {")
+    for n, stmts, k in cases:
+        print('\t{ "%s", "Linux 6.1 capture, packet %d",\n\t  "%s",\n\t  %s_in, sizeof(%s_in), %s_out, sizeof(%s_out), 1, %d },' % (
+            n, k + 1, stmts.replace("\n", "\\n"), n, n, n, n, 1 | (8 if k else 0)))
+    print("};\n")
+
 print("/* Transmit path: define GOLDEN_TX before including. */\n#ifdef GOLDEN_TX\n")
 gen_tx()
+gen_linux_tx()
 print("#endif /* GOLDEN_TX */\n")
 print("/* Path MTU: define GOLDEN_PMTU before including. */\n#ifdef GOLDEN_PMTU\n")
 gen_pmtu()
