@@ -5,8 +5,9 @@
 One capture holds every malformation of test_malformed.py, the drop reasons
 that need tunnels (no_tunnel, gre_csum_mismatch, ecn_drop, tunnel_loop, ...),
 and thousands of random truncations and single-bit flips of valid FOU
-packets: the Linux 6.1 captures of tests/data and scapy-built ipip, gre and
-sit packets (IPv4 and IPv6 inner, with and without the UDP checksum, GRE key
+and GUE packets: the Linux 6.1 captures of tests/data and scapy-built ipip,
+gre and sit packets (to FOU ports, and to the GUE port 6080 in versions 0
+and 1, with and without optional fields) (IPv4 and IPv6 inner, with and without the UDP checksum, GRE key
 and checksum, ICMP, UDP and TCP inside, some at the tunnel MTU or with a TTL
 about to expire), and of plain IPv4 and IPv6 packets routed through. The
 gateway, configured with tunnels as in the demo, runs it; then:
@@ -99,12 +100,21 @@ TUNNEL_OUT = {'fou-ipip': (5555, None, False, False, 1472),
 
 # the FOU ports of ft.PROTO_OPTS with a handler: UDP port -> IP protocol
 FOU_PROTO = {5555: 4, 5556: 47, 5557: 41, 5558: 41, 5559: 4}
-# every FOU port (6000 has no handler): UDP to one of them is FOU's
-FOU_UDP_PORTS = set(FOU_PROTO) | {6000}
+GUE_PORT = 6080
+# every FOU port (6000 has no handler) and the GUE port: UDP to one of
+# them is FOU's
+FOU_UDP_PORTS = set(FOU_PROTO) | {6000, GUE_PORT}
 # the address of each port on its connected network
 PORT_ADDR4 = {0: ft.IP_P0, 1: '192.168.1.1'}
 
-OPTS = list(ft.PROTO_OPTS) + ['--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER]
+OPTS = list(ft.PROTO_OPTS) + ['--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER,
+                              '--port', '%d:gue' % GUE_PORT]
+FOU_PORTS = {**ft.PROTO_FOU_PORTS, GUE_PORT: 'gue'}
+
+
+def gue(proto, version=0, c=0, hlen=0, flags=0, fields=b''):
+    """A GUE header as the draft lays it out."""
+    return bytes([version << 6 | c << 5 | hlen, proto]) + flags.to_bytes(2, 'big') + fields
 for _t in TUNNELS:
     OPTS += ['--tunnel', _t]
 for _p, _r in ROUTES.items():
@@ -129,6 +139,24 @@ def named_traffic():
     t.drop('outer CE, inner Not-ECT', fou(5555, v4(seq=54), tos=3), 'ecn_drop')
     t.drop('FOU port 6000 (UDP inside)', fou(6000, UDP(sport=1, dport=2) / Raw(b'x' * 8)),
            'fou_proto_unhandled')
+    # GUE as Linux' gue_udp_recv drops it
+    ok = bytes(v4(seq=61))
+    for what, payload, reason in (
+            ('2 bytes', b'\x00\x04', 'gue_truncated'),
+            ('version 2', gue(4, version=2) + ok, 'gue_version'),
+            ('version 1, nibble 5', b'\x50' + ok[1:], 'gue_v1_not_ip'),
+            ('hlen 31', gue(4, hlen=31) + ok[:40], 'gue_hlen_bad'),
+            ('flags 0x0100', gue(4, flags=0x100) + ok, 'gue_flags_bad'),
+            ('flag P without room', gue(4, flags=1) + ok, 'gue_flags_bad'),
+            ('private flags 1', gue(4, hlen=1, flags=1, fields=b'\0\0\0\x01') + ok,
+             'gue_pflags_bad'),
+            ('remote checksum offload', gue(4, hlen=2, flags=1, fields=bytes([0x80, 0, 0, 0,
+                                                                             0, 20, 0, 6])) + ok,
+             'gue_remcsum'),
+            ('control message', gue(1, c=1) + ok, 'gue_control'),
+            ('protocol 0', gue(0) + ok, 'gue_proto_unhandled'),
+            ('protocol 6', gue(6) + ok, 'gue_proto_unhandled')):
+        t.drop('GUE ' + what, fou(GUE_PORT, Raw(payload)), reason)
     t.drop('TTL 1 from a source with no route back', fou(5555, v4(src='203.0.113.5', ttl=1,
                                                                  seq=55)), 'ttl_exceeded')
     # (without DF it would be fragmented: test_frag.py)
@@ -201,6 +229,19 @@ def built_frames():
                       Raw(bytes(v4(dst='192.168.48.9', seq=seq + 3)) + b'trailer'), chksum=0))
     frames.append(bytes(fou(5557, v6(dst='fd00:41::9', seq=seq + 4))) + bytes(9))
     seq += 4
+    # GUE: versions 0 and 1, each protocol, optional fields and private flags 0
+    for k, l4 in enumerate(l4s):
+        seq += 1
+        i4 = bytes(v4(dst='192.168.4.9', seq=seq) if k == 0 else
+                   IP(src='192.168.3.2', dst='192.168.3.9', id=seq) / l4(seq))
+        i6 = bytes(v6(dst='fd00:41::9', seq=seq) if k == 0 else
+                   IPv6(src='fd00:40::2', dst='fd00:41::9') / l4(seq))
+        chk = None if seq % 2 else 0
+        for payload in (gue(4) + i4, i4, gue(41) + i6, i6,
+                        gue(47) + bytes(gre(IP(i4), c=1, k=1, seq=GRE_KEY - 0x0a0b0c0d)),
+                        gue(4, hlen=1, flags=1, fields=bytes(4)) + i4,
+                        gue(41, hlen=2, fields=bytes(range(8))) + i6):
+            frames.append(fou(GUE_PORT, Raw(payload), sport=30000 + seq, chksum=chk))
     # plain IPv4 and IPv6 routed through: IPv6 has no header checksum, so
     # its flipped bits reach the forwarding decisions
     for dst, hlim in (('fd00:41::9', 64), ('fd00:40::9', 64), ('fd00:41::9', 2),
@@ -347,6 +388,8 @@ def decap(frame):
     dport = int.from_bytes(udp[2:4], 'big')
     payload = udp[8:]
     proto = FOU_PROTO.get(dport)
+    if dport == GUE_PORT:
+        proto, payload = _gue(payload)
     if proto == 4:
         inner, ver = payload, 4
     elif proto == 41:
@@ -368,6 +411,25 @@ def decap(frame):
     else:
         return None
     return _inner_valid(inner, ver)
+
+
+def _gue(p):
+    """(protocol, what follows) of a GUE payload as gue_udp_recv takes it,
+    or (None, None); remote checksum offload is dropped here (gue_remcsum,
+    README)."""
+    if len(p) < 4:
+        return None, None
+    if p[0] >> 6 == 1:
+        return {4: 4, 6: 41}.get(p[0] >> 4), p
+    hl = 4 + 4 * (p[0] & 0x1f)
+    flags = int.from_bytes(p[2:4], 'big')
+    if p[0] >> 6 or len(p) < hl or flags & ~1 or (flags & 1 and hl < 8):
+        return None, None
+    if flags & 1 and p[4:8] != bytes(4):
+        return None, None       # an unknown private flag, or remote checksum offload
+    if p[0] & 0x20 or p[1] not in (4, 41, 47):
+        return None, None
+    return p[1], p[hl:]
 
 
 def plain(frame):
@@ -657,7 +719,7 @@ class Hostile(ft.GatewayTestCase):
         t = named_traffic()
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
-                           fou_ports=ft.PROTO_FOU_PORTS)
+                           fou_ports=FOU_PORTS)
         self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
                             resolve={'10.99.0.3': ft.IP_P0}, replies=t.arp_replies(0))
         self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1],
