@@ -7,6 +7,10 @@
  *   fwd    plain IPv4, classify + route + rewrite (the routing baseline)
  *   decap  FOU/IPIP from a tunnel's remote: classify + decap + route + rewrite
  *   encap  plain IPv4 routed into a tunnel: classify + route + encap + rewrite
+ *   decap-gue  GUE (version 0, protocol 4) to the GUE port from a tunnel's
+ *          remote: the decap stage with the GUE header's checks
+ *   encap-gue  plain IPv4 routed into an encap gue tunnel (a GRE twin of
+ *          each tunnel, added only when this stage runs)
  *
  * Tables grow along two axes, one gateway built incrementally through the
  * control functions of fou.h: tunnels 1 -> 1k -> 64k at the smallest route
@@ -67,10 +71,15 @@
 #define FOU_MB_HDR 128		/* template bytes per flow: every header written */
 #define FOU_MB_RING 32		/* bursts of mbufs cycled through, like an RX ring */
 #define FOU_MB_FOU_PORT 5555
+#define FOU_MB_GUE_PORT 6080
 #define FOU_MB_GROUPS 3000	/* /24s that hold the routes longer than /24 */
 
-enum fou_mb_stage { FOU_MB_FWD, FOU_MB_DECAP, FOU_MB_ENCAP, FOU_MB_STAGES };
-static const char *const fou_mb_stage_names[FOU_MB_STAGES] = { "fwd", "decap", "encap" };
+enum fou_mb_stage {
+	FOU_MB_FWD, FOU_MB_DECAP, FOU_MB_ENCAP, FOU_MB_DECAP_GUE, FOU_MB_ENCAP_GUE, FOU_MB_STAGES
+};
+static const char *const fou_mb_stage_names[FOU_MB_STAGES] = {
+	"fwd", "decap", "encap", "decap-gue", "encap-gue"
+};
 
 struct fou_mb_opts {
 	uint32_t tunnels[FOU_MB_MAX_LEVELS], routes[FOU_MB_MAX_LEVELS];
@@ -114,6 +123,7 @@ static const struct rte_ether_addr fou_mb_peer0 = { { 0x02, 0, 0, 0, 0, 0x02 } }
 #define FOU_MB_GW1 IP4(10, 1, 0, 2)	/* port 1 next hop of every plain route */
 #define FOU_MB_REMOTE(k) (IP4(100, 64, 0, 1) + (k))	/* tunnel k's remote */
 #define FOU_MB_TUNNET(k) (IP4(11, 0, 0, 0) + ((k) << 8))	/* tunnel k's /24 */
+#define FOU_MB_GUENET(k) (IP4(12, 0, 0, 0) + ((k) << 8))	/* its GUE twin's /24 */
 #define FOU_MB_SRC(f) (IP4(198, 18, 0, 1) + ((f) & 0x1ffff))	/* flow sources */
 
 static void
@@ -239,9 +249,10 @@ fou_mb_tunnel_conf(struct fou_tunnel_conf *c, uint32_t k)
 	c->encap_dport = FOU_MB_FOU_PORT;
 }
 
-/* Tunnel k and the route of its /24 into it. */
+/* Tunnel k and the route of its /24 into it; with gue, its twin: GRE with
+ * encap gue to the same remote, and the route of its own /24. */
 static void
-fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k)
+fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue)
 {
 	struct fou_ip net = fou_mb_ip4(FOU_MB_TUNNET(k), 24);
 	struct fou_tunnel_conf c;
@@ -250,13 +261,22 @@ fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k)
 	fou_mb_tunnel_conf(&c, k);
 	if (fou_tunnel_add(gw, &c, &err) != 0 || fou_route_add_tunnel(gw, &net, c.name, &err) != 0)
 		fou_mb_die("tunnel", &err);
+	if (!gue)
+		return;
+	snprintf(c.name, sizeof(c.name), "u%u", k);
+	c.type = IPPROTO_GRE;
+	c.encap = FOU_ENCAP_GUE;
+	c.encap_dport = FOU_MB_GUE_PORT;
+	net = fou_mb_ip4(FOU_MB_GUENET(k), 24);
+	if (fou_tunnel_add(gw, &c, &err) != 0 || fou_route_add_tunnel(gw, &net, c.name, &err) != 0)
+		fou_mb_die("gue tunnel", &err);
 }
 
 static void
 fou_mb_grow_tunnels(struct fou_mb *b, uint32_t n)
 {
 	for (; b->nb_tunnels < n; b->nb_tunnels++)
-		fou_mb_tunnel_add(b->gw, b->nb_tunnels);
+		fou_mb_tunnel_add(b->gw, b->nb_tunnels, b->o.stage[FOU_MB_ENCAP_GUE]);
 }
 
 /* --- the gateway ------------------------------------------------------- */
@@ -281,7 +301,8 @@ fou_mb_gw_new(const struct fou_mb *b)
 	struct fou_gw_params p;
 	struct fou_err err;
 	struct fou_gw *gw;
-	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1];
+	/* the GUE twins double the tunnels and their routes */
+	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1] * (b->o.stage[FOU_MB_ENCAP_GUE] ? 2 : 1);
 	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
 	char limits[128];
 
@@ -299,6 +320,7 @@ fou_mb_gw_new(const struct fou_mb *b)
 	    fou_iface_set(gw, 1, &fou_mb_mac1, RTE_ETHER_MTU, &err) != 0)
 		fou_mb_die("ports", &err);
 	fou_mb_stmt(gw, "port", "5555:ipip");
+	fou_mb_stmt(gw, "port", "6080:gue");
 	fou_mb_stmt(gw, "addr", "0,10.0.0.1/16");
 	fou_mb_stmt(gw, "addr", "1,10.1.0.1/24");
 	fou_mb_stmt(gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
@@ -380,15 +402,24 @@ fou_mb_frame_len(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_
 	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
 	if (s == FOU_MB_ENCAP)
 		dst = FOU_MB_TUNNET(k) | (uint32_t)(1 + (h >> 32) % 254);
+	else if (s == FOU_MB_ENCAP_GUE)
+		dst = FOU_MB_GUENET(k) | (uint32_t)(1 + (h >> 32) % 254);
 	else
 		dst = fou_mb_route_dst(&b->routes[(h >> 20) % b->nb_routes], h >> 24);
-	if (s == FOU_MB_DECAP) {
+	if (s == FOU_MB_DECAP || s == FOU_MB_DECAP_GUE) {
+		const bool gue = s == FOU_MB_DECAP_GUE;
 		uint16_t outer = (uint16_t)(in_len + sizeof(struct rte_ipv4_hdr) +
-					    sizeof(struct rte_udp_hdr));
+					    sizeof(struct rte_udp_hdr) + (gue ? 4 : 0));
 
 		ip = fou_mb_ip_udp(ip, FOU_MB_REMOTE(k), FOU_MB_LOCAL0, outer,
-				   (uint16_t)(49152 + (h & 0x3fff)), FOU_MB_FOU_PORT);
+				   (uint16_t)(49152 + (h & 0x3fff)),
+				   gue ? FOU_MB_GUE_PORT : FOU_MB_FOU_PORT);
 		((struct rte_ipv4_hdr *)(p + sizeof(*eth)))->type_of_service = 0;
+		if (gue) {
+			/* GUE version 0, protocol 4, no flags */
+			memcpy(ip, "\x00\x04\x00\x00", 4);
+			ip += 4;
+		}
 	}
 	fou_mb_ip_udp(ip, FOU_MB_SRC(f), dst, in_len, sport, 9);
 	return (uint16_t)(ip - p + in_len);
@@ -453,11 +484,14 @@ fou_mb_emit(void *ctx __rte_unused, struct rte_mbuf **pkts __rte_unused,
 FOU_MB_STAGE_FN(fwd)
 FOU_MB_STAGE_FN(decap)
 FOU_MB_STAGE_FN(encap)
+FOU_MB_STAGE_FN(decap_gue)
+FOU_MB_STAGE_FN(encap_gue)
 #undef FOU_MB_STAGE_FN
 
 typedef uint16_t (*fou_mb_stage_fn)(struct fou_mb *b, struct rte_mbuf **pkts);
 static const fou_mb_stage_fn fou_mb_stage_fns[FOU_MB_STAGES] = {
-	fou_mb_stage_fwd, fou_mb_stage_decap, fou_mb_stage_encap,
+	fou_mb_stage_fwd, fou_mb_stage_decap, fou_mb_stage_encap, fou_mb_stage_decap_gue,
+	fou_mb_stage_encap_gue,
 };
 
 /* A packet the stage did not forward: name the counter, stop. */
@@ -1244,7 +1278,7 @@ fou_mb_check_mix(struct fou_mb *b)
 	 * same order */
 	gb = fou_mb_gw_new(b);
 	for (i = 0; i < b->nb_tunnels; i++)
-		fou_mb_tunnel_add(gb, i);
+		fou_mb_tunnel_add(gb, i, b->o.stage[FOU_MB_ENCAP_GUE]);
 	for (i = 0; i < b->nb_routes; i++) {
 		struct fou_ip pfx = fou_mb_ip4(b->routes[i].prefix, b->routes[i].plen);
 		struct fou_ip via = fou_mb_ip4(FOU_MB_GW1, 32);
@@ -1382,7 +1416,7 @@ static void
 fou_mb_usage(void)
 {
 	fprintf(stderr,
-		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap]\n"
+		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap,decap-gue,encap-gue]\n"
 		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
 		"                      [--cpu N] [--mem MB] [--huge] [--control | --check-mix]\n"
 		"  tunnels grow along the list at the first route count, then routes\n"
@@ -1540,11 +1574,15 @@ main(int argc, char **argv)
 	b.o = (struct fou_mb_opts){
 		.tunnels = { 1, 1000, 65536 }, .nb_tunnels = 3,
 		.routes = { 10, 10000, 1000000 }, .nb_routes = 3,
-		.stage = { true, true, true },
+		.stage = { true, true, true, true, true },
 		.flows = 65536, .bursts = 4000, .passes = 5, .inner_len = 64, .mem_mb = 2048,
 	};
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)
 		return 2;
+	/* the GUE twins are for the encap-gue stage alone: the control
+	 * operations and the mix count the FOU tunnels */
+	if (b.o.control || b.o.check_mix)
+		b.o.stage[FOU_MB_ENCAP_GUE] = false;
 	fou_mb_eal(argv[0], cpu, b.o.mem_mb, b.o.huge);
 	fou_mb_mbufs(&b);
 	fou_mb_gw_create(&b);

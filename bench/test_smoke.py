@@ -113,7 +113,7 @@ class BenchTiny(unittest.TestCase):
                       if x['stage'] == 'decap' and x['pages'] == pages]
             self.assertEqual(levels, [('1', '10'), ('10', '10'), ('10', '100')], pages)
             self.assertEqual({x['stage'] for x in r if x['pages'] == pages},
-                             {'fwd', 'decap', 'encap'}, pages)
+                             {'fwd', 'decap', 'encap', 'decap-gue', 'encap-gue'}, pages)
         for x in r:
             for col in ('packets', 'cycles_per_pkt', 'cycles_per_pkt_min',
                         'reset_cycles_per_pkt', 'tsc_mhz'):

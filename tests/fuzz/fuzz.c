@@ -168,7 +168,8 @@ fuzz_gw_new(const char *const *stmts, bool small)
  * Tunnel T is named tT and routed from 10.T.0.0/16 (ipip, gre) and
  * fd10:T::/32 (sit, gre). Every combination of the options the encap path
  * treats differently; t1, t4, t5, t6 take the Linux peer's traffic
- * (tests/data), t13's remote is inside its own prefix (tunnel_loop).
+ * (tests/data), t13's remote is inside its own prefix (tunnel_loop), t14-t16
+ * are encap gue.
  */
 static const char *const fuzz_tunnels[] = {
 	"t1,type=ipip,local=10.99.0.1,remote=10.99.0.2,encap-dport=5555",
@@ -186,6 +187,11 @@ static const char *const fuzz_tunnels[] = {
 	"t11,type=gre,local=10.98.0.1,remote=10.98.0.3,csum,encap-dport=5556,encap-csum",
 	"t12,type=sit,local=10.98.0.1,remote=10.98.0.4,encap-dport=5557",
 	"t13,type=ipip,local=10.99.0.1,remote=10.13.0.1,encap-dport=5555",
+	"t14,type=gre,local=10.98.0.1,remote=10.98.0.5,key=5,csum,encap=gue,encap-dport=6080,"
+		"encap-csum",
+	"t15,type=sit,local=10.99.0.1,remote=10.99.0.8,encap=gue,encap-dport=6080",
+	"t16,type=ipip,local=10.99.0.1,remote=10.99.0.8,encap=gue,encap-sport=4001,"
+		"encap-dport=6080",
 };
 
 const char *const fuzz_gw_stmts[] = {
@@ -206,6 +212,8 @@ const char *const fuzz_gw_stmts[] = {
 	"neigh 10.98.0.2,dev=2,lladdr=52:54:00:62:00:02",
 	"neigh 10.98.0.3,dev=2,lladdr=52:54:00:62:00:03",
 	"neigh 10.98.0.4,dev=2,lladdr=52:54:00:62:00:04",
+	"neigh 10.98.0.5,dev=2,lladdr=52:54:00:62:00:05",
+	"neigh 10.99.0.8,dev=0,lladdr=52:54:00:63:00:08",
 	"neigh 192.168.1.254,dev=1,lladdr=02:00:00:01:00:fe",
 	"neigh 192.168.1.4,dev=1,lladdr=02:00:00:01:00:04",
 	"neigh fd00:1::fe,dev=1,lladdr=02:00:00:01:01:fe",
@@ -215,6 +223,7 @@ const char *const fuzz_gw_stmts[] = {
 	"port 5557:sit",
 	"port 5558:ipv6",
 	"port 6000:17",
+	"port 6080:gue",
 	"route 0.0.0.0/0,dev=1,via=192.168.1.254",
 	"route ::/0,dev=1,via=fd00:1::fe",
 	"route 192.168.4.0/24,dev=1,via=192.168.1.4",

@@ -61,7 +61,7 @@ void fuzz_gw_apply(struct fou_gw *gw, const char *const *stmts);
  * The gateway of the packet targets: ports 0 (outside, 10.99.0.1/24), 1
  * (inside, 192.168.1.1/24, fd00:1::1/64, default routes) and 2 (outside,
  * 10.98.0.1/24, MTU 1400, checksum offloads); FOU ports 5555 ipip, 5556
- * gre, 5557 sit, 5558 ipv6, 6000 udp; the tunnels of fuzz_tunnels routed
+ * gre, 5557 sit, 5558 ipv6, 6000 udp, GUE port 6080; the tunnels of fuzz_tunnels routed
  * from 10.T.0.0/16 and fd10:T::/32. config/demo.conf is a subset.
  */
 extern const char *const fuzz_gw_stmts[];

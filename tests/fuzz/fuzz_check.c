@@ -102,6 +102,15 @@ fuzz_tunnel_find(const uint8_t *ip, uint8_t proto, const uint8_t *l4, size_t l4l
 				continue;
 			g += 8;
 			glen -= 8;
+			if (t->encap == FOU_ENCAP_GUE) {
+				if (glen < 4)
+					return &fuzz_tun[i];
+				/* one GUE port for every type: the header names it */
+				if (g[1] != t->type)
+					continue;
+				g += 4;
+				glen -= 4;
+			}
 		} else if (proto != t->type) {
 			continue;
 		}
@@ -218,6 +227,15 @@ fuzz_check_encap(uint8_t *p, size_t hl, size_t tot, const struct fou_tunnel_info
 		FUZZ_ASSERT(tot >= hl + 8, "UDP header cut");
 		fuzz_check_fou(p + hl, tot - hl, p, t, c);
 		off += 8;
+	}
+	if (t->encap == FOU_ENCAP_GUE) {
+		/* __gue_build_header: version 0, no control bit or fields, the
+		 * tunnel's protocol, no flags */
+		FUZZ_ASSERT(tot >= off + 4, "GUE header cut");
+		FUZZ_ASSERT(p[off] == 0 && p[off + 1] == t->type && p[off + 2] == 0 &&
+			    p[off + 3] == 0, "GUE header %02x%02x%02x%02x on tunnel %s", p[off],
+			    p[off + 1], p[off + 2], p[off + 3], t->name);
+		off += 4;
 	}
 	if (t->type == IPPROTO_GRE)
 		off += fuzz_check_gre(p + off, tot - off, t, &family);

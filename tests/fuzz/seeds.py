@@ -135,7 +135,48 @@ def frag_seeds(out):
     write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / ff / Raw(bytes(1460))))
 
 
-def encap_seeds(src, out, nb_tunnels=13):
+def gue_seeds(out):
+    """GUE to port 6080 of the packet gateway (fuzz.c): versions 0 and 1
+    for each protocol, from tunnel remotes (t1 and t4, which are encap
+    fou; t14 on port 2, gre key 5 csum; t16) and from no tunnel's; with
+    optional fields, the private flags; and each kind Linux drops."""
+    from scapy.layers.l2 import Ether, GRE
+    from scapy.layers.inet import IP, UDP, ICMP
+    from scapy.layers.inet6 import IPv6
+    from scapy.packet import Raw
+
+    def hdr(proto, ver=0, c=0, hlen=0, flags=0, fields=b""):
+        return bytes([ver << 6 | c << 5 | hlen, proto]) + flags.to_bytes(2, "big") + fields
+
+    def frame(payload, src="10.99.0.2", port=0, csum=False):
+        dst, mac = ("10.98.0.1", "02:00:0a:62:00:01") if port == 2 else \
+            ("10.99.0.1", "02:00:0a:63:00:01")
+        u = UDP(sport=40000, dport=6080)
+        if not csum:
+            u.chksum = 0
+        return bytes([port, 0, 0, 0]) + bytes(Ether(src="52:54:00:63:00:02", dst=mac) /
+                                              IP(src=src, dst=dst) / u / Raw(payload))
+
+    v4 = bytes(IP(src="192.168.4.2", dst="192.168.4.9") / ICMP() / Raw(b"gue-seed"))
+    v6 = bytes(IPv6(src="fd00:41::2", dst="fd00:41::9") / UDP(sport=1, dport=2) / Raw(b"gue"))
+    gre = bytes(GRE(proto=0x0800, chksum_present=1, key_present=1, key=5) / IP(v4))
+    for payload, src, port in ((hdr(4) + v4, "10.99.0.2", 0), (v4, "10.99.0.2", 0),
+                               (hdr(41) + v6, "10.99.0.2", 0), (v6, "10.99.0.8", 0),
+                               (hdr(4) + v4, "10.99.0.8", 0), (hdr(4) + v4, "10.99.0.9", 0),
+                               (hdr(47) + gre, "10.98.0.5", 2),
+                               (hdr(4, hlen=1, flags=1, fields=bytes(4)) + v4, "10.99.0.2", 0),
+                               (hdr(4, hlen=2, fields=bytes(8)) + v4, "10.99.0.2", 0)):
+        write(out, "rx", frame(payload, src, port))
+        write(out, "rx", frame(payload, src, port, csum=True))
+    for payload in (hdr(4)[:2], hdr(4, ver=2) + v4, hdr(4, ver=3) + v4, b"\x50" + v4[1:],
+                    hdr(4, hlen=31) + v4, hdr(4, flags=0x8000) + v4, hdr(4, flags=1) + v4,
+                    hdr(4, hlen=1, flags=1, fields=b"\x00\x00\x00\x01") + v4,
+                    hdr(4, hlen=2, flags=1, fields=bytes([0x80, 0, 0, 0, 0, 20, 0, 6])) + v4,
+                    hdr(0, c=1) + v4, hdr(0) + v4, hdr(17) + v6[40:]):
+        write(out, "rx", frame(payload))
+
+
+def encap_seeds(src, out, nb_tunnels=16):
     frames = pcap_frames(os.path.join(src, "tests", "data", "inside-replies.pcap"))
     inner = [f[14:] for f in frames if f[12:14] in (b"\x08\x00", b"\x86\xdd")]
     v4 = [p for p in inner if p[0] >> 4 == 4]
@@ -262,6 +303,7 @@ def main(src, out):
     gro_seeds(out)
     rx_seeds(src, out)
     arp_seeds(out)
+    gue_seeds(out)
     frag_seeds(out)
     encap_seeds(src, out)
     stmt_seeds(src, out)
