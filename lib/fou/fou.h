@@ -89,7 +89,7 @@
 	X(GUE_HLEN_BAD, gue_hlen_bad, "GUE header length (hlen) past the end of the UDP payload") \
 	X(GUE_FLAGS_BAD, gue_flags_bad, "GUE flags other than P, or the private flags field past the header length (Linux' validate_gue_flags)") \
 	X(GUE_PFLAGS_BAD, gue_pflags_bad, "GUE private flags other than remote checksum offload (Linux' validate_gue_flags)") \
-	X(GUE_REMCSUM, gue_remcsum, "GUE with the remote checksum offload private flag: Linux completes the inner checksum, the gateway does not offer remote checksum offload and drops it") \
+	X(GUE_REMCSUM_BAD, gue_remcsum_bad, "GUE remote checksum offload whose checksum start or field lies past the packet (Linux drops it too), or inside the inner IP header (Linux would complete it over the forwarded header)") \
 	X(GUE_CONTROL, gue_control, "GUE control message (C bit): Linux knows none and drops them all") \
 	X(GUE_PROTO_UNHANDLED, gue_proto_unhandled, "GUE protocol 0, or an IP protocol with no handler here (not IPIP, IPv6 or GRE)") \
 	X(GRE_TRUNCATED, gre_truncated, "FOU payload shorter than its GRE header") \

@@ -43,6 +43,9 @@ struct fou_inner_ctx {
 	bool gro;		/* GRO is on: the tag is written, and these: */
 	uint8_t csum;		/* what is known of the inner checksum, FOU_GRO_CSUM_* */
 	uint16_t sum;		/* COMPLETE: the one's complement sum of the tunnel payload */
+	bool remcsum;		/* GUE remote checksum offload: complete this checksum */
+	uint16_t rc_start;	/* from the inner packet's start: where the sum starts */
+	uint16_t rc_field;	/* and where the checksum field is */
 };
 
 /*
@@ -59,7 +62,7 @@ fou_inner_gro(const struct fou_gw *gw, struct rte_mbuf *m, const struct fou_inne
 {
 	struct fou_gro_tag *tag;
 
-	if (likely(in->csum == FOU_GRO_CSUM_NONE) ||
+	if (likely(in->csum == FOU_GRO_CSUM_NONE) || in->remcsum ||
 	    (in->csum == FOU_GRO_CSUM_COMPLETE && tot != in->len))
 		return;
 	tag = RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *);
@@ -202,6 +205,46 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	return fou_adj_output(lc, m, &a, have_neigh ? &neigh : NULL, true, out_port);
 }
 
+/*
+ * GUE remote checksum offload (Linux' gue_remcsum, skb_remcsum_process
+ * without remcsum_nopartial): the sender left the inner L4 checksum to the
+ * receiver, its field holding the pseudo-header sum; Linux makes the packet
+ * CHECKSUM_PARTIAL and the checksum is completed on the way out, over the
+ * inner packet from the start to its end, a zero sent as 0xffff. Done here
+ * before forwarding, which gives the same bytes as long as the forwarding
+ * rewrite (TTL, IPv4 header checksum) lies outside the summed region: a
+ * start or field inside the inner IP header is dropped. A field before the
+ * start, Linux leaves as it is (skb_checksum_help's warning), so does this.
+ * The GRO tag then knows no sum (the field changed).
+ */
+static inline unsigned int
+fou_inner_remcsum(struct rte_mbuf *m, const struct fou_inner_ctx *in, uint32_t hl, uint32_t tot)
+{
+	uint32_t at = in->off + in->rc_field, i;
+	struct rte_mbuf *seg = m;
+	uint16_t c;
+
+	if (likely(!in->remcsum))
+		return FOU_FWD;
+	if (in->rc_start < hl || in->rc_field < hl || in->rc_field + 2u > tot ||
+	    in->rc_start > tot)
+		return FOU_DROP_GUE_REMCSUM_BAD;
+	if (in->rc_field < in->rc_start)
+		return FOU_FWD;
+	c = (uint16_t)~fou_cksum_fold(m, in->off + in->rc_start, tot - in->rc_start, 0);
+	if (c == 0)
+		c = 0xffff;
+	/* the field's two bytes, wherever the segments cut them */
+	for (i = 0; i < 2; i++, at++) {
+		while (at >= seg->data_len) {
+			at -= seg->data_len;
+			seg = seg->next;
+		}
+		*rte_pktmbuf_mtod_offset(seg, uint8_t *, at) = ((const uint8_t *)&c)[i];
+	}
+	return FOU_FWD;
+}
+
 static inline void
 fou_count_decap(struct fou_lcore_stats *st, const struct fou_inner_ctx *in, enum fou_inner kind)
 {
@@ -243,6 +286,9 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		return FOU_DROP_INNER_MARTIAN;
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_INNER_OPTIONS_BAD;
+	r = fou_inner_remcsum(m, in, hl, tot);
+	if (r != FOU_FWD)
+		return r;
 	fou_inner_gro(gw, m, in, ip, hl, tot, false);
 	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4_memo(gw, lc->memo, ip->dst_addr), out_port);
 }
@@ -274,6 +320,9 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (ip6->src_addr[0] == 0xff || ip6->dst_addr[0] == 0xff ||
 	    fou_martian6_addr(ip6->src_addr) || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_INNER_MARTIAN;
+	r = fou_inner_remcsum(m, in, sizeof(*ip6), tot);
+	if (r != FOU_FWD)
+		return r;
 	/* before forwarding rewrites its hop limit and traffic class */
 	fou_inner_gro(gw, m, in, ip6, sizeof(*ip6), tot, true);
 	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6_memo(gw, lc->memo, ip6->dst_addr), out_port);
@@ -380,8 +429,19 @@ fou_gue(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint8_t *proto)
 		pflags = (uint32_t)g[4] << 24 | (uint32_t)g[5] << 16 | (uint32_t)g[6] << 8 | g[7];
 		if (pflags & ~FOU_GUE_PFLAGS_ALL)
 			return FOU_DROP_GUE_PFLAGS_BAD;
-		if (pflags & FOU_GUE_PFLAG_REMCSUM)
-			return FOU_DROP_GUE_REMCSUM;
+		if (pflags & FOU_GUE_PFLAG_REMCSUM) {
+			/* its start and field follow the private flags; Linux reads
+			 * them there even when hlen leaves them out, and needs the
+			 * packet to reach past both (gue_remcsum's pskb_may_pull) */
+			r = fou_need(m, in->off, in->len, 12, FOU_DROP_GUE_REMCSUM_BAD);
+			if (r != FOU_FWD)
+				return r;
+			in->rc_start = (uint16_t)(g[8] << 8 | g[9]);
+			in->rc_field = (uint16_t)(g[10] << 8 | g[11]);
+			if (RTE_MAX(in->rc_field + 2u, (uint32_t)in->rc_start) > in->len - hlen)
+				return FOU_DROP_GUE_REMCSUM_BAD;
+			in->remcsum = true;
+		}
 	}
 	if (g[0] & FOU_GUE_C)
 		return FOU_DROP_GUE_CONTROL;
@@ -406,6 +466,8 @@ static inline unsigned int
 fou_udp_payload(const struct fou_gw *gw, const struct rte_mbuf *m, struct fou_inner_ctx *in,
 		uint8_t *proto)
 {
+	in->remcsum = false;
+	in->rc_start = in->rc_field = 0;
 	if (gw->udp[in->slot].gue)
 		return fou_gue(m, in, proto);
 	*proto = gw->udp[in->slot].ipproto;
@@ -613,6 +675,8 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 				.ecn = ip->type_of_service & 3, .l2_group = l2_group,
 				.rx_port = rx_port }, out_port);
 		in.slot = 0;
+		in.remcsum = false;
+		in.rc_start = in.rc_field = 0;
 		in.off = off + hl;
 		in.len = tot - hl;
 		if (gro && fou_rx_inner_tcp_good(m, proto))

@@ -73,6 +73,18 @@ def gue(proto, version=0, c=0, hlen=0, flags=0, fields=b''):
     return bytes([version << 6 | c << 5 | hlen, proto]) + flags.to_bytes(2, 'big') + fields
 
 
+def rc_fields(start, field):
+    """The private flags with remote checksum offload, its start and field."""
+    return bytes([0x80, 0, 0, 0]) + start.to_bytes(2, 'big') + field.to_bytes(2, 'big')
+
+
+def pseudo_sum(ip):
+    """The folded IPv4 pseudo-header sum of ip's L4 (what a sender leaving
+    the checksum to the receiver puts in the field)."""
+    ph = ip[12:20] + bytes([0, ip[9]]) + (len(ip) - 20).to_bytes(2, 'big')
+    return ~ft.inet_cksum(ph) & 0xffff
+
+
 def frame(payload, src=PEER, chksum=0, tos=0):
     return Ether(src=MAC_PEER, dst=MAC_GW0) / IP(src=src, dst=GW0, tos=tos, id=99) / \
         UDP(sport=40000, dport=GUE_PORT, chksum=chksum) / Raw(bytes(payload))
@@ -143,6 +155,16 @@ class Gue(ft.GatewayTestCase):
         self.fwd(t, 'v0 gre key 42 csum seq, IPv6', frame(gue(47) + bytes(
             GRE(proto=0x86dd, chksum_present=1, key_present=1, key=42, seqnum_present=1,
                 sequence_number=7) / i6(seq=9))), ft.MAC_NH_SIT)
+        # remote checksum offload: the sender left the TCP checksum to us (the
+        # field holds the pseudo-header sum): what leaves has the whole one
+        syn = IP(src='192.168.4.2', dst='192.168.4.1') / TCP(sport=4, dport=7000, flags='S') / \
+            Raw(b'remcsum')
+        left = bytearray(bytes(syn))
+        left[36:38] = pseudo_sum(left).to_bytes(2, 'big')
+        f = bytes(frame(gue(4, hlen=2, flags=1, fields=rc_fields(20, 36)) + bytes(left)))
+        t.cases.append(ft.Expected('v0 ipip, remote checksum offload', f, port=1,
+                                   eth_dst=ft.MAC_NH_IPIP, l3=ft.forwarded_l3(bytes(syn)),
+                                   decap=(GUE_PORT, 'ipv4')))
         # RFC 6040 after GUE: outer CE on ECT(0) is CE, on Not-ECT a drop
         self.fwd(t, 'v0 ipip, outer CE, inner ECT(0)', frame(gue(4) + bytes(i4(seq=10, tos=2)),
                                                             tos=3), ft.MAC_NH_IPIP, ecn=3)
@@ -160,9 +182,8 @@ class Gue(ft.GatewayTestCase):
                 ('flag P, hlen 0', gue(4, flags=1) + ok, 'gue_flags_bad'),
                 ('private flags 0x40000000', gue(4, hlen=1, flags=1, fields=bytes([0x40, 0, 0, 0]))
                  + ok, 'gue_pflags_bad'),
-                ('remote checksum offload', gue(4, hlen=2, flags=1,
-                                                fields=bytes([0x80, 0, 0, 0, 0, 20, 0, 22])) + ok,
-                 'gue_remcsum'),
+                ('remote checksum offload, field past the packet',
+                 gue(4, hlen=2, flags=1, fields=rc_fields(20, 200)) + ok, 'gue_remcsum_bad'),
                 ('control message', gue(0, c=1) + ok, 'gue_control'),
                 ('protocol 0', gue(0) + ok, 'gue_proto_unhandled'),
                 ('protocol 17', gue(17) + bytes(UDP(sport=1, dport=2) / Raw(b'x' * 8)),

@@ -150,9 +150,9 @@ def named_traffic():
             ('flag P without room', gue(4, flags=1) + ok, 'gue_flags_bad'),
             ('private flags 1', gue(4, hlen=1, flags=1, fields=b'\0\0\0\x01') + ok,
              'gue_pflags_bad'),
-            ('remote checksum offload', gue(4, hlen=2, flags=1, fields=bytes([0x80, 0, 0, 0,
-                                                                             0, 20, 0, 6])) + ok,
-             'gue_remcsum'),
+            ('remote checksum offload past the packet',
+             gue(4, hlen=2, flags=1, fields=bytes([0x80, 0, 0, 0, 0, 20, 1, 0])) + ok,
+             'gue_remcsum_bad'),
             ('control message', gue(1, c=1) + ok, 'gue_control'),
             ('protocol 0', gue(0) + ok, 'gue_proto_unhandled'),
             ('protocol 6', gue(6) + ok, 'gue_proto_unhandled')):
@@ -240,6 +240,7 @@ def built_frames():
         for payload in (gue(4) + i4, i4, gue(41) + i6, i6,
                         gue(47) + bytes(gre(IP(i4), c=1, k=1, seq=GRE_KEY - 0x0a0b0c0d)),
                         gue(4, hlen=1, flags=1, fields=bytes(4)) + i4,
+                        gue(4, hlen=2, flags=1, fields=bytes([0x80, 0, 0, 0, 0, 20, 0, 26])) + i4,
                         gue(41, hlen=2, fields=bytes(range(8))) + i6):
             frames.append(fou(GUE_PORT, Raw(payload), sport=30000 + seq, chksum=chk))
     # plain IPv4 and IPv6 routed through: IPv6 has no header checksum, so
@@ -388,8 +389,9 @@ def decap(frame):
     dport = int.from_bytes(udp[2:4], 'big')
     payload = udp[8:]
     proto = FOU_PROTO.get(dport)
+    rc = None
     if dport == GUE_PORT:
-        proto, payload = _gue(payload)
+        proto, payload, rc = _gue(payload)
     if proto == 4:
         inner, ver = payload, 4
     elif proto == 41:
@@ -410,26 +412,52 @@ def decap(frame):
         inner, ver = payload[hl:], 4 if proto == 0x0800 else 6
     else:
         return None
-    return _inner_valid(inner, ver)
+    return _remcsum(_inner_valid(inner, ver), rc)
 
 
 def _gue(p):
-    """(protocol, what follows) of a GUE payload as gue_udp_recv takes it,
-    or (None, None); remote checksum offload is dropped here (gue_remcsum,
-    README)."""
+    """(protocol, what follows, remote checksum offload's (start, field) or
+    None) of a GUE payload as gue_udp_recv takes it, or (None, None, None)."""
     if len(p) < 4:
-        return None, None
+        return None, None, None
     if p[0] >> 6 == 1:
-        return {4: 4, 6: 41}.get(p[0] >> 4), p
+        return {4: 4, 6: 41}.get(p[0] >> 4), p, None
     hl = 4 + 4 * (p[0] & 0x1f)
     flags = int.from_bytes(p[2:4], 'big')
+    rc = None
     if p[0] >> 6 or len(p) < hl or flags & ~1 or (flags & 1 and hl < 8):
-        return None, None
-    if flags & 1 and p[4:8] != bytes(4):
-        return None, None       # an unknown private flag, or remote checksum offload
+        return None, None, None
+    if flags & 1:
+        pflags = int.from_bytes(p[4:8], 'big')
+        if pflags & 0x7fffffff:
+            return None, None, None
+        if pflags:
+            # start and field after the private flags (read there even
+            # past hlen), both within the packet (gue_remcsum)
+            if len(p) < 12:
+                return None, None, None
+            rc = int.from_bytes(p[8:10], 'big'), int.from_bytes(p[10:12], 'big')
+            if max(rc[1] + 2, rc[0]) > len(p) - hl:
+                return None, None, None
     if p[0] & 0x20 or p[1] not in (4, 41, 47):
-        return None, None
-    return p[1], p[hl:]
+        return None, None, None
+    return p[1], p[hl:], rc
+
+
+def _remcsum(inner, rc):
+    """The inner packet once Linux completed the checksum remote checksum
+    offload left (skb_checksum_help on the way out), or None where the
+    gateway drops it (start or field in the inner IP header)."""
+    if inner is None or rc is None:
+        return inner
+    start, field = rc
+    hl = (inner[0] & 0xf) * 4 if inner[0] >> 4 == 4 else 40
+    if start < hl or field < hl or field + 2 > len(inner) or start > len(inner):
+        return None
+    if field < start:
+        return inner
+    c = ft.inet_cksum(inner[start:]) or 0xffff
+    return inner[:field] + c.to_bytes(2, 'big') + inner[field + 2:]
 
 
 def plain(frame):

@@ -165,7 +165,9 @@ def gue_seeds(out):
                                (hdr(4) + v4, "10.99.0.8", 0), (hdr(4) + v4, "10.99.0.9", 0),
                                (hdr(47) + gre, "10.98.0.5", 2),
                                (hdr(4, hlen=1, flags=1, fields=bytes(4)) + v4, "10.99.0.2", 0),
-                               (hdr(4, hlen=2, fields=bytes(8)) + v4, "10.99.0.2", 0)):
+                               (hdr(4, hlen=2, fields=bytes(8)) + v4, "10.99.0.2", 0),
+                               (hdr(4, hlen=2, flags=1, fields=bytes([0x80, 0, 0, 0, 0, 20, 0, 22]))
+                                + v4, "10.99.0.2", 0)):
         write(out, "rx", frame(payload, src, port))
         write(out, "rx", frame(payload, src, port, csum=True))
     for payload in (hdr(4)[:2], hdr(4, ver=2) + v4, hdr(4, ver=3) + v4, b"\x50" + v4[1:],

@@ -221,8 +221,26 @@ emit("g_gue_flags", outer(GUEP) / GUE(proto=4, flags=0x8000) / inner4(), "GUE fl
 emit("g_gue_priv_short", outer(GUEP) / GUE(proto=4, flags=1) / inner4(), "GUE flag P without room for the private flags (hlen 0)")
 emit("g_gue_pflags", outer(GUEP) / GUE(proto=4, hlen=1, flags=1, opts=bytes([0, 0, 0, 1])) / inner4(),
      "GUE private flags 0x00000001: not one Linux knows")
-emit("g_gue_remcsum", outer(GUEP) / GUE(proto=4, hlen=2, flags=1, opts=bytes([0x80, 0, 0, 0, 0, 20, 0, 6])) / inner4(),
-     "GUE private flag remote checksum offload (start 20, offset 6)")
+def remcsum_inner():
+    """inner4() as a Linux sender with remote checksum offload leaves it:
+    the UDP checksum field holds the folded pseudo-header sum."""
+    b = bytearray(raw(inner4()))
+    ph = b[12:20] + bytes([0, 17]) + (len(b) - 20).to_bytes(2, "big")
+    s = sum(int.from_bytes(ph[i:i + 2], "big") for i in range(0, len(ph), 2))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    b[26:28] = s.to_bytes(2, "big")
+    return Raw(bytes(b))
+
+def rc_fields(start, field):
+    return bytes([0x80, 0, 0, 0]) + start.to_bytes(2, "big") + field.to_bytes(2, "big")
+
+emit("g_gue_remcsum", outer(GUEP) / GUE(proto=4, hlen=2, flags=1, opts=rc_fields(20, 26)) / remcsum_inner(),
+     "GUE remote checksum offload, start 20 (inner UDP), field 26: the inner UDP checksum holds the pseudo-header sum")
+emit("g_gue_remcsum_past", outer(GUEP) / GUE(proto=4, hlen=2, flags=1, opts=rc_fields(20, 200)) / remcsum_inner(),
+     "GUE remote checksum offload, field 200: past the packet")
+emit("g_gue_remcsum_iphdr", outer(GUEP) / GUE(proto=4, hlen=2, flags=1, opts=rc_fields(0, 10)) / remcsum_inner(),
+     "GUE remote checksum offload, start 0, field 10: inside the inner IPv4 header")
 emit("g_gue_proto0", outer(GUEP) / GUE(proto=0) / inner4(), "GUE version 0, protocol 0")
 emit("g_gue_proto17", outer(GUEP) / GUE(proto=17) / UDP(sport=1, dport=2) / Raw(PAYLOAD), "GUE version 0, protocol 17 (no handler)")
 emit("g_gue_trunc", outer(GUEP) / Raw(b"\x00\x04"), "GUE port 6080: 2 bytes of UDP payload")

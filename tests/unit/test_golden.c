@@ -342,7 +342,8 @@ test_gue_rx(void **state)
 		GD(g_gue_flags, FOU_DROP_GUE_FLAGS_BAD),
 		GD(g_gue_priv_short, FOU_DROP_GUE_FLAGS_BAD),
 		GD(g_gue_pflags, FOU_DROP_GUE_PFLAGS_BAD),
-		GD(g_gue_remcsum, FOU_DROP_GUE_REMCSUM),
+		GF(g_gue_remcsum, g_out4, FOU_INNER_IPV4),
+		GD(g_gue_remcsum_past, FOU_DROP_GUE_REMCSUM_BAD),
 		GD(g_gue_proto0, FOU_DROP_GUE_PROTO_UNHANDLED),
 		GD(g_gue_proto17, FOU_DROP_GUE_PROTO_UNHANDLED),
 		GD(g_gue_trunc, FOU_DROP_GUE_TRUNCATED),
@@ -362,6 +363,9 @@ test_gue_rx(void **state)
 		else
 			EXPECT_DROP(g, cases[i].b, cases[i].len, cases[i].drop);
 	}
+	unit_ctx("g_gue_remcsum_iphdr");
+	EXPECT_DROP_DECAP(g, g_gue_remcsum_iphdr, sizeof(g_gue_remcsum_iphdr),
+			  FOU_DROP_GUE_REMCSUM_BAD, PORT_GUE, FOU_INNER_IPV4);
 	/* a GRE tunnel of other endpoints: the GUE packet is for none of ours */
 	UNIT_APPLY(g, "tunnel", "tg,type=gre,local=10.0.0.1,remote=10.0.0.9,key=16909060,csum,seq,"
 		   "encap=gue,encap-dport=6080");
