@@ -11,8 +11,8 @@
  *
  * The quote must be an outer packet exactly as the tunnel sends it:
  * source its local, destination its remote, its protocol (UDP to its
- * encap-dport from its encap-sport or range, or plain IPIP / SIT / GRE),
- * and for GRE its flags and key. An error forged from off the path must
+ * encap-dport from its encap-sport or range, with GUE's header after it,
+ * or plain IPIP / SIT / GRE), and for GRE its flags and key. An error forged from off the path must
  * guess all of that, and even then lowers the MTU no further than 552 for
  * 10 minutes, as it could with Linux.
  */
@@ -82,6 +82,27 @@ fou_pmtu_type(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t t
 	if (t != NULL && n >= 4 && memcmp(p, t->hdr + t->gre_off, 2) != 0)
 		return NULL;
 	return t;
+}
+
+/*
+ * The FOU or GUE tunnel of type that sent the quoted UDP datagram p (n
+ * bytes of it). A GUE tunnel's 4 bytes (version 0, its type, no flags) must
+ * be in the quote, as Linux' gue_err wants the GUE header; its payload
+ * follows them. (The rare path reads the tunnel's configuration.)
+ */
+static const struct fou_tunnel *
+fou_pmtu_udp(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t type,
+	     const uint8_t *p, uint32_t n)
+{
+	const struct fou_tunnel *t = NULL;
+
+	if (n >= 8 + FOU_GUE_HLEN && p[8] == 0 && p[9] == type && p[10] == 0 && p[11] == 0) {
+		t = fou_pmtu_type(gw, q, type, p + 8 + FOU_GUE_HLEN, n - 8 - FOU_GUE_HLEN);
+		if (t != NULL && t->conf.encap == FOU_ENCAP_GUE)
+			return t;
+	}
+	t = fou_pmtu_type(gw, q, type, p + 8, n - 8);
+	return t != NULL && t->conf.encap == FOU_ENCAP_GUE ? NULL : t;
 }
 
 /* Did FOU tunnel t send the quoted UDP header: to its encap-dport, from
@@ -170,7 +191,7 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 		unsigned int i;
 
 		for (i = 0; i < RTE_DIM(types) && t == NULL; i++) {
-			t = fou_pmtu_type(gw, &q, types[i], p + 8, n - 8);
+			t = fou_pmtu_udp(gw, &q, types[i], p, n);
 			if (t != NULL && !fou_pmtu_udp_ok(gw, t, p))
 				t = NULL;
 		}

@@ -669,6 +669,8 @@ def gen_pmtu():
         ("ipip", Tun("ipip", sport=4242), "ipip/fou, encap-sport=4242"),
         ("gre", Tun("gre", encap="none", key=42), "plain GRE, key 42"),
         ("fgre", Tun("gre", key=42, gcsum=True, sport=4242), "gre/fou, key 42, csum, encap-sport=4242"),
+        ("gue", Tun("gre", encap="gue", key=42, gcsum=True, sport=4242),
+         "gre/gue, key 42, csum, encap-sport=4242"),
     )
     for n, t, d in cases:
         tmtu = 1500 - t.overhead()

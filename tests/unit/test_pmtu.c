@@ -272,7 +272,7 @@ test_pmtu_golden(void **state)
 #define C(n) { #n, g_pmtu_##n##_big_in, g_pmtu_##n##_big_out, g_pmtu_##n##_err, \
 	       g_pmtu_##n##_big_frag, sizeof(g_pmtu_##n##_big_in), sizeof(g_pmtu_##n##_big_out), \
 	       sizeof(g_pmtu_##n##_err), sizeof(g_pmtu_##n##_big_frag) }
-		C(ipip), C(gre), C(fgre),
+		C(ipip), C(gre), C(fgre), C(gue),
 #undef C
 	};
 	uint8_t b[UNIT_PKT_MAX];
