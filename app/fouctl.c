@@ -128,13 +128,16 @@ fouctl_tab_free(struct fouctl_tab *t)
 
 /* --- the tables ------------------------------------------------------------ */
 
-/* `ip fou show`, with the protocol's name and what the port decapsulated. */
+/* `ip fou show`, with the protocol's name and what the port decapsulated;
+ * a port over IPv6 (key "5555_6") ends with -6 as there. */
 static void
 fouctl_print_port(const char *key, const json_t *e)
 {
-	printf("port %s ipproto %llu (%s) decap %llu\n", key,
+	const bool v6 = fouctl_u64(e, "family") == 6;
+
+	printf("port %.*s ipproto %llu (%s)%s decap %llu\n", (int)strcspn(key, "_"), key,
 	       (unsigned long long)fouctl_u64(e, "ipproto"),
-	       fouctl_str(e, "proto") ? fouctl_str(e, "proto") : "?",
+	       fouctl_str(e, "proto") ? fouctl_str(e, "proto") : "?", v6 ? " -6" : "",
 	       (unsigned long long)fouctl_u64(e, "decap"));
 }
 

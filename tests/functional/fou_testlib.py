@@ -352,7 +352,8 @@ class Summary:
 
     _port = re.compile(r'^port (\d+): rx (\d+) tx (\d+)')
     _decap = re.compile(r'^decapsulated: (\d+) \(ipv4 (\d+), ipv6 (\d+)\)$')
-    _decap_port = re.compile(r'^decap fou port (\d+): (\d+)$')
+    # a port over IPv6 is keyed '5555_6', as in /fou/ports
+    _decap_port = re.compile(r'^decap fou port (\d+)( over ipv6)?: (\d+)$')
     _decap_plain = re.compile(r'^decap plain: (\d+)$')
     _tunnel = re.compile(r'^tunnel (\S+): encapsulated (\d+) \((\d+) bytes\) '
                          r'decapsulated (\d+) \((\d+) bytes\)$')
@@ -429,7 +430,7 @@ class Summary:
                 continue
             m = self._decap_port.match(line)
             if m:
-                self.decap_port[int(m[1])] = int(m[2])
+                self.decap_port[int(m[1]) if m[2] is None else m[1] + '_6'] = int(m[3])
                 continue
             m = self._decap_plain.match(line)
             if m:

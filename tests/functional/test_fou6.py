@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""FOU over an IPv6 underlay, received (`--port UDPPORT:PROTO,family=6`, as
+`ip fou add port UDPPORT ipproto N -6`). One gateway run: the FOU peer
+fd00:99::2 on port 0 sends to our fd00:99::1; ports 5555 (ipip), 5556
+(gre) and 5557 (sit) exist for both families, 5560 for IPv4 only.
+
+- decapsulated and forwarded to port 1 (tshark reads what leaves): a
+  checksum, a zero checksum (Linux' FOU socket over IPv6 takes it), GRE
+  with IPv6 inside, the Destination Options header with a Tunnel
+  Encapsulation Limit that Linux' ip6tnl sends before UDP, a hop-by-hop
+  router alert, a routing header with no segments left, outer CE on an
+  ECT(0) inner (RFC 6040: CE inside); FOU over IPv4 to 5555 still counted
+  apart from 5555 over IPv6;
+- dropped by name: a wrong UDP checksum, a UDP length past the payload, a
+  fragment, a routing header with segments left, non-zero PadN, an option
+  whose type says discard, a zero checksum to a port that is not FOU over
+  IPv6 (5560, which is over IPv4 only);
+- answered: an option whose type asks for a parameter problem (code 2,
+  pointing at it), UDP over IPv6 to 5560: port unreachable;
+- then /fou/ports keys the two families of one UDP port apart, /fou/config
+  writes family=6 only where it is 6, and port add / del errors name the
+  problem."""
+import os
+import signal
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fou_testlib as ft  # noqa: E402
+from fou_testlib import gre, v4, v6  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,  # noqa: E402
+                                IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown, PadN,
+                                RouterAlert)
+from scapy.packet import Raw  # noqa: E402
+
+OUR6, PEER6 = 'fd00:99::1', 'fd00:99::2'
+OPTS = ft.BASE_OPTS + [
+    '--addr', '0,%s/64' % OUR6,
+    '--neigh', '%s,dev=0,lladdr=%s' % (PEER6, ft.MAC_PEER),
+    '--port', '5555:ipip,family=6', '--port', '5556:gre,family=6',
+    '--port', '5557:sit,family=6', '--port', '5560:ipip']
+FOU_PORTS = {5555: 'ipip', 5556: 'gre', 5557: 'sit', '5555_6': 'ipip', '5556_6': 'gre',
+             '5557_6': 'sit', 5560: 'ipip'}
+# Linux' ip6tnl default: a Tunnel Encapsulation Limit of 4, padded to 8
+TEL = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=4, optdata=b'\x04'),
+                                 PadN(optdata=b'\x00')])
+
+
+def fou6(dport, payload, ext=None, tc=0, chksum=None, ulen=None):
+    """Ethernet / IPv6 [/ extension headers] / UDP(dport) / payload from the
+    IPv6 FOU peer."""
+    ip6 = IPv6(src=PEER6, dst=OUR6, tc=tc, fl=0x54321, hlim=64)
+    if ext is not None:
+        ip6 = ip6 / ext
+    return (Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / ip6 /
+            UDP(sport=41000, dport=dport, chksum=chksum, len=ulen) / payload)
+
+
+def zero_csum(frame):
+    f = Ether(bytes(frame))
+    f[UDP].chksum = 0
+    return Ether(bytes(f))
+
+
+class Fou6Receive(ft.GatewayTestCase):
+    def test_receive_over_ipv6(self):
+        i4 = [v4(seq=n) for n in range(1, 8)]
+        i6 = [v6(seq=n) for n in range(1, 4)]
+        ect0 = v4(seq=9, tos=2)
+        decap = [
+            ('checksum', fou6(5555, i4[0]), i4[0], 4, '5555_6'),
+            ('zero checksum', zero_csum(fou6(5555, i4[1])), i4[1], 4, '5555_6'),
+            ('gre, IPv6 inside', fou6(5556, gre(i6[0])), i6[0], 6, '5556_6'),
+            ('encap limit before UDP', fou6(5557, i6[1], ext=TEL), i6[1], 6, '5557_6'),
+            ('hop-by-hop router alert', fou6(5555, i4[2], ext=IPv6ExtHdrHopByHop(
+                options=[RouterAlert()])), i4[2], 4, '5555_6'),
+            ('routing header, 0 left', fou6(5555, i4[3], ext=IPv6ExtHdrRouting(
+                type=0, segleft=0, addresses=['fd00:99::7'])), i4[3], 4, '5555_6'),
+            ('outer CE, inner ECT(0)', fou6(5555, ect0, tc=3), ect0, 4, '5555_6'),
+            ('over IPv4 to 5555', ft.fou(5555, i4[4]), i4[4], 4, 5555),
+        ]
+        drops = [
+            ('udp_cksum_bad', fou6(5555, i4[5], chksum=0x1234)),
+            ('udp_len_bad', fou6(5555, i4[5], ulen=len(i4[5]) + 9)),
+            ('ip6_frag', fou6(5555, i4[5], ext=IPv6ExtHdrFragment(id=7, m=1))),
+            ('ip6_rthdr', fou6(5555, i4[5], ext=IPv6ExtHdrRouting(
+                type=0, segleft=1, addresses=['fd00:99::7']))),
+            ('ip6_exthdr_bad', fou6(5555, i4[5], ext=IPv6ExtHdrDestOpt(
+                options=[PadN(optdata=b'\x01\x00\x00\x00')]))),
+            ('ip6_opt_discard', fou6(5555, i4[5], ext=IPv6ExtHdrDestOpt(
+                options=[HBHOptUnknown(otype=0x5e, optdata=b'\x00\x00\x00\x00')]))),
+            ('udp_cksum_bad', zero_csum(fou6(5560, i4[5]))),
+        ]
+        param = fou6(5555, i4[6], ext=IPv6ExtHdrDestOpt(
+            options=[HBHOptUnknown(otype=0x9e, optdata=b'\x00\x00\x00\x00')]))
+        unreach = fou6(5560, i4[6])
+        frames = [f for _, f, _, _, _ in decap] + [f for _, f in drops] + [param, unreach]
+        gw = self.start({0: ft.write_pcap(self.path('in0.pcap'), frames)}, OPTS)
+        c = ft.TelemetryClient(gw.prefix)
+        try:
+            done = ft.wait_for(lambda: c.cmd('/fou/stats')['rx'] >= len(frames), 30)
+            ports = c.cmd('/fou/ports')
+            conf = ft.config_lines(c)
+            errors = [c.cmd(cmd) for cmd in (
+                '/fou/port/add,5555:ipip,family=6', '/fou/port/add,5561:ipip,family=5',
+                '/fou/port/del,5560,family=6', '/fou/port/add,5561:gre,family=6')]
+            added = c.cmd('/fou/ports')
+            errors.append(c.cmd('/fou/port/del,5561,family=6'))
+            after = c.cmd('/fou/ports')
+        finally:
+            c.close()
+        gw.signal(signal.SIGTERM)
+        run = gw.wait()
+        self.assertTrue(done, 'the gateway did not receive the capture\n' + run.describe())
+
+        want_drops = {}
+        for reason, _ in drops:
+            want_drops[reason] = want_drops.get(reason, 0) + 1
+        self.assertCounters(
+            run, rx={0: len(frames), 1: 0}, tx={0: 2, 1: len(decap)}, drops=want_drops,
+            decap=[(key, 'ipv%d' % fam) for _, _, _, fam, key in decap],
+            fou_ports=FOU_PORTS,
+            icmp={'icmp6_param_option': 1, 'icmp6_port_unreach': 1})
+
+        # what left port 1: the inner packets, forwarded, in order
+        got = [ft.l3_of(f) for f in ft.read_frames(run.outputs[1])]
+        for (what, _, inner, _, _), g in zip(decap, got):
+            ecn = 3 if what.startswith('outer CE') else None
+            self.assertEqual(g, ft.forwarded_l3(bytes(inner), ecn=ecn), what)
+        rows = ft.tshark_fields(run.outputs[1], ['ip.dst', 'ipv6.dst', 'ip.dsfield.ecn'])
+        self.assertEqual([r['ip.dst'] or r['ipv6.dst'] for r in rows],
+                         [[IP(bytes(i)).dst] if fam == 4 else [IPv6(bytes(i)).dst]
+                          for _, _, i, fam, _ in decap])
+        self.assertEqual(rows[6]['ip.dsfield.ecn'], ['3'], 'RFC 6040: CE inside')
+        self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
+
+        # what went back to the peer: parameter problem code 2 pointing at
+        # the option (40 + 2), port unreachable
+        rows = ft.tshark_fields(run.outputs[0], ['ipv6.dst', 'icmpv6.type', 'icmpv6.code',
+                                                 'icmpv6.pointer', 'udp.dstport'])
+        self.assertEqual([(r['ipv6.dst'], r['icmpv6.type'], r['icmpv6.code']) for r in rows],
+                         [([PEER6, OUR6], ['4'], ['2']), ([PEER6, OUR6], ['1'], ['4'])])
+        self.assertEqual(rows[0]['icmpv6.pointer'], ['42'])
+        self.assertEqual(rows[1]['udp.dstport'], ['5560'])
+
+        # telemetry and the running config
+        self.assertEqual(ports['5555'], {'family': 4, 'proto': 'ipip', 'ipproto': 4, 'decap': 1})
+        self.assertEqual(ports['5555_6'], {'family': 6, 'proto': 'ipip', 'ipproto': 4,
+                                           'decap': 5})
+        self.assertEqual(ports['5557_6']['decap'], 1)
+        self.assertEqual(ports['count'], 7)
+        self.assertEqual([ln for ln in conf if ln.startswith('port =')],
+                         ['port = 5555:ipip', 'port = 5555:ipip,family=6', 'port = 5556:gre',
+                          'port = 5556:gre,family=6', 'port = 5557:sit',
+                          'port = 5557:sit,family=6', 'port = 5560:ipip'])
+        self.assertEqual(errors[0], {'error': 'UDP port 5555 is already a FOU port over IPv6',
+                                     'errno': -17})
+        self.assertEqual(errors[1], {'error': "family '5' is not 4 or 6", 'errno': -22})
+        self.assertEqual(errors[2], {'error': 'UDP port 5560 is not a FOU port over IPv6',
+                                     'errno': -2})
+        self.assertEqual(errors[3:], [{'status': 'ok'}] * 2)
+        self.assertEqual(added['5561_6'], {'family': 6, 'proto': 'gre', 'ipproto': 47,
+                                           'decap': 0})
+        self.assertNotIn('5561', added)
+        self.assertEqual(after['count'], 7)
+        self.assertNotIn('5561_6', after)
+
+
+if __name__ == '__main__':
+    ft.main()
