@@ -724,7 +724,7 @@ ICMP4_ERRORS = {'icmp_frag_needed': (3, 4), 'icmp_time_exceeded': (11, 0),
                 'icmp_port_unreach': (3, 3)}
 ICMP6_ERRORS = {'icmp6_pkt_too_big': (2, 0), 'icmp6_time_exceeded': (3, 0),
                 'icmp6_no_route': (1, 0), 'icmp6_port_unreach': (1, 4),
-                'icmp6_param_problem': (4, 1)}
+                'icmp6_param_problem': (4, 1), 'icmp6_param_option': (4, 2)}
 
 
 def icmp4_error(orig, src, kind, mtu=0, egress_mtu=1500, length=None):
