@@ -31,6 +31,7 @@ import fou_testlib as ft  # noqa: E402
 from fou_testlib import gre, v4, v6  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.layers.l2 import GRE  # noqa: E402
 from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,  # noqa: E402
                                 IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown, PadN,
                                 RouterAlert)
@@ -167,6 +168,69 @@ class Fou6Receive(ft.GatewayTestCase):
         self.assertNotIn('5561', added)
         self.assertEqual(after['count'], 7)
         self.assertNotIn('5561_6', after)
+
+
+# Linux 6.1's ip6tnl and ip6gre over FOU to its far end fd00:99::10 (tests/data/README.md)
+CAPTURES = ('ip6tnl-ipip6-fou', 'ip6tnl-ipip6-fou-encaplimit-none', 'ip6tnl-ipip6-fou-noudp6csum',
+            'ip6tnl-ip6ip6-fou', 'ip6tnl-ip6ip6-fou-noudp6csum', 'ip6gre-fou',
+            'ip6gre-fou-key-csum-encaplimit-none')
+FAR_MAC, FAR6 = '02:00:0a:63:00:10', 'fd00:99::10'
+CAPTURE_OPTS = [
+    '--link', '0,address=' + FAR_MAC, '--link', '1,address=' + ft.MAC_P1,
+    '--addr', '0,%s/64' % FAR6, '--addr', '1,192.168.1.1/24', '--addr', '1,fd00:1::1/64',
+    '--port', '5555:ipip,family=6', '--port', '5556:gre,family=6', '--port', '5557:sit,family=6',
+    '--route', '192.168.6.0/24,dev=1,via=192.168.1.2',
+    '--route', '192.168.67.0/24,dev=1,via=192.168.1.3',
+    '--route', 'fd00:66::/64,dev=1,via=fd00:1::2',
+    '--neigh', '192.168.1.2,dev=1,lladdr=' + ft.MAC_NH_IPIP,
+    '--neigh', '192.168.1.3,dev=1,lladdr=' + ft.MAC_NH_GRE,
+    '--neigh', 'fd00:1::2,dev=1,lladdr=' + ft.MAC_NH_SIT]
+
+
+def capture_inner(frame):
+    """The inner packet of a Linux FOU-over-IPv6 frame, read with scapy:
+    IPv6, its extension headers, UDP and, to 5556, GRE removed."""
+    udp = Ether(frame)[UDP]
+    data = bytes(udp.payload)[:udp.len - 8]
+    if udp.dport == 5556:
+        g = GRE(data)
+        data = data[4 + 4 * (g.chksum_present + g.key_present + g.seqnum_present):]
+    return data
+
+
+class Fou6LinuxCaptures(ft.GatewayTestCase):
+    def test_linux_captures(self):
+        """What Linux 6.1 sends through ip6tnl (ipip6, ip6ip6) and ip6gre with
+        encap fou, the encap limit Destination Options before UDP or not, a
+        UDP checksum or zero: all decapsulated, the inner packets forwarded
+        (the hop limit 1 ones answered with time exceeded, back the same
+        way); tshark finds nothing wrong in what leaves."""
+        frames, inners = [], []
+        for name in CAPTURES:
+            for f in ft.read_frames(ft.linux_capture(name)):
+                frames.append(bytes(f))
+                inners.append(capture_inner(bytes(f)))
+        run = self.run_gw({0: ft.write_pcap(self.path('in0.pcap'), frames)}, CAPTURE_OPTS)
+        n6 = sum(1 for i in inners if i[0] >> 4 == 6)
+        # the third packet of each file is traceroute's, TTL / hop limit 1
+        ttl1 = [i for i in inners if (i[8] if i[0] >> 4 == 4 else i[7]) == 1]
+        self.assertEqual(len(ttl1), len(CAPTURES))
+        self.assertCounters(
+            run, rx={0: len(frames), 1: 0}, tx={0: 0, 1: len(frames)}, drops={},
+            decap=[('%d_6' % Ether(f)[UDP].dport, 'ipv%d' % (i[0] >> 4))
+                   for f, i in zip(frames, inners)],
+            fou_ports={'5555_6': 'ipip', '5556_6': 'gre', '5557_6': 'sit'},
+            icmp={'icmp_time_exceeded': len(ttl1) - n6 // 3, 'icmp6_time_exceeded': n6 // 3})
+        got = [ft.l3_of(f) for f in ft.read_frames(run.outputs[1])]
+        want = [ft.forwarded_l3(i) for i in inners if i not in ttl1]
+        rest = list(got)
+        for w in want:
+            self.assertIn(w, rest)
+            rest.remove(w)
+        # the rest: time exceeded, ICMP (type 11) or ICMPv6 (type 3)
+        self.assertEqual(sorted((r[0] >> 4, r[20] if r[0] >> 4 == 4 else r[40]) for r in rest),
+                         sorted([(4, 11)] * (len(ttl1) - n6 // 3) + [(6, 3)] * (n6 // 3)))
+        self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
 
 
 if __name__ == '__main__':
