@@ -15,7 +15,8 @@ fd00:99::2 on port 0 sends to our fd00:99::1; ports 5555 (ipip), 5556
 - dropped by name: a wrong UDP checksum, a UDP length past the payload, a
   fragment, a routing header with segments left, non-zero PadN, an option
   whose type says discard, a zero checksum to a port that is not FOU over
-  IPv6 (5560, which is over IPv4 only);
+  IPv6 (5560, which is over IPv4 only), FOU over IPv6 to us inside FOU
+  over IPv6 (not decapsulated a second time: inner_local);
 - answered: an option whose type asks for a parameter problem (code 2,
   pointing at it), UDP over IPv6 to 5560: port unreachable;
 - then /fou/ports keys the two families of one UDP port apart, /fou/config
@@ -94,6 +95,9 @@ class Fou6Receive(ft.GatewayTestCase):
             ('ip6_opt_discard', fou6(5555, i4[5], ext=IPv6ExtHdrDestOpt(
                 options=[HBHOptUnknown(otype=0x5e, optdata=b'\x00\x00\x00\x00')]))),
             ('udp_cksum_bad', zero_csum(fou6(5560, i4[5]))),
+            # decapsulated, then FOU to us inside: not taken a second time
+            ('inner_local', fou6(5557, IPv6(src='fd00:41::2', dst=OUR6) /
+                                 UDP(sport=1, dport=5555) / Raw(b'nested'))),
         ]
         param = fou6(5555, i4[6], ext=IPv6ExtHdrDestOpt(
             options=[HBHOptUnknown(otype=0x9e, optdata=b'\x00\x00\x00\x00')]))
@@ -122,7 +126,7 @@ class Fou6Receive(ft.GatewayTestCase):
             want_drops[reason] = want_drops.get(reason, 0) + 1
         self.assertCounters(
             run, rx={0: len(frames), 1: 0}, tx={0: 2, 1: len(decap)}, drops=want_drops,
-            decap=[(key, 'ipv%d' % fam) for _, _, _, fam, key in decap],
+            decap=[(key, 'ipv%d' % fam) for _, _, _, fam, key in decap] + [('5557_6', 'ipv6')],
             fou_ports=FOU_PORTS,
             icmp={'icmp6_param_option': 1, 'icmp6_port_unreach': 1})
 
@@ -151,7 +155,7 @@ class Fou6Receive(ft.GatewayTestCase):
         self.assertEqual(ports['5555'], {'family': 4, 'proto': 'ipip', 'ipproto': 4, 'decap': 1})
         self.assertEqual(ports['5555_6'], {'family': 6, 'proto': 'ipip', 'ipproto': 4,
                                            'decap': 5})
-        self.assertEqual(ports['5557_6']['decap'], 1)
+        self.assertEqual(ports['5557_6']['decap'], 2)
         self.assertEqual(ports['count'], 7)
         self.assertEqual([ln for ln in conf if ln.startswith('port =')],
                          ['port = 5555:ipip', 'port = 5555:ipip,family=6', 'port = 5556:gre',

@@ -431,21 +431,16 @@ def decap(frame):
     phdr = ip[12:20] + b'\x00\x11' + ulen.to_bytes(2, 'big')
     if udp[6:8] != b'\0\0' and not _sum_ok(phdr + udp):
         return None
-    dport = int.from_bytes(udp[2:4], 'big')
-    payload = udp[8:]
-    proto = FOU_PROTO.get(dport)
-    if proto == 4:
-        inner, ver = payload, 4
-    elif proto == 41:
-        inner, ver = payload, 6
-    elif proto == 47:
-        g = _gre(payload, True)
-        if g is None:
-            return None
-        inner, ver = g
-    else:
-        return None
-    return _inner_valid(inner, ver)
+    p = _fou_payload(FOU_PROTO.get(int.from_bytes(udp[2:4], 'big')), udp[8:], True)
+    return None if p is None else _inner_valid(*p)
+
+
+def _fou_payload(proto, payload, tunnels):
+    """(inner, version) of what follows UDP on a FOU port of protocol proto,
+    or None."""
+    if proto in (4, 41):
+        return payload, 4 if proto == 4 else 6
+    return _gre(payload, tunnels) if proto == 47 else None
 
 
 def _gre(payload, tunnels):
@@ -568,15 +563,8 @@ def decap6(frame):
     phdr = ip[8:40] + ulen.to_bytes(4, 'big') + b'\0\0\0\x11'
     if udp[6:8] != b'\0\0' and not _sum_ok(phdr + udp):
         return None
-    proto, payload = FOU6_PROTO[int.from_bytes(udp[2:4], 'big')], udp[8:]
-    if proto == 47:
-        g = _gre(payload, False)
-        if g is None:
-            return None
-        inner, ver = g
-    else:
-        inner, ver = payload, 4 if proto == 4 else 6
-    inner = _inner_valid(inner, ver)
+    p = _fou_payload(FOU6_PROTO[int.from_bytes(udp[2:4], 'big')], udp[8:], False)
+    inner = None if p is None else _inner_valid(*p)
     return None if inner is None else _ecn(inner, (ip[1] >> 4) & 3)
 
 
@@ -755,8 +743,7 @@ def _local(pkt, inner):
         return _icmp(pkt, 'icmp_proto_unreach', 0)
     nh, msg = pkt[6], pkt[40:]
     if not inner:
-        # an outer one: its extension headers, then UDP to a port over IPv6 is
-        # decapsulation's (decap6), what follows extension headers dropped
+        # an outer one: its extension headers; what follows them is dropped
         ext = _ip6_exthdrs(pkt)
         if ext is None:
             return None
@@ -764,8 +751,10 @@ def _local(pkt, inner):
             return _icmp(pkt, 'icmp6_param_option', ext[1])
         if ext[1] != 40:
             return None
-        if nh == 17 and len(msg) >= 8 and int.from_bytes(msg[2:4], 'big') in FOU6_PROTO:
-            return None
+    # UDP to a port over IPv6: decapsulation's (decap6); inside a tunnel,
+    # FOU is not decapsulated a second time
+    if nh == 17 and len(msg) >= 8 and int.from_bytes(msg[2:4], 'big') in FOU6_PROTO:
+        return None
     if nh == 58:
         if len(msg) < 8 or 133 <= msg[0] <= 137:
             return None     # short, or Neighbour Discovery (not answered yet)
