@@ -108,6 +108,7 @@ class Fou6Receive(ft.GatewayTestCase):
         try:
             done = ft.wait_for(lambda: c.cmd('/fou/stats')['rx'] >= len(frames), 30)
             ports = c.cmd('/fou/ports')
+            by_port = c.cmd('/fou/stats')['decap_by_fou_port']
             conf = ft.config_lines(c)
             errors = [c.cmd(cmd) for cmd in (
                 '/fou/port/add,5555:ipip,family=6', '/fou/port/add,5561:ipip,family=5',
@@ -156,6 +157,8 @@ class Fou6Receive(ft.GatewayTestCase):
         self.assertEqual(ports['5555_6'], {'family': 6, 'proto': 'ipip', 'ipproto': 4,
                                            'decap': 5})
         self.assertEqual(ports['5557_6']['decap'], 2)
+        self.assertEqual(by_port, {'5555': 1, '5555_6': 5, '5556': 0, '5556_6': 1, '5557': 0,
+                                   '5557_6': 2, '5560': 0})
         self.assertEqual(ports['count'], 7)
         self.assertEqual([ln for ln in conf if ln.startswith('port =')],
                          ['port = 5555:ipip', 'port = 5555:ipip,family=6', 'port = 5556:gre',
