@@ -78,7 +78,7 @@
 	X(PUNT_RING_FULL, punt_ring_full, "for the port's kernel interface (--punt), and the ring to the control thread was full (or no mbuf for a copy)") \
 	X(PUNT_KERNEL_ANSWER, punt_kernel_answer, "an ARP reply or a Neighbour Advertisement the kernel interface sent: the gateway answers for its addresses itself") \
 	X(PUNT_DOWN_BAD, punt_down_bad, "sent by the kernel interface and cannot leave through its port: larger than the port's MTU, shorter than an Ethernet header, or no started worker to send it") \
-	X(IP6_EXTHDR_BAD, ip6_exthdr_bad, "IPv6 to a local address whose extension headers before UDP are malformed, as Linux' ip6_parse_tlv refuses them: truncated, a hop-by-hop header not first, padding over 7 bytes or not zero, an option past its header, more than 8 options, a jumbo payload option") \
+	X(IP6_EXTHDR_BAD, ip6_exthdr_bad, "IPv6 to a local address whose extension headers before UDP are malformed, as Linux' ip6_parse_tlv refuses them: truncated, a hop-by-hop header not first, padding over 7 bytes or not zero, an option past its header, more than 8 options, a jumbo payload option, a router alert whose value is not 2 bytes") \
 	X(IP6_OPT_DISCARD, ip6_opt_discard, "IPv6 to a local address with an option its type says to discard when unrecognised (high bits 01; 10 and 11 where no parameter problem may be sent)") \
 	X(IP6_RTHDR, ip6_rthdr, "IPv6 to a local address with a routing header that has segments left: the gateway follows no source route") \
 	X(IP6_FRAG, ip6_frag, "IPv6 fragment to a local address: the gateway does not reassemble IPv6") \

@@ -578,9 +578,9 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
  * o, after its first two), as Linux' ip6_parse_tlv reads them: Pad1 and
  * PadN together at most 7 bytes and PadN's all zero, every option within
  * the header, at most 8 that are not padding (max_dst_opts_cnt /
- * max_hbh_opts_cnt). Known ones here: router alert (hop-by-hop, nothing to
- * do for a packet to us); the jumbo payload is refused (a payload length
- * of 0 never comes this far). Any other is skipped or not by the two high
+ * max_hbh_opts_cnt). Known ones here: router alert (hop-by-hop, 2 bytes of
+ * value, nothing to do for a packet to us); the jumbo payload is refused
+ * (a payload length of 0 never comes this far). Any other is skipped or not by the two high
  * bits of its type: 00 skip; 01 discard; 10 parameter problem (code 2,
  * pointing at it); 11 the same unless to a group. *ptr: that pointer, from
  * the IPv6 header, for FOU_DROP_IP6_OPT_DISCARD with a parameter problem
@@ -624,7 +624,8 @@ fou_ip6_tlv(const uint8_t *o, uint32_t len, bool hbh, uint32_t at, uint32_t *ptr
 		pad = 0;
 		if (++n > FOU_IP6_OPTS_MAX)
 			return FOU_DROP_IP6_EXTHDR_BAD;
-		if (hbh && type == FOU_IP6_OPT_JUMBO)
+		/* ipv6_hop_jumbo, and ipv6_hop_ra: a value of 2 bytes */
+		if (hbh && (type == FOU_IP6_OPT_JUMBO || (type == FOU_IP6_OPT_RA && olen != 4)))
 			return FOU_DROP_IP6_EXTHDR_BAD;
 		if (!(hbh && type == FOU_IP6_OPT_RA)) {
 			switch (type >> 6) {

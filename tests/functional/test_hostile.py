@@ -188,6 +188,8 @@ def named_traffic():
         b'\x11\x00\x07\x09' + bytes(4)), nh=60), 'ip6_exthdr_bad')
     t.drop('over IPv6: a hop-by-hop header after destination options', fou6(
         5555, i4, ext=IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop()), 'ip6_exthdr_bad')
+    t.drop('over IPv6: a router alert of 3 bytes', fou6(5555, i4, ext=Raw(
+        b'\x11\x00\x05\x03\x00\x00\x00\x00'), nh=0), 'ip6_exthdr_bad')
     t.drop('over IPv6: a jumbo payload option', fou6(5555, i4, ext=Raw(
         b'\x11\x00\xc2\x04' + bytes(4)), nh=0), 'ip6_exthdr_bad')
     t.drop('over IPv6: nine options', fou6(5555, i4, ext=Raw(
@@ -486,7 +488,7 @@ def _tlv(opts, hbh, at):
             continue
         pad = 0
         n += 1
-        if n > 8 or (hbh and t == 0xc2):
+        if n > 8 or (hbh and (t == 0xc2 or (t == 5 and ol != 4))):
             return None
         if not (hbh and t == 5):
             if t >> 6 == 1:
