@@ -1305,7 +1305,9 @@ class TelemetryClient:
         entries, offset = [], 0
         while True:
             page = self.cmd('%s,offset=%d' % (command, offset))
-            keys = sorted((k for k in page if k.isdigit()), key=int)
+            # by position, or /fou/ports' UDP ports ('5555', '5555_6')
+            keys = sorted((k for k in page if k not in ('count', 'offset', 'next')),
+                          key=lambda k: (int(k.split('_')[0]), k))
             entries += [page[k] for k in keys]
             if 'next' not in page:
                 return entries, page['count']
