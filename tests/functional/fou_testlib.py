@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -1038,6 +1039,21 @@ class GatewayTestCase(unittest.TestCase):
         run = run_gateway(self.tmp, rx, opts, nb_ports, idle_exit)
         self.assertIsNotNone(run.rc, 'the gateway did not stop\n' + run.describe())
         return run
+
+    def run_reading(self, rx, opts, n, read, timeout=60):
+        """Run the gateway until it has received n frames, then read(client)
+        over telemetry and stop it: (the run, what read returned)."""
+        gw = self.start(rx, opts)
+        client = TelemetryClient(gw.prefix)
+        try:
+            done = wait_for(lambda: client.cmd('/fou/stats')['rx'] >= n, timeout)
+            got = read(client)
+        finally:
+            client.close()
+        gw.signal(signal.SIGTERM)
+        run = gw.wait()
+        self.assertTrue(done, 'the gateway did not receive the capture\n' + run.describe())
+        return run, got
 
     # -- counters
 

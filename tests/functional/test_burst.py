@@ -40,7 +40,6 @@ decides when), no_neigh (every next hop here can be resolved), and
 icmp_ratelimited: no bucket both limits errors and leaves time out of it."""
 import collections
 import os
-import signal
 import sys
 
 sys.dont_write_bytecode = True
@@ -388,17 +387,7 @@ class Burst(ft.GatewayTestCase):
     def run_counted(self, path, n, opts):
         """Run the gateway on the capture until it has received all n frames,
         then stop it; the run and /fou/lcores read before the stop."""
-        gw = self.start({0: path}, opts)
-        client = ft.TelemetryClient(gw.prefix)
-        try:
-            done = ft.wait_for(lambda: client.cmd('/fou/stats')['rx'] >= n, 60)
-            lcores = client.cmd('/fou/lcores')
-        finally:
-            client.close()
-        gw.signal(signal.SIGTERM)
-        run = gw.wait()
-        self.assertTrue(done, 'the gateway did not receive the capture\n' + run.describe())
-        return run, lcores
+        return self.run_reading({0: path}, opts, n, lambda c: c.cmd('/fou/lcores'))
 
     def check_run(self, run, lcores, t, burst):
         """One run against the model: every frame, every counter, the

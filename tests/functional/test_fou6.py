@@ -23,7 +23,6 @@ fd00:99::2 on port 0 sends to our fd00:99::1; ports 5555 (ipip), 5556
   writes family=6 only where it is 6, and port add / del errors name the
   problem."""
 import os
-import signal
 import sys
 
 sys.dont_write_bytecode = True
@@ -103,24 +102,23 @@ class Fou6Receive(ft.GatewayTestCase):
             options=[HBHOptUnknown(otype=0x9e, optdata=b'\x00\x00\x00\x00')]))
         unreach = fou6(5560, i4[6])
         frames = [f for _, f, _, _, _ in decap] + [f for _, f in drops] + [param, unreach]
-        gw = self.start({0: ft.write_pcap(self.path('in0.pcap'), frames)}, OPTS)
-        c = ft.TelemetryClient(gw.prefix)
-        try:
-            done = ft.wait_for(lambda: c.cmd('/fou/stats')['rx'] >= len(frames), 30)
-            ports = c.cmd('/fou/ports')
-            by_port = c.cmd('/fou/stats')['decap_by_fou_port']
-            conf = ft.config_lines(c)
-            errors = [c.cmd(cmd) for cmd in (
-                '/fou/port/add,5555:ipip,family=6', '/fou/port/add,5561:ipip,family=5',
-                '/fou/port/del,5560,family=6', '/fou/port/add,5561:gre,family=6')]
-            added = c.cmd('/fou/ports')
-            errors.append(c.cmd('/fou/port/del,5561,family=6'))
-            after = c.cmd('/fou/ports')
-        finally:
-            c.close()
-        gw.signal(signal.SIGTERM)
-        run = gw.wait()
-        self.assertTrue(done, 'the gateway did not receive the capture\n' + run.describe())
+
+        def read(c):
+            got = dict(ports=c.cmd('/fou/ports'),
+                       by_port=c.cmd('/fou/stats')['decap_by_fou_port'],
+                       conf=ft.config_lines(c),
+                       errors=[c.cmd(cmd) for cmd in (
+                           '/fou/port/add,5555:ipip,family=6', '/fou/port/add,5561:ipip,family=5',
+                           '/fou/port/del,5560,family=6', '/fou/port/add,5561:gre,family=6')],
+                       added=c.cmd('/fou/ports'))
+            got['errors'].append(c.cmd('/fou/port/del,5561,family=6'))
+            got['after'] = c.cmd('/fou/ports')
+            return got
+
+        run, got = self.run_reading({0: ft.write_pcap(self.path('in0.pcap'), frames)}, OPTS,
+                                    len(frames), read)
+        ports, by_port, conf, errors, added, after = (
+            got[k] for k in ('ports', 'by_port', 'conf', 'errors', 'added', 'after'))
 
         want_drops = {}
         for reason, _ in drops:
