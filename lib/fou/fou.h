@@ -601,7 +601,8 @@ struct fou_port_info {
 	uint8_t family;		/* AF_INET or AF_INET6 */
 	bool gue;
 };
-/* Fills up to n entries sorted by UDP port; returns the total count. */
+/* Fills up to n entries sorted by UDP port, a port over IPv4 before its
+ * twin over IPv6; returns the total count. */
 unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
 const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
 
