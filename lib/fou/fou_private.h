@@ -158,7 +158,7 @@ static_assert(sizeof(struct fou_gro_tag) <= 28, "the GRO tag does not fit an mbu
 /* A zero and a non-zero outer UDP checksum are two flows (udp_gro_receive). */
 #define FOU_GRO_UDP_CSUM (1u << 24)
 /* The outer header was IPv6: not merged (see above). */
-#define FOU_GRO_OUTER6 (1u << 25)
+#define FOU_GRO_OUTER6 (1u << 26)
 /* tag.csum: nothing known; the port found the inner TCP checksum good;
  * l4sum is the one's complement sum of the inner IP payload as received
  * (from a UDP or GRE checksum checked over the same bytes). */
