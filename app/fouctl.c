@@ -128,18 +128,21 @@ fouctl_tab_free(struct fouctl_tab *t)
 
 /* --- the tables ------------------------------------------------------------ */
 
-/* `ip fou show`, with the protocol's name and what the port decapsulated. */
+/* `ip fou show`, with the protocol's name and what the port decapsulated;
+ * a port over IPv6 (key "5555_6") ends with -6 as there. */
 static void
 fouctl_print_port(const char *key, const json_t *e)
 {
+	const char *v6 = fouctl_u64(e, "family") == 6 ? " -6" : "";
 	const char *proto = fouctl_str(e, "proto");
+	const int klen = (int)strcspn(key, "_");
 
 	if (proto != NULL && strcmp(proto, "gue") == 0)
-		printf("port %s gue decap %llu\n", key,
+		printf("port %.*s gue%s decap %llu\n", klen, key, v6,
 		       (unsigned long long)fouctl_u64(e, "decap"));
 	else
-		printf("port %s ipproto %llu (%s) decap %llu\n", key,
-		       (unsigned long long)fouctl_u64(e, "ipproto"), proto ? proto : "?",
+		printf("port %.*s ipproto %llu (%s)%s decap %llu\n", klen, key,
+		       (unsigned long long)fouctl_u64(e, "ipproto"), proto ? proto : "?", v6,
 		       (unsigned long long)fouctl_u64(e, "decap"));
 }
 

@@ -482,10 +482,12 @@ fou_app_print_config(struct fou_gw *gw, const struct fou_app_port *ports, unsign
 	for (i = 0; i < n; i++) {
 		const char *name = fou_proto_name(info[i].ipproto);
 
+		const char *v6 = info[i].family == AF_INET6 ? " over ipv6" : "";
+
 		if (info[i].gue)
-			FOU_LOG(INFO, app, "fou port %u: gue", info[i].udp_port);
+			FOU_LOG(INFO, app, "fou port %u%s: gue", info[i].udp_port, v6);
 		else
-			FOU_LOG(INFO, app, "fou port %u: ipproto %u (%s)", info[i].udp_port,
+			FOU_LOG(INFO, app, "fou port %u%s: ipproto %u (%s)", info[i].udp_port, v6,
 				info[i].ipproto, name != NULL ? name : "no handler");
 	}
 	fou_app_print_tunnels(gw, false);
@@ -520,7 +522,8 @@ fou_app_print_stats(struct fou_gw *gw)
 	       s.decap_inner[FOU_INNER_IPV4], s.decap_inner[FOU_INNER_IPV6]);
 	n = fou_port_list(gw, info, RTE_DIM(info));
 	for (i = 0; i < n; i++)
-		printf("decap fou port %u: %" PRIu64 "\n", info[i].udp_port, s.decap[info[i].slot]);
+		printf("decap fou port %u%s: %" PRIu64 "\n", info[i].udp_port,
+		       info[i].family == AF_INET6 ? " over ipv6" : "", s.decap[info[i].slot]);
 	if (s.decap[0] != 0)
 		printf("decap plain: %" PRIu64 "\n", s.decap[0]);
 	fou_app_print_tunnels(gw, true);

@@ -11,6 +11,9 @@
  *          remote: the decap stage with the GUE header's checks
  *   encap-gue  plain IPv4 routed into an encap gue tunnel (a GRE twin of
  *          each tunnel, added only when this stage runs)
+ *   decap6 FOU/IPIP over IPv6 as Linux' ip6tnl sends it (the encap limit
+ *          Destination Options before UDP, a UDP checksum) to the port over
+ *          IPv6, from a source per tunnel: the IPv6 underlay's decap
  *
  * Tables grow along two axes, one gateway built incrementally through the
  * control functions of fou.h: tunnels 1 -> 1k -> 64k at the smallest route
@@ -75,10 +78,11 @@
 #define FOU_MB_GROUPS 3000	/* /24s that hold the routes longer than /24 */
 
 enum fou_mb_stage {
-	FOU_MB_FWD, FOU_MB_DECAP, FOU_MB_ENCAP, FOU_MB_DECAP_GUE, FOU_MB_ENCAP_GUE, FOU_MB_STAGES
+	FOU_MB_FWD, FOU_MB_DECAP, FOU_MB_ENCAP, FOU_MB_DECAP_GUE, FOU_MB_ENCAP_GUE, FOU_MB_DECAP6,
+	FOU_MB_STAGES
 };
 static const char *const fou_mb_stage_names[FOU_MB_STAGES] = {
-	"fwd", "decap", "encap", "decap-gue", "encap-gue"
+	"fwd", "decap", "encap", "decap-gue", "encap-gue", "decap6"
 };
 
 struct fou_mb_opts {
@@ -321,6 +325,8 @@ fou_mb_gw_new(const struct fou_mb *b)
 		fou_mb_die("ports", &err);
 	fou_mb_stmt(gw, "port", "5555:ipip");
 	fou_mb_stmt(gw, "port", "6080:gue");
+	fou_mb_stmt(gw, "port", "5555:ipip,family=6");
+	fou_mb_stmt(gw, "addr", "0,fd00:ff::1/64");
 	fou_mb_stmt(gw, "addr", "0,10.0.0.1/16");
 	fou_mb_stmt(gw, "addr", "1,10.1.0.1/24");
 	fou_mb_stmt(gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
@@ -376,6 +382,54 @@ fou_mb_ip_udp(uint8_t *p, uint32_t src, uint32_t dst, uint16_t len, uint16_t spo
 	return (uint8_t *)(udp + 1);
 }
 
+/*
+ * FOU/IPIP over IPv6 from fd00:ff::100:K (tunnel k's source) to our
+ * fd00:ff::1, as Linux' ip6tnl sends it by default: the Destination Options
+ * header with the Tunnel Encapsulation Limit option (4) before UDP, and a
+ * UDP checksum; the inner IPv4 + UDP to dst, in_len bytes. The frame's
+ * length.
+ */
+static uint16_t
+fou_mb_frame6(uint8_t *p, uint32_t k, uint64_t h, uint32_t dst, uint16_t sport, uint16_t in_len)
+{
+	static const uint8_t tel[8] = { IPPROTO_UDP, 0, 4, 1, 4, 1, 1, 0 };
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)p;
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)(eth + 1);
+	uint8_t *opt = (uint8_t *)(ip6 + 1);
+	struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(opt + sizeof(tel));
+	const uint16_t ulen = (uint16_t)(sizeof(*udp) + in_len);
+	uint32_t sum;
+
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6);
+	memset(ip6, 0, sizeof(*ip6));
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)(h & 0xfffff));
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)(sizeof(tel) + ulen));
+	ip6->proto = IPPROTO_DSTOPTS;
+	ip6->hop_limits = 64;
+	ip6->src_addr[0] = 0xfd;
+	ip6->src_addr[3] = 0xff;
+	ip6->src_addr[13] = 1;
+	ip6->src_addr[14] = (uint8_t)(k >> 8);
+	ip6->src_addr[15] = (uint8_t)k;
+	memcpy(ip6->dst_addr, ip6->src_addr, 13);
+	ip6->dst_addr[13] = 0;
+	ip6->dst_addr[15] = 1;
+	memcpy(opt, tel, sizeof(tel));
+	udp->src_port = rte_cpu_to_be_16((uint16_t)(49152 + (h & 0x3fff)));
+	udp->dst_port = rte_cpu_to_be_16(FOU_MB_FOU_PORT);
+	udp->dgram_len = rte_cpu_to_be_16(ulen);
+	udp->dgram_cksum = 0;
+	fou_mb_ip_udp((uint8_t *)(udp + 1), FOU_MB_SRC((uint32_t)h), dst, in_len, sport, 9);
+	/* over the pseudo-header (addresses, length, next header UDP) */
+	sum = __rte_raw_cksum(ip6->src_addr, 32, 0) + rte_cpu_to_be_16(ulen) +
+	      rte_cpu_to_be_16(IPPROTO_UDP);
+	sum = __rte_raw_cksum(udp, ulen, sum);
+	udp->dgram_cksum = (uint16_t)~__rte_raw_cksum_reduce(sum);
+	if (udp->dgram_cksum == 0)
+		udp->dgram_cksum = 0xffff;
+	return (uint16_t)((uint8_t *)(udp + 1) - p + in_len);
+}
+
 /* A destination inside route r. */
 static uint32_t
 fou_mb_route_dst(const struct fou_mb_route *r, uint64_t h)
@@ -421,6 +475,8 @@ fou_mb_frame_len(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_
 			ip += 4;
 		}
 	}
+	if (s == FOU_MB_DECAP6)
+		return fou_mb_frame6(p, k, h, dst, sport, in_len);
 	fou_mb_ip_udp(ip, FOU_MB_SRC(f), dst, in_len, sport, 9);
 	return (uint16_t)(ip - p + in_len);
 }
@@ -486,12 +542,13 @@ FOU_MB_STAGE_FN(decap)
 FOU_MB_STAGE_FN(encap)
 FOU_MB_STAGE_FN(decap_gue)
 FOU_MB_STAGE_FN(encap_gue)
+FOU_MB_STAGE_FN(decap6)
 #undef FOU_MB_STAGE_FN
 
 typedef uint16_t (*fou_mb_stage_fn)(struct fou_mb *b, struct rte_mbuf **pkts);
 static const fou_mb_stage_fn fou_mb_stage_fns[FOU_MB_STAGES] = {
 	fou_mb_stage_fwd, fou_mb_stage_decap, fou_mb_stage_encap, fou_mb_stage_decap_gue,
-	fou_mb_stage_encap_gue,
+	fou_mb_stage_encap_gue, fou_mb_stage_decap6,
 };
 
 /* A packet the stage did not forward: name the counter, stop. */
@@ -1416,7 +1473,7 @@ static void
 fou_mb_usage(void)
 {
 	fprintf(stderr,
-		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap,decap-gue,encap-gue]\n"
+		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap,decap-gue,encap-gue,decap6]\n"
 		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
 		"                      [--cpu N] [--mem MB] [--huge] [--control | --check-mix]\n"
 		"  tunnels grow along the list at the first route count, then routes\n"
@@ -1574,7 +1631,7 @@ main(int argc, char **argv)
 	b.o = (struct fou_mb_opts){
 		.tunnels = { 1, 1000, 65536 }, .nb_tunnels = 3,
 		.routes = { 10, 10000, 1000000 }, .nb_routes = 3,
-		.stage = { true, true, true, true, true },
+		.stage = { true, true, true, true, true, true },
 		.flows = 65536, .bursts = 4000, .passes = 5, .inner_len = 64, .mem_mb = 2048,
 	};
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)

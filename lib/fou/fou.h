@@ -78,9 +78,13 @@
 	X(PUNT_RING_FULL, punt_ring_full, "for the port's kernel interface (--punt), and the ring to the control thread was full (or no mbuf for a copy)") \
 	X(PUNT_KERNEL_ANSWER, punt_kernel_answer, "an ARP reply or a Neighbour Advertisement the kernel interface sent: the gateway answers for its addresses itself") \
 	X(PUNT_DOWN_BAD, punt_down_bad, "sent by the kernel interface and cannot leave through its port: larger than the port's MTU, shorter than an Ethernet header, or no started worker to send it") \
+	X(IP6_EXTHDR_BAD, ip6_exthdr_bad, "IPv6 to a local address whose extension headers before UDP are malformed, as Linux' ip6_parse_tlv refuses them: truncated, a hop-by-hop header not first, padding over 7 bytes or not zero, an option past its header, more than 8 options, a jumbo payload option, a router alert whose value is not 2 bytes") \
+	X(IP6_OPT_DISCARD, ip6_opt_discard, "IPv6 to a local address with an option its type says to discard when unrecognised (high bits 01; 10 and 11 where no parameter problem may be sent)") \
+	X(IP6_RTHDR, ip6_rthdr, "IPv6 to a local address with a routing header that has segments left: the gateway follows no source route") \
+	X(IP6_FRAG, ip6_frag, "IPv6 fragment to a local address: the gateway does not reassemble IPv6") \
 	X(UDP_TRUNCATED, udp_truncated, "IP payload shorter than a UDP header") \
 	X(UDP_LEN_BAD, udp_len_bad, "UDP length below 8 or beyond the IP payload") \
-	X(UDP_CKSUM_BAD, udp_cksum_bad, "UDP checksum wrong: a non-zero one, or over IPv6 a zero one") \
+	X(UDP_CKSUM_BAD, udp_cksum_bad, "UDP checksum wrong: a non-zero one, or over IPv6 a zero one to a port that is not a FOU port (those take it, as Linux' FOU sockets do)") \
 	X(FOU_PORT_UNKNOWN, fou_port_unknown, "UDP to a local address, not a FOU port, and no port unreachable may be sent about it") \
 	X(FOU_PROTO_UNHANDLED, fou_proto_unhandled, "FOU port maps to an IP protocol with no handler here") \
 	X(GUE_TRUNCATED, gue_truncated, "GUE port: UDP payload shorter than the 4-byte GUE header") \
@@ -156,7 +160,8 @@ enum fou_inner {
 	X(NOROUTE6, icmp6_no_route, "ICMPv6 destination unreachable, no route") \
 	X(ADDR_UNREACH6, icmp6_addr_unreach, "ICMPv6 destination unreachable, address unreachable (ND failed)") \
 	X(PORT_UNREACH6, icmp6_port_unreach, "ICMPv6 destination unreachable, port unreachable") \
-	X(PARAM_PROB6, icmp6_param_problem, "ICMPv6 parameter problem, unrecognised next header (protocol unreachable)")
+	X(PARAM_PROB6, icmp6_param_problem, "ICMPv6 parameter problem, unrecognised next header (protocol unreachable)") \
+	X(PARAM_OPT6, icmp6_param_option, "ICMPv6 parameter problem, unrecognised IPv6 option whose type asks for one")
 
 enum fou_icmp_kind {
 #define FOU_ICMP_ENUM(e, n, d) FOU_ICMP_##e,
@@ -605,7 +610,8 @@ struct fou_port_info {
 	uint8_t family;		/* AF_INET or AF_INET6 */
 	bool gue;
 };
-/* Fills up to n entries sorted by UDP port; returns the total count. */
+/* Fills up to n entries sorted by UDP port, a port over IPv4 before its
+ * twin over IPv6; returns the total count. */
 unsigned int fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n);
 const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
 

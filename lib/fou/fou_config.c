@@ -290,11 +290,12 @@ fou_dump_ports(const struct fou_gw *gw, struct fou_dump *d)
 
 	for (i = 0; i < n; i++) {
 		const char *name = info[i].gue ? "gue" : fou_proto_name(info[i].ipproto);
+		const char *fam = info[i].family == AF_INET6 ? ",family=6" : "";
 
 		if (name != NULL)
-			fou_dump_emit(d, "port", "%u:%s", info[i].udp_port, name);
+			fou_dump_emit(d, "port", "%u:%s%s", info[i].udp_port, name, fam);
 		else
-			fou_dump_emit(d, "port", "%u:%u", info[i].udp_port, info[i].ipproto);
+			fou_dump_emit(d, "port", "%u:%u%s", info[i].udp_port, info[i].ipproto, fam);
 	}
 }
 

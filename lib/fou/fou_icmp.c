@@ -47,6 +47,7 @@ static const struct {
 	[FOU_ICMP_ADDR_UNREACH6] = { 1, 3 },
 	[FOU_ICMP_PORT_UNREACH6] = { 1, 4 },
 	[FOU_ICMP_PARAM_PROB6] = { 4, 1 },
+	[FOU_ICMP_PARAM_OPT6] = { 4, 2 },
 };
 
 /*

@@ -255,6 +255,10 @@ fou_local6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 		r = fou_local_udp(m, p, __rte_raw_cksum(ip6->src_addr, 32, 0), true, &ulen, &dport);
 		if (r != FOU_FWD)
 			return r;
+		/* as over IPv4: FOU inside a tunnel is not decapsulated a second
+		 * time (outer UDP to a port over IPv6 never comes here) */
+		if (__atomic_load_n(&lc->gw->udp_slot6[dport], __ATOMIC_ACQUIRE) != 0)
+			return FOU_DROP_INNER_LOCAL;
 		if (fou_local_punts(lc, p))
 			return fou_punt_up(lc, p->rx_port, m, FOU_PUNT_UP_UDP);
 		/* the quote ends with the datagram, as for IPv4 */

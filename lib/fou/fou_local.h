@@ -33,7 +33,8 @@ unsigned int fou_local4(struct fou_lcore *lc, struct rte_mbuf *m, const struct f
  * port unreachable, as __udp4_lib_rcv sends it. */
 unsigned int fou_local4_port_unreach(struct fou_lcore *lc, struct rte_mbuf *m,
 				     const struct fou_local *p, uint32_t ulen, uint16_t *out_port);
-/* The same for an IPv6 packet (FOU is received over IPv4 only). */
+/* The same for an IPv6 packet (FOU over IPv6 was taken before: the receive
+ * path's fou_rx_local6()). */
 unsigned int fou_local6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 			uint16_t *out_port);
 

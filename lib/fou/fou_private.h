@@ -141,16 +141,26 @@ struct fou_gro_tag {
 	rte_be32_t src, dst;	/* outer IPv4 addresses */
 	uint32_t ports;		/* outer UDP source and destination port; 0: plain */
 	uint32_t key;		/* GRE key */
-	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM | FOU_GRO_GUE */
+	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM |
+				 * FOU_GRO_GUE | FOU_GRO_OUTER6 */
 	uint16_t l4sum;		/* FOU_GRO_CSUM_COMPLETE: the inner IP payload's sum */
 	uint8_t csum;		/* FOU_GRO_CSUM_* */
 	uint8_t pad;
 };
+/*
+ * The mbuf's dynamic field area is 36 bytes, 8 of them the Rx timestamp
+ * that the pcap PMD registers: no room for two IPv6 addresses. A packet
+ * that came out of an IPv6 outer header is therefore never merged
+ * (FOU_GRO_OUTER6), rather than merged with another tunnel's.
+ */
+static_assert(sizeof(struct fou_gro_tag) <= 28, "the GRO tag does not fit an mbuf");
 #define FOU_GRO_KEY_LEN offsetof(struct fou_gro_tag, l4sum)
 /* A zero and a non-zero outer UDP checksum are two flows (udp_gro_receive). */
 #define FOU_GRO_UDP_CSUM (1u << 24)
 /* Received on a GUE port: never one flow with what a FOU port received. */
 #define FOU_GRO_GUE (1u << 25)
+/* The outer header was IPv6: not merged (see above). */
+#define FOU_GRO_OUTER6 (1u << 26)
 /* tag.csum: nothing known; the port found the inner TCP checksum good;
  * l4sum is the one's complement sum of the inner IP payload as received
  * (from a UDP or GRE checksum checked over the same bytes). */
@@ -247,6 +257,7 @@ struct fou_udp_port {
 	uint16_t udp_port;	/* 0 = free slot */
 	uint8_t ipproto;	/* FOU's protocol; 0 for GUE */
 	bool gue;		/* the protocol is in a GUE header */
+	uint8_t family;		/* AF_INET or AF_INET6 */
 };
 
 /* A local address (on-link checks, ICMP error sources, display): of a
@@ -344,6 +355,7 @@ struct fou_gw {
 	uint32_t default_nh6;
 	struct fou_iface iface[RTE_MAX_ETHPORTS];
 	uint8_t udp_slot[65536];		/* UDP dport -> slot, 0 = not FOU */
+	uint8_t udp_slot6[65536];		/* the same for UDP over IPv6 (ip fou add -6) */
 	struct fou_udp_port udp[FOU_MAX_UDP_PORTS + 1];
 	uint8_t plain_rx[256];			/* IP proto -> an encap-none tunnel has it */
 	uint32_t tun_types[256];		/* IP proto -> tunnels of that type */

@@ -707,6 +707,222 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 	return inner_v6 ? fou_inner6(gw, lc, m, &in, out_port) : fou_inner4(gw, lc, m, &in, out_port);
 }
 
+/*
+ * The options of a hop-by-hop or destination options header (len bytes at
+ * o, after its first two), as Linux' ip6_parse_tlv reads them: Pad1 and
+ * PadN together at most 7 bytes and PadN's all zero, every option within
+ * the header, at most 8 that are not padding (max_dst_opts_cnt /
+ * max_hbh_opts_cnt). Known ones here: router alert (hop-by-hop, 2 bytes of
+ * value, nothing to do for a packet to us); the jumbo payload is refused
+ * (a payload length of 0 never comes this far). Any other is skipped or not by the two high
+ * bits of its type: 00 skip; 01 discard; 10 parameter problem (code 2,
+ * pointing at it); 11 the same unless to a group. *ptr: that pointer, from
+ * the IPv6 header, for FOU_DROP_IP6_OPT_DISCARD with a parameter problem
+ * due (0: none).
+ */
+#define FOU_IP6_OPT_PAD1 0
+#define FOU_IP6_OPT_PADN 1
+#define FOU_IP6_OPT_JUMBO 0xc2
+#define FOU_IP6_OPT_RA 5
+#define FOU_IP6_OPTS_MAX 8
+
+static inline unsigned int
+fou_ip6_tlv(const uint8_t *o, uint32_t len, bool hbh, uint32_t at, uint32_t *ptr)
+{
+	uint32_t i = 0, pad = 0, n = 0, olen, k;
+
+	while (i < len) {
+		const uint8_t type = o[i];
+
+		if (type == FOU_IP6_OPT_PAD1) {
+			if (++pad > 7)
+				return FOU_DROP_IP6_EXTHDR_BAD;
+			i++;
+			continue;
+		}
+		if (i + 2 > len)
+			return FOU_DROP_IP6_EXTHDR_BAD;
+		olen = o[i + 1] + 2u;
+		if (i + olen > len)
+			return FOU_DROP_IP6_EXTHDR_BAD;
+		if (type == FOU_IP6_OPT_PADN) {
+			pad += olen;
+			if (pad > 7)
+				return FOU_DROP_IP6_EXTHDR_BAD;
+			for (k = 2; k < olen; k++)
+				if (o[i + k] != 0)
+					return FOU_DROP_IP6_EXTHDR_BAD;
+			i += olen;
+			continue;
+		}
+		pad = 0;
+		if (++n > FOU_IP6_OPTS_MAX)
+			return FOU_DROP_IP6_EXTHDR_BAD;
+		/* ipv6_hop_jumbo, and ipv6_hop_ra: a value of 2 bytes */
+		if (hbh && (type == FOU_IP6_OPT_JUMBO || (type == FOU_IP6_OPT_RA && olen != 4)))
+			return FOU_DROP_IP6_EXTHDR_BAD;
+		if (!(hbh && type == FOU_IP6_OPT_RA)) {
+			switch (type >> 6) {
+			case 0:
+				break;
+			case 1:
+				*ptr = 0;
+				return FOU_DROP_IP6_OPT_DISCARD;
+			default:	/* to a local unicast address: 10 and 11 alike */
+				*ptr = at + i;
+				return FOU_DROP_IP6_OPT_DISCARD;
+			}
+		}
+		i += olen;
+	}
+	return FOU_FWD;
+}
+
+/*
+ * The extension headers after the IPv6 header at off (tot bytes in all),
+ * as Linux' ip6_input_finish walks them for a packet to us: a hop-by-hop
+ * header only first, destination options, a routing header with no
+ * segments left stepped over; one with segments left, and a fragment,
+ * refused by name. Sets *proto to the upper layer's protocol and *at to
+ * its offset; *ptr as fou_ip6_tlv does.
+ */
+static inline unsigned int
+fou_ip6_exthdrs(const struct rte_mbuf *m, uint32_t off, uint32_t tot, uint8_t *proto,
+		uint32_t *at, uint32_t *ptr)
+{
+	uint32_t h = sizeof(struct rte_ipv6_hdr), len;
+	uint8_t nh = *proto;
+	const uint8_t *e;
+	unsigned int r;
+
+	*ptr = 0;
+	for (;;) {
+		switch (nh) {
+		case IPPROTO_HOPOPTS:
+			if (h != sizeof(struct rte_ipv6_hdr))
+				return FOU_DROP_IP6_EXTHDR_BAD;
+			/* fall through */
+		case IPPROTO_DSTOPTS:
+		case IPPROTO_ROUTING:
+			r = fou_need(m, off + h, tot - h, 8, FOU_DROP_IP6_EXTHDR_BAD);
+			if (r != FOU_FWD)
+				return r;
+			e = rte_pktmbuf_mtod_offset(m, const uint8_t *, off + h);
+			len = (e[1] + 1u) * 8;
+			r = fou_need(m, off + h, tot - h, len, FOU_DROP_IP6_EXTHDR_BAD);
+			if (r != FOU_FWD)
+				return r;
+			if (nh == IPPROTO_ROUTING) {
+				/* segments left: where it goes next is not here */
+				if (e[3] != 0)
+					return FOU_DROP_IP6_RTHDR;
+			} else {
+				r = fou_ip6_tlv(e + 2, len - 2, nh == IPPROTO_HOPOPTS, h + 2, ptr);
+				if (r != FOU_FWD)
+					return r;
+			}
+			nh = e[0];
+			h += len;
+			break;
+		case IPPROTO_FRAGMENT:
+			return FOU_DROP_IP6_FRAG;
+		default:
+			*proto = nh;
+			*at = off + h;
+			return FOU_FWD;
+		}
+	}
+}
+
+/* Pseudo-header sum of an IPv6 UDP datagram of ulen bytes (RFC 8200 8.1). */
+static inline uint32_t
+fou_udp6_phdr_sum(const struct rte_ipv6_hdr *ip6, uint32_t ulen)
+{
+	return __rte_raw_cksum(ip6->src_addr, 32, 0) + rte_cpu_to_be_16(IPPROTO_UDP) +
+	       rte_cpu_to_be_16((uint16_t)ulen);
+}
+
+/*
+ * An IPv6 packet to one of our addresses (header at off, tot checked): its
+ * extension headers walked, UDP to a FOU port over IPv6 decapsulated as
+ * over IPv4 (fou_rx_local4), what else is for us to local delivery
+ * (fou_local.c). A zero UDP checksum is taken on a FOU port: Linux' FOU
+ * socket over IPv6 is made with no_check6_rx (udp_sock_create6 with
+ * use_udp6_rx_checksums off), as RFC 6935 allows tunnels.
+ */
+static inline unsigned int
+fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	      uint32_t off, const struct rte_ipv6_hdr *ip6, uint32_t tot, bool l2_group, bool gro,
+	      uint16_t *out_port)
+{
+	const struct fou_local loc = {
+		.off = off, .hl = sizeof(*ip6), .tot = tot,
+		.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group,
+		.rx_port = rx_port };
+	const struct rte_udp_hdr *udp;
+	struct fou_inner_ctx in;
+	uint32_t at, ulen, ptr, key = 0;
+	uint16_t gflags = 0;
+	uint8_t proto = ip6->proto;
+	bool inner_v6;
+	unsigned int r;
+
+	r = fou_ip6_exthdrs(m, off, tot, &proto, &at, &ptr);
+	if (r == FOU_DROP_IP6_OPT_DISCARD && ptr != 0 && !l2_group)
+		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_PARAM_OPT6, ptr, true, r,
+				       out_port);
+	if (r != FOU_FWD)
+		return r;
+	/* UDP to a FOU port over IPv6; the rest as before */
+	if (proto != IPPROTO_UDP || tot - (at - off) < sizeof(*udp) ||
+	    at + sizeof(*udp) > rte_pktmbuf_data_len(m))
+		return fou_local6(lc, m, &loc, out_port);
+	udp = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, at);
+	in.slot = __atomic_load_n(&gw->udp_slot6[rte_be_to_cpu_16(udp->dst_port)],
+				  __ATOMIC_ACQUIRE);
+	if (in.slot == 0)
+		return fou_local6(lc, m, &loc, out_port);
+	/* __udp6_lib_rcv: 0 is a jumbogram's length, the whole payload; a
+	 * shorter one trims the datagram */
+	ulen = rte_be_to_cpu_16(udp->dgram_len);
+	if (ulen == 0)
+		ulen = tot - (at - off);
+	if (ulen < sizeof(*udp) || ulen > tot - (at - off))
+		return FOU_DROP_UDP_LEN_BAD;
+	/* GRO never merges these (struct fou_gro_tag): nothing to keep of
+	 * the checksum for it */
+	in.outer_ecn = loc.ecn;
+	in.gro = false;
+	in.csum = FOU_GRO_CSUM_NONE;
+	in.sum = 0;
+	if (udp->dgram_cksum != 0) {
+		switch (fou_rx_outer_l4_flags(m)) {
+		case RTE_MBUF_F_RX_L4_CKSUM_BAD:
+			return FOU_DROP_UDP_CKSUM_BAD;
+		case RTE_MBUF_F_RX_L4_CKSUM_NONE:
+		case RTE_MBUF_F_RX_L4_CKSUM_GOOD:
+			break;
+		default:
+			if (fou_cksum_fold(m, at, ulen, fou_udp6_phdr_sum(ip6, ulen)) != 0xffff)
+				return FOU_DROP_UDP_CKSUM_BAD;
+		}
+	}
+	in.off = at + sizeof(*udp);
+	in.len = ulen - sizeof(*udp);
+	r = fou_udp_payload(gw, m, &in, &proto);
+	if (r != FOU_FWD)
+		return r;
+	r = fou_tunnel_proto(m, &in, proto, &inner_v6, &gflags, &key);
+	if (r != FOU_FWD)
+		return r;
+	/* no tunnel over IPv6 exists to match: a port takes them from anyone,
+	 * as Linux' fallback ip6tnl0 / ip6gre0 up */
+	if (gro)
+		RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *)->proto =
+			proto | FOU_GRO_OUTER6;
+	return inner_v6 ? fou_inner6(gw, lc, m, &in, out_port) : fou_inner4(gw, lc, m, &in, out_port);
+}
+
 /* A received IPv4 packet at off: checked as ip_rcv_core and
  * ip_route_input_slow do, then delivered locally or forwarded. */
 static inline unsigned int
@@ -765,10 +981,10 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 
 /* A received IPv6 packet at off: checked as ip6_rcv_core, then Neighbour
  * Discovery for us answered or taken in (fou_ndisc.c), delivered locally
- * (FOU is received over IPv4 only) or forwarded. */
+ * (FOU over IPv6 decapsulated) or forwarded. */
 static inline unsigned int
 fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
-	   uint32_t off, bool l2_group, uint16_t *out_port)
+	   uint32_t off, bool l2_group, bool gro, uint16_t *out_port)
 {
 	const uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 	static const struct fou_nexthop fou_nh_local6 = { .type = FOU_NH_LOCAL, .family = AF_INET6 };
@@ -806,10 +1022,7 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	if (nh != NULL && nh->type == FOU_NH_LOCAL) {
 		/* the way back to a link-local address is the port it came in by */
 		m->port = rx_port;
-		return fou_local6(lc, m, &(struct fou_local){
-			.off = off, .hl = sizeof(*ip6), .tot = tot,
-			.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group,
-			.rx_port = rx_port }, out_port);
+		return fou_rx_local6(gw, lc, rx_port, m, off, ip6, tot, l2_group, gro, out_port);
 	}
 	if (src_ll || fou_martian6_addr(ip6->dst_addr))
 		return FOU_DROP_OUTER_MARTIAN;
@@ -860,7 +1073,7 @@ fou_rx_one(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	case RTE_ETHER_TYPE_IPV4:
 		return fou_rx_ip4(gw, lc, rx_port, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_IPV6:
-		return fou_rx_ip6(gw, lc, rx_port, m, off, l2_group, out_port);
+		return fou_rx_ip6(gw, lc, rx_port, m, off, l2_group, gro, out_port);
 	case RTE_ETHER_TYPE_ARP:
 		return fou_arp_input(lc, rx_port, m, off, out_port);
 	default:

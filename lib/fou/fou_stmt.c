@@ -195,12 +195,31 @@ fou_field_port(char *s, bool need_proto, struct fou_port_conf *pc, struct fou_er
 	return colon == NULL ? 0 : fou_parse_proto(colon + 1, &pc->ipproto, err);
 }
 
+/* family=4|6 of a port, as `ip fou add ... -6`; 4 when left out. */
+static int
+fou_field_family(const struct fou_fields *f, uint8_t *family, struct fou_err *err)
+{
+	const char *v = fou_fields_get(f, "family");
+
+	*family = AF_INET;
+	if (v == NULL || strcmp(v, "4") == 0)
+		return 0;
+	if (strcmp(v, "6") == 0) {
+		*family = AF_INET6;
+		return 0;
+	}
+	fou_err_set(err, "family '%s' is not 4 or 6", v);
+	return -EINVAL;
+}
+
 static int
 fou_stmt_port(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
 	struct fou_port_conf pc = { .family = AF_INET };
 	int ret = fou_field_port(f->pos[0], true, &pc, err);
 
+	if (ret == 0)
+		ret = fou_field_family(f, &pc.family, err);
 	return ret < 0 ? ret : fou_port_add(gw, &pc, err);
 }
 
@@ -210,6 +229,8 @@ fou_stmt_port_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	struct fou_port_conf pc = { .family = AF_INET };
 	int ret = fou_field_port(f->pos[0], false, &pc, err);
 
+	if (ret == 0)
+		ret = fou_field_family(f, &pc.family, err);
 	return ret < 0 ? ret : fou_port_del(gw, &pc, err);
 }
 
@@ -802,11 +823,11 @@ static const struct fou_stmt fou_stmts[] = {
 	  { "IP,dev=PORTID[,lladdr=MAC]", 1, { "dev", "lladdr" }, { NULL }, fou_stmt_neigh_del,
 	    "Delete a neighbour: IP,dev=PORTID[,lladdr=MAC]" } },
 	{ "port",
-	  "FOU receive port, as `ip fou add port UDPPORT ipproto N`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number; or gue, as `ip fou add port UDPPORT gue`",
-	  { "UDPPORT:PROTO|gue", 1, { NULL }, { NULL }, fou_stmt_port,
-	    "Add a FOU or GUE receive port: UDPPORT:PROTO|gue, as --port (ip fou add)" },
-	  { "UDPPORT[:PROTO|gue]", 1, { NULL }, { NULL }, fou_stmt_port_del,
-	    "Delete a FOU or GUE receive port: UDPPORT[:PROTO|gue]" } },
+	  "FOU receive port, as `ip fou add port UDPPORT ipproto N [-6]`; PROTO: ipip, sit (alias ipv6), gre or an IP protocol number; or gue, as `ip fou add port UDPPORT gue [-6]`; family=6: UDP to our IPv6 addresses",
+	  { "UDPPORT:PROTO|gue[,family=4|6]", 1, { "family", NULL }, { NULL }, fou_stmt_port,
+	    "Add a FOU or GUE receive port: UDPPORT:PROTO|gue[,family=4|6], as --port (ip fou add [-6])" },
+	  { "UDPPORT[:PROTO|gue][,family=4|6]", 1, { "family", NULL }, { NULL }, fou_stmt_port_del,
+	    "Delete a FOU or GUE receive port: UDPPORT[:PROTO|gue][,family=4|6]" } },
 	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou|gue ...`",
 	  { "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
 	    "[,pmtudisc|nopmtudisc][,encap=fou|gue|none][,encap-sport=auto|N][,encap-dport=N]"

@@ -285,6 +285,16 @@ fou_tel_per_lcore(const struct fou_gw *gw, int what)
 	return d;
 }
 
+/* A FOU port's key: its UDP port, and "_6" after it for one over IPv6,
+ * so that the two families of one UDP port never share a key. */
+#define FOU_TEL_PORT_KEY 10
+
+static void
+fou_tel_port_key(char *key, const struct fou_port_info *pi)
+{
+	snprintf(key, FOU_TEL_PORT_KEY, "%u%s", pi->udp_port, pi->family == AF_INET6 ? "_6" : "");
+}
+
 /* Decapsulated per FOU port, keyed by UDP port. */
 static struct rte_tel_data *
 fou_tel_per_fou_port(const struct fou_gw *gw, const struct fou_lcore_stats *s)
@@ -292,13 +302,13 @@ fou_tel_per_fou_port(const struct fou_gw *gw, const struct fou_lcore_stats *s)
 	struct fou_port_info info[FOU_MAX_UDP_PORTS];
 	struct rte_tel_data *d = rte_tel_data_alloc();
 	unsigned int n = fou_port_list(gw, info, RTE_DIM(info)), i;
-	char key[8];
+	char key[FOU_TEL_PORT_KEY];
 
 	if (d == NULL)
 		return NULL;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < n; i++) {
-		snprintf(key, sizeof(key), "%u", info[i].udp_port);
+		fou_tel_port_key(key, &info[i]);
 		rte_tel_data_add_dict_u64(d, key, s->decap[info[i].slot]);
 	}
 	return d;
@@ -435,15 +445,16 @@ fou_tel_ports_fill(struct fou_gw *gw, const struct fou_tel_args *a, struct rte_t
 	for (i = a->offset; i < a->offset + n && ret == 0; i++) {
 		struct rte_tel_data *e = rte_tel_data_alloc();
 		const char *name = info[i].gue ? "gue" : fou_proto_name(info[i].ipproto);
-		char key[8];
+		char key[FOU_TEL_PORT_KEY];
 
 		if (e != NULL) {
 			rte_tel_data_start_dict(e);
+			rte_tel_data_add_dict_u64(e, "family", info[i].family == AF_INET6 ? 6 : 4);
 			rte_tel_data_add_dict_string(e, "proto", name != NULL ? name : "other");
 			rte_tel_data_add_dict_u64(e, "ipproto", info[i].ipproto);
 			rte_tel_data_add_dict_u64(e, "decap", s->decap[info[i].slot]);
 		}
-		snprintf(key, sizeof(key), "%u", info[i].udp_port);
+		fou_tel_port_key(key, &info[i]);
 		ret = fou_tel_add_container(d, key, e);
 	}
 	free(s);

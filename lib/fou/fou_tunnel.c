@@ -32,7 +32,7 @@ fou_proto_name(uint8_t ipproto)
 	}
 }
 
-/* What the data path has not learnt to receive yet: refused by name. */
+/* A port's family is IPv4 or IPv6. */
 static int
 fou_port_conf_check(const struct fou_port_conf *pc, struct fou_err *err)
 {
@@ -40,11 +40,21 @@ fou_port_conf_check(const struct fou_port_conf *pc, struct fou_err *err)
 		fou_err_set(err, "a FOU port's family must be 4 or 6");
 		return -EINVAL;
 	}
-	if (pc->family == AF_INET6) {
-		fou_err_set(err, "FOU ports over IPv6 are not supported");
-		return -EOPNOTSUPP;
-	}
 	return 0;
+}
+
+/* The UDP port -> slot table of the port's family: a port of each family
+ * may share one UDP port, as two `ip fou add` sockets (-4 and -6) do. */
+static uint8_t *
+fou_port_slots(struct fou_gw *gw, uint8_t family)
+{
+	return family == AF_INET6 ? gw->udp_slot6 : gw->udp_slot;
+}
+
+static const char *
+fou_port_family(uint8_t family)
+{
+	return family == AF_INET6 ? " over IPv6" : "";
 }
 
 int
@@ -52,6 +62,7 @@ fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 {
 	const uint16_t udp_port = pc->udp_port;
 	unsigned int slot;
+	uint8_t *slots;
 	int ret;
 
 	if (udp_port == 0) {
@@ -69,8 +80,10 @@ fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 	ret = fou_port_conf_check(pc, err);
 	if (ret < 0)
 		return ret;
-	if (gw->udp_slot[udp_port] != 0) {
-		fou_err_set(err, "UDP port %u is already a FOU port", udp_port);
+	slots = fou_port_slots(gw, pc->family);
+	if (slots[udp_port] != 0) {
+		fou_err_set(err, "UDP port %u is already a FOU port%s", udp_port,
+			    fou_port_family(pc->family));
 		return -EEXIST;
 	}
 	for (slot = 1; slot <= FOU_MAX_UDP_PORTS; slot++)
@@ -83,8 +96,9 @@ fou_port_add(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 	gw->udp[slot].udp_port = udp_port;
 	gw->udp[slot].ipproto = pc->ipproto;
 	gw->udp[slot].gue = pc->gue;
+	gw->udp[slot].family = pc->family;
 	/* the slot is complete before a reader can reach it */
-	__atomic_store_n(&gw->udp_slot[udp_port], (uint8_t)slot, __ATOMIC_RELEASE);
+	__atomic_store_n(&slots[udp_port], (uint8_t)slot, __ATOMIC_RELEASE);
 	fou_gw_sync(gw);
 	return 0;
 }
@@ -94,14 +108,17 @@ fou_port_del(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 {
 	const uint16_t udp_port = pc->udp_port;
 	unsigned int slot, l;
+	uint8_t *slots;
 	int ret;
 
 	ret = fou_port_conf_check(pc, err);
 	if (ret < 0)
 		return ret;
-	slot = gw->udp_slot[udp_port];
+	slots = fou_port_slots(gw, pc->family);
+	slot = slots[udp_port];
 	if (slot == 0) {
-		fou_err_set(err, "UDP port %u is not a FOU port", udp_port);
+		fou_err_set(err, "UDP port %u is not a FOU port%s", udp_port,
+			    fou_port_family(pc->family));
 		return -ENOENT;
 	}
 	if (pc->gue && !gw->udp[slot].gue) {
@@ -118,7 +135,7 @@ fou_port_del(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 				    gw->udp[slot].ipproto, pc->ipproto);
 		return -EINVAL;
 	}
-	__atomic_store_n(&gw->udp_slot[udp_port], 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&slots[udp_port], 0, __ATOMIC_RELEASE);
 	fou_gw_sync(gw);
 	/* no worker counts for the slot any more: the next port starts at 0 */
 	for (l = 0; l < RTE_MAX_LCORE; l++) {
@@ -132,22 +149,25 @@ fou_port_del(struct fou_gw *gw, const struct fou_port_conf *pc, struct fou_err *
 unsigned int
 fou_port_list(const struct fou_gw *gw, struct fou_port_info *out, unsigned int n)
 {
-	unsigned int count = 0, p;
+	unsigned int count = 0, p, f;
 
+	/* by UDP port, a port's IPv4 one before its IPv6 one */
 	for (p = 1; p <= UINT16_MAX; p++) {
-		uint8_t slot = gw->udp_slot[p];
+		for (f = 0; f < 2; f++) {
+			uint8_t slot = f == 0 ? gw->udp_slot[p] : gw->udp_slot6[p];
 
-		if (slot == 0)
-			continue;
-		if (count < n)
-			out[count] = (struct fou_port_info){
-				.udp_port = (uint16_t)p,
-				.ipproto = gw->udp[slot].ipproto,
-				.slot = slot,
-				.family = AF_INET,
-				.gue = gw->udp[slot].gue,
-			};
-		count++;
+			if (slot == 0)
+				continue;
+			if (count < n)
+				out[count] = (struct fou_port_info){
+					.udp_port = (uint16_t)p,
+					.ipproto = gw->udp[slot].ipproto,
+					.slot = slot,
+					.family = gw->udp[slot].family,
+					.gue = gw->udp[slot].gue,
+				};
+			count++;
+		}
 	}
 	return count;
 }

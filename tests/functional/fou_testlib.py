@@ -20,6 +20,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -352,7 +353,8 @@ class Summary:
 
     _port = re.compile(r'^port (\d+): rx (\d+) tx (\d+)')
     _decap = re.compile(r'^decapsulated: (\d+) \(ipv4 (\d+), ipv6 (\d+)\)$')
-    _decap_port = re.compile(r'^decap fou port (\d+): (\d+)$')
+    # a port over IPv6 is keyed '5555_6', as in /fou/ports
+    _decap_port = re.compile(r'^decap fou port (\d+)( over ipv6)?: (\d+)$')
     _decap_plain = re.compile(r'^decap plain: (\d+)$')
     _tunnel = re.compile(r'^tunnel (\S+): encapsulated (\d+) \((\d+) bytes\) '
                          r'decapsulated (\d+) \((\d+) bytes\)$')
@@ -429,7 +431,7 @@ class Summary:
                 continue
             m = self._decap_port.match(line)
             if m:
-                self.decap_port[int(m[1])] = int(m[2])
+                self.decap_port[int(m[1]) if m[2] is None else m[1] + '_6'] = int(m[3])
                 continue
             m = self._decap_plain.match(line)
             if m:
@@ -723,7 +725,7 @@ ICMP4_ERRORS = {'icmp_frag_needed': (3, 4), 'icmp_time_exceeded': (11, 0),
                 'icmp_port_unreach': (3, 3)}
 ICMP6_ERRORS = {'icmp6_pkt_too_big': (2, 0), 'icmp6_time_exceeded': (3, 0),
                 'icmp6_no_route': (1, 0), 'icmp6_port_unreach': (1, 4),
-                'icmp6_param_problem': (4, 1)}
+                'icmp6_param_problem': (4, 1), 'icmp6_param_option': (4, 2)}
 
 
 def icmp4_error(orig, src, kind, mtu=0, egress_mtu=1500, length=None):
@@ -1038,6 +1040,21 @@ class GatewayTestCase(unittest.TestCase):
         self.assertIsNotNone(run.rc, 'the gateway did not stop\n' + run.describe())
         return run
 
+    def run_reading(self, rx, opts, n, read, timeout=60):
+        """Run the gateway until it has received n frames, then read(client)
+        over telemetry and stop it: (the run, what read returned)."""
+        gw = self.start(rx, opts)
+        client = TelemetryClient(gw.prefix)
+        try:
+            done = wait_for(lambda: client.cmd('/fou/stats')['rx'] >= n, timeout)
+            got = read(client)
+        finally:
+            client.close()
+        gw.signal(signal.SIGTERM)
+        run = gw.wait()
+        self.assertTrue(done, 'the gateway did not receive the capture\n' + run.describe())
+        return run, got
+
     # -- counters
 
     def assertHealthy(self, run):
@@ -1304,7 +1321,9 @@ class TelemetryClient:
         entries, offset = [], 0
         while True:
             page = self.cmd('%s,offset=%d' % (command, offset))
-            keys = sorted((k for k in page if k.isdigit()), key=int)
+            # by position, or /fou/ports' UDP ports ('5555', '5555_6')
+            keys = sorted((k for k in page if k not in ('count', 'offset', 'next')),
+                          key=lambda k: (int(k.split('_')[0]), k))
             entries += [page[k] for k in keys]
             if 'next' not in page:
                 return entries, page['count']

@@ -147,6 +147,7 @@ class WithGateway(FouctlCase):
         # statements: nothing printed, the change in telemetry's view
         stmts = [
             ('port', 'add', '5560:gre'),
+            ('port', 'add', '5556:sit,family=6'),
             ('tunnel', 'add', 't1,type=ipip,local=10.99.0.1,remote=10.99.0.2,ttl=64,'
                               'encap-dport=5555'),
             ('addr', 'add', 't1,192.168.5.1/30'),
@@ -162,7 +163,7 @@ class WithGateway(FouctlCase):
         for s in stmts:
             self.assertEqual(self.ctl(gw, *s), '', s)
         config = ft.config_lines(c)
-        for line in ['port = 5560:gre', 'addr = t1,192.168.5.1/30', 'addr = 1,192.168.9.1/24',
+        for line in ['port = 5560:gre', 'port = 5556:sit,family=6', 'addr = t1,192.168.5.1/30', 'addr = 1,192.168.9.1/24',
                      'route = 10.5.0.0/16,dev=1,via=192.168.1.2', 'route = 10.6.0.0/16,dev=t1',
                      'neigh = 192.168.1.9,dev=1,lladdr=02:00:00:00:00:09',
                      'sport-range = 40000-40100', 'icmp-rate = 100,burst=10',
@@ -251,6 +252,7 @@ class WithGateway(FouctlCase):
         ports = self.ctl(gw, 'port', 'show').splitlines()
         self.assertEqual(ports, ['port 5555 ipproto 4 (ipip) decap 5',
                                  'port 5556 ipproto 47 (gre) decap 0',
+                                 'port 5556 ipproto 41 (sit) -6 decap 0',
                                  'port 5557 ipproto 41 (sit) decap 0',
                                  'port 5560 ipproto 47 (gre) decap 0'])
         t1 = self.ctl(gw, 'tunnel', 'show', 't1').splitlines()

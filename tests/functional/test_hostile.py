@@ -39,6 +39,14 @@ gateway, configured with tunnels as in the demo, runs it; then:
   in an ICMP, UDP or TCP payload makes a bad L4 checksum that a router,
   Linux included, forwards as it is: routers do not check L4 checksums).
 
+FOU over IPv6 comes in too: a peer fd00:99::2 sends to the ports over IPv6
+(5555, 5556, 5561) ipip, gre and ip6ip6 with Linux' encap limit Destination
+Options before UDP or without, a hop-by-hop router alert, a routing header
+with no segment left, outer ECN, a checksum or zero; the named cases drop the
+malformed ones under their reasons (ip6_exthdr_bad, ip6_opt_discard,
+ip6_rthdr, ip6_frag, udp_len_bad, udp_cksum_bad, ...), and the model of what
+Linux sends covers their mutations (decap6()).
+
 The random cases come from a seed printed on stderr; FOU_HOSTILE_SEED=N
 reproduces a run, FOU_HOSTILE_CASES=N sets how many (default 3000)."""
 import collections
@@ -57,7 +65,9 @@ import test_malformed as tm  # noqa: E402
 from scapy.packet import Raw  # noqa: E402
 from scapy.layers.l2 import Ether, GRE  # noqa: E402
 from scapy.layers.inet import IP, UDP, TCP, IPOption_Router_Alert  # noqa: E402
-from scapy.layers.inet6 import IPv6  # noqa: E402
+from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,  # noqa: E402
+                                IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown, PadN,
+                                RouterAlert)
 from scapy.utils import rdpcap  # noqa: E402
 
 SEED = int(os.environ.get('FOU_HOSTILE_SEED', '20261203'))
@@ -89,9 +99,18 @@ ROUTES = {
     '192.168.77.0/24': 'loop',
 }
 NEIGHS = {'192.168.1.2': (1, ft.MAC_NH_IPIP), '192.168.1.3': (1, ft.MAC_NH_GRE),
-          'fd00:1::2': (1, ft.MAC_NH_SIT), '10.99.0.2': (0, ft.MAC_PEER)}
-CONNECTED = {'10.99.0.0/24': 0, '192.168.1.0/24': 1, 'fd00:1::/64': 1}
-LOCAL = {'10.99.0.1', '192.168.1.1', 'fd00:1::1'}
+          'fd00:1::2': (1, ft.MAC_NH_SIT), '10.99.0.2': (0, ft.MAC_PEER),
+          'fd00:99::2': (1, ft.MAC_PEER)}
+CONNECTED = {'10.99.0.0/24': 0, '192.168.1.0/24': 1, 'fd00:1::/64': 1, 'fd00:99::/64': 1}
+LOCAL = {'10.99.0.1', '192.168.1.1', 'fd00:1::1', 'fd00:99::1'}
+# FOU over IPv6: the peer fd00:99::2 sends to our fd00:99::1 (an address of
+# port 1: on port 0 it would be the source of the ICMPv6 errors that go
+# back through the tunnels, which come from fd00:1::1 here) from port 0, to
+# the ports over IPv6: UDP port -> IP protocol (not 5557: test_malformed's
+# UDP over IPv6 to it gets a port unreachable)
+OUR6, PEER6 = 'fd00:99::1', 'fd00:99::2'
+FOU6_PROTO = {5555: 4, 5556: 47, 5561: 41}
+ANNOUNCE = {0: ft.BASE_ANNOUNCE[0], 1: ft.BASE_ANNOUNCE[1] + (OUR6,)}
 # tunnel: (FOU port, GRE key or None, GRE checksum, UDP checksum, MTU on a 1500 port)
 TUNNEL_OUT = {'fou-ipip': (5555, None, False, False, 1472),
               'fou-gre': (5556, None, False, False, 1468),
@@ -108,18 +127,23 @@ FOU_UDP_PORTS = set(FOU_PROTO) | {6000, GUE_PORT}
 PORT_ADDR4 = {0: ft.IP_P0, 1: '192.168.1.1'}
 
 OPTS = list(ft.PROTO_OPTS) + ['--neigh', '10.99.0.2,dev=0,lladdr=' + ft.MAC_PEER,
-                              '--port', '%d:gue' % GUE_PORT]
-FOU_PORTS = {**ft.PROTO_FOU_PORTS, GUE_PORT: 'gue'}
-
-
-def gue(proto, version=0, c=0, hlen=0, flags=0, fields=b''):
-    """A GUE header as the draft lays it out."""
-    return bytes([version << 6 | c << 5 | hlen, proto]) + flags.to_bytes(2, 'big') + fields
+                              '--port', '%d:gue' % GUE_PORT,
+                              '--addr', '1,%s/64' % OUR6,
+                              '--neigh', '%s,dev=1,lladdr=%s' % (PEER6, ft.MAC_PEER)]
+for _p, _n in FOU6_PROTO.items():
+    OPTS += ['--port', '%d:%d,family=6' % (_p, _n)]
+FOU_PORTS = {**ft.PROTO_FOU_PORTS, GUE_PORT: 'gue',
+             **{'%d_6' % p: n for p, n in FOU6_PROTO.items()}}
 for _t in TUNNELS:
     OPTS += ['--tunnel', _t]
 for _p, _r in ROUTES.items():
     if isinstance(_r, str):
         OPTS += ['--route', '%s,dev=%s' % (_p, _r)]
+
+
+def gue(proto, version=0, c=0, hlen=0, flags=0, fields=b''):
+    """A GUE header as the draft lays it out."""
+    return bytes([version << 6 | c << 5 | hlen, proto]) + flags.to_bytes(2, 'big') + fields
 
 
 def named_traffic():
@@ -174,7 +198,53 @@ def named_traffic():
            err, 'icmp_net_unreach', ignore=ignore)
     t.drop('to 198.51.100.1 (no route) from a source with no route back',
            fou(5555, v4(src='203.0.113.5', dst='198.51.100.1', seq=60)), 'no_route')
+    # FOU over IPv6, malformed
+    i4 = v4(seq=61)
+    t.drop('over IPv6: UDP checksum wrong', fou6(5555, i4, chksum=0x1234), 'udp_cksum_bad')
+    t.drop('over IPv6: UDP length past the payload', fou6(5555, i4, ulen=len(i4) + 9),
+           'udp_len_bad')
+    t.drop('over IPv6: UDP length 7', fou6(5555, i4, ulen=7), 'udp_len_bad')
+    t.drop('over IPv6: a fragment', fou6(5555, i4, ext=IPv6ExtHdrFragment(id=7)), 'ip6_frag')
+    t.drop('over IPv6: a routing header with a segment left',
+           fou6(5555, i4, ext=IPv6ExtHdrRouting(segleft=1, addresses=['fd00:99::7'])),
+           'ip6_rthdr')
+    t.drop('over IPv6: PadN not zero', fou6(5555, i4, ext=IPv6ExtHdrDestOpt(
+        options=[PadN(optdata=b'\x01\x00\x00\x00')])), 'ip6_exthdr_bad')
+    t.drop('over IPv6: Pad1 x 8', fou6(5555, i4, ext=Raw(b'\x11\x01' + bytes(14)),
+                                      nh=60), 'ip6_exthdr_bad')
+    t.drop('over IPv6: an option past its header', fou6(5555, i4, ext=Raw(
+        b'\x11\x00\x07\x09' + bytes(4)), nh=60), 'ip6_exthdr_bad')
+    t.drop('over IPv6: a hop-by-hop header after destination options', fou6(
+        5555, i4, ext=IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop()), 'ip6_exthdr_bad')
+    t.drop('over IPv6: a router alert of 3 bytes', fou6(5555, i4, ext=Raw(
+        b'\x11\x00\x05\x03\x00\x00\x00\x00'), nh=0), 'ip6_exthdr_bad')
+    t.drop('over IPv6: a jumbo payload option', fou6(5555, i4, ext=Raw(
+        b'\x11\x00\xc2\x04' + bytes(4)), nh=0), 'ip6_exthdr_bad')
+    t.drop('over IPv6: nine options', fou6(5555, i4, ext=Raw(
+        b'\x11\x02' + b'\x1e\x00' * 9 + b'\x01\x02\x00\x00'), nh=60), 'ip6_exthdr_bad')
+    t.drop('over IPv6: extension header past the packet', fou6(5555, b'', ext=Raw(
+        b'\x11\x04' + bytes(6)), nh=60, udp=False), 'ip6_exthdr_bad')
+    t.drop('over IPv6: an option whose type says discard', fou6(5555, i4, ext=IPv6ExtHdrDestOpt(
+        options=[HBHOptUnknown(otype=0x5e, optdata=b'\0\0\0\0')])), 'ip6_opt_discard')
+    t.drop('over IPv6: ipip port, IPv6 inside', fou6(5555, v6(seq=62)), 'inner_hdr_bad')
+    t.drop('over IPv6: GRE version 1', fou6(5556, GRE(version=1, proto=0x0800) / v4(seq=63)),
+           'gre_version')
+    t.drop('over IPv6: outer CE, inner Not-ECT', fou6(5561, v6(seq=64), tc=3), 'ecn_drop')
+    t.drop('over IPv6: zero UDP checksum to 5558 (a port over IPv4 only)',
+           fou6(5558, i4, chksum=0), 'udp_cksum_bad')
     return t
+
+
+def fou6(dport, payload, ext=None, tc=0, chksum=None, ulen=None, nh=None, udp=True):
+    """Ethernet / IPv6 [/ extension headers] / UDP(dport) / payload from the
+    IPv6 FOU peer to our fd00:99::1."""
+    ip6 = IPv6(src=PEER6, dst=OUR6, tc=tc, fl=0x54321)
+    if nh is not None:
+        ip6.nh = nh
+    pkt = ip6 / ext if ext is not None else ip6
+    if udp:
+        pkt = pkt / UDP(sport=41000, dport=dport, chksum=chksum, len=ulen) / payload
+    return Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / pkt
 
 
 # --- the valid packets the random cases start from ----------------------------
@@ -255,6 +325,23 @@ def built_frames():
     for dst in ('192.168.4.9', '192.168.3.9'):
         seq += 1
         frames.append(Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / v4(dst=dst, seq=seq))
+    # FOU over IPv6, as Linux' ip6tnl and ip6gre send it: the encap limit
+    # Destination Options before UDP or none, a checksum or zero, a
+    # hop-by-hop router alert, a routing header with no segment left
+    tel = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=4, optdata=b'\x04'),
+                                     PadN(optdata=b'\x00')])
+    exts = (None, tel, IPv6ExtHdrHopByHop(options=[RouterAlert()]) / tel,
+            IPv6ExtHdrRouting(segleft=0, addresses=['fd00:99::7']))
+    for i, ext in enumerate(exts):
+        for ecn in (0, 1, 3):
+            seq += 1
+            chk = None if seq % 2 else 0
+            frames.append(fou6(5555, v4(dst='192.168.4.9', seq=seq, tos=ecn & 2), ext=ext,
+                               tc=ecn, chksum=chk))
+            frames.append(fou6(5561, v6(dst='fd00:41::9', seq=seq, tc=2), ext=ext, tc=ecn,
+                               chksum=chk))
+            frames.append(fou6(5556, gre(v4(dst='192.168.3.9', seq=seq), c=i % 2, k=1), ext=ext,
+                               tc=ecn, chksum=chk))
     # at the MTU of fou-ipip (1472) and fou-sit, one byte over, DF or not
     for size in (1472, 1473):
         for flags in ('DF', 0):
@@ -363,6 +450,8 @@ def decap(frame):
     # PACKET_BROADCAST reach the FOU socket; the tunnel's receive then makes
     # the inner packet PACKET_HOST: skb_scrub_packet)
     mine = frame[0:6] == bytes.fromhex(ft.MAC_P0.replace(':', '')) or frame[0] & 1
+    if mine and frame[12:14] == b'\x86\xdd':
+        return decap6(frame)
     if len(frame) < 14 + 20 or not mine or frame[12:14] != b'\x08\x00':
         return None
     ip = frame[14:]
@@ -387,32 +476,11 @@ def decap(frame):
     if udp[6:8] != b'\0\0' and not _sum_ok(phdr + udp):
         return None
     dport = int.from_bytes(udp[2:4], 'big')
-    payload = udp[8:]
-    proto = FOU_PROTO.get(dport)
-    rc = None
+    proto, payload, rc = FOU_PROTO.get(dport), udp[8:], None
     if dport == GUE_PORT:
         proto, payload, rc = _gue(payload)
-    if proto == 4:
-        inner, ver = payload, 4
-    elif proto == 41:
-        inner, ver = payload, 6
-    elif proto == 47:
-        if len(payload) < 4:
-            return None
-        flags, proto = payload[0], int.from_bytes(payload[2:4], 'big')
-        c, r, k, s = flags & 0x80, flags & 0x40, flags & 0x20, flags & 0x10
-        hl = 4 + 4 * (bool(c or r) + bool(k) + bool(s))
-        if payload[1] & 7 or r or len(payload) < hl or proto not in (0x0800, 0x86dd):
-            return None
-        if c and not _sum_ok(payload):
-            return None
-        key = int.from_bytes(payload[8 if c else 4:(8 if c else 4) + 4], 'big') if k else None
-        if (key, bool(c)) not in ((None, False), (GRE_KEY, True)):
-            return None     # no tunnel with this key, or the checksum option differs
-        inner, ver = payload[hl:], 4 if proto == 0x0800 else 6
-    else:
-        return None
-    return _remcsum(_inner_valid(inner, ver), rc)
+    p = _fou_payload(proto, payload, True)
+    return None if p is None else _remcsum(_inner_valid(*p), rc)
 
 
 def _gue(p):
@@ -458,6 +526,139 @@ def _remcsum(inner, rc):
         return inner
     c = ft.inet_cksum(inner[start:]) or 0xffff
     return inner[:field] + c.to_bytes(2, 'big') + inner[field + 2:]
+
+
+def _fou_payload(proto, payload, tunnels):
+    """(inner, version) of what follows UDP on a FOU port of protocol proto,
+    or None."""
+    if proto in (4, 41):
+        return payload, 4 if proto == 4 else 6
+    return _gre(payload, tunnels) if proto == 47 else None
+
+
+def _gre(payload, tunnels):
+    """(inner, version) of a GRE payload as gre_parse_header takes it, or
+    None; tunnels: GRE tunnels exist to match (over IPv4), else any key and
+    checksum option is taken."""
+    if len(payload) < 4:
+        return None
+    flags, proto = payload[0], int.from_bytes(payload[2:4], 'big')
+    c, r, k, s = flags & 0x80, flags & 0x40, flags & 0x20, flags & 0x10
+    hl = 4 + 4 * (bool(c or r) + bool(k) + bool(s))
+    if payload[1] & 7 or r or len(payload) < hl or proto not in (0x0800, 0x86dd):
+        return None
+    if c and not _sum_ok(payload):
+        return None
+    key = int.from_bytes(payload[8 if c else 4:(8 if c else 4) + 4], 'big') if k else None
+    if tunnels and (key, bool(c)) not in ((None, False), (GRE_KEY, True)):
+        return None     # no tunnel with this key, or the checksum option differs
+    return payload[hl:], 4 if proto == 0x0800 else 6
+
+
+def _tlv(opts, hbh, at):
+    """The options of a hop-by-hop or destination options header as
+    ip6_parse_tlv takes them for a packet to us: True, None (dropped) or
+    ('param', pointer) for an unknown one that asks for a parameter problem."""
+    i = pad = n = 0
+    while i < len(opts):
+        t = opts[i]
+        if t == 0:
+            pad += 1
+            if pad > 7:
+                return None
+            i += 1
+            continue
+        if i + 2 > len(opts) or i + 2 + opts[i + 1] > len(opts):
+            return None
+        ol = 2 + opts[i + 1]
+        if t == 1:
+            pad += ol
+            if pad > 7 or any(opts[i + 2:i + ol]):
+                return None
+            i += ol
+            continue
+        pad = 0
+        n += 1
+        if n > 8 or (hbh and (t == 0xc2 or (t == 5 and ol != 4))):
+            return None
+        if not (hbh and t == 5):
+            if t >> 6 == 1:
+                return None
+            if t >> 6 >= 2:
+                return ('param', at + i)
+        i += ol
+    return True
+
+
+def _ip6_exthdrs(pkt):
+    """(upper-layer protocol, its offset) of the IPv6 packet pkt to us after
+    the extension headers Linux' ip6_input_finish steps over, None when it
+    drops the packet there, or ('param', pointer)."""
+    nh, off = pkt[6], 40
+    while nh in (0, 43, 44, 60):
+        if nh == 44 or (nh == 0 and off != 40) or len(pkt) < off + 8:
+            return None
+        hl = (pkt[off + 1] + 1) * 8
+        if len(pkt) < off + hl:
+            return None
+        if nh == 43:
+            if pkt[off + 3]:
+                return None
+        else:
+            r = _tlv(pkt[off + 2:off + hl], nh == 0, off + 2)
+            if r is not True:
+                return r
+        nh, off = pkt[off], off + hl
+    return nh, off
+
+
+def _ecn(inner, outer_ecn):
+    """inner after decapsulation from an outer ECN field (RFC 6040), or
+    None when it is dropped (CE on Not-ECT)."""
+    b = bytearray(inner)
+    v4_ = b[0] >> 4 == 4
+    e = b[1] & 3 if v4_ else (b[1] >> 4) & 3
+    if e == 0:
+        return None if outer_ecn == 3 else inner
+    new = 3 if outer_ecn == 3 else 1 if (outer_ecn == 1 and e == 2) else e
+    if v4_:
+        b[1] = (b[1] & 0xfc) | new
+        hl = (b[0] & 0xf) * 4
+        b[10:12] = b'\0\0'
+        b[10:12] = ft.ip4_cksum(bytes(b[:hl])).to_bytes(2, 'big')
+    else:
+        b[1] = (b[1] & 0xcf) | (new << 4)
+    return bytes(b)
+
+
+def decap6(frame):
+    """decap() of an IPv6 frame: FOU over IPv6 to our fd00:99::1, to a port
+    over IPv6 (no tunnel over IPv6 to match: from any source)."""
+    ip = frame[14:]
+    if len(ip) < 40 or ip[0] >> 4 != 6 or 40 + int.from_bytes(ip[4:6], 'big') > len(ip):
+        return None
+    ip = ip[:40 + int.from_bytes(ip[4:6], 'big')]
+    src = ipaddress.ip_address(ip[8:24])
+    if socket.inet_ntop(socket.AF_INET6, ip[24:40]) != OUR6 or src.is_multicast or \
+            (not src.is_link_local and (src.is_loopback or src.is_unspecified)):
+        return None
+    ext = _ip6_exthdrs(ip)
+    if ext is None or ext[0] != 17:
+        return None
+    off = ext[1]
+    udp = ip[off:]
+    if len(udp) < 8 or int.from_bytes(udp[2:4], 'big') not in FOU6_PROTO:
+        return None
+    ulen = int.from_bytes(udp[4:6], 'big') or len(udp)
+    if ulen < 8 or ulen > len(udp):
+        return None
+    udp = udp[:ulen]
+    phdr = ip[8:40] + ulen.to_bytes(4, 'big') + b'\0\0\0\x11'
+    if udp[6:8] != b'\0\0' and not _sum_ok(phdr + udp):
+        return None
+    p = _fou_payload(FOU6_PROTO[int.from_bytes(udp[2:4], 'big')], udp[8:], False)
+    inner = None if p is None else _inner_valid(*p)
+    return None if inner is None else _ecn(inner, (ip[1] >> 4) & 3)
 
 
 def plain(frame):
@@ -552,7 +753,7 @@ def _fragments(l3, mtu):
     return out
 
 
-def expected_output(inner):
+def expected_output(inner, is_inner=True):
     """What Linux sends for a decapsulated inner packet, or an outer one
     it does not decapsulate: ('fwd', egress, l3), ('echo', egress, kind,
     l3) or ('icmp', egress, kind, l3), l3 with a placeholder IPv4 ID;
@@ -564,7 +765,7 @@ def expected_output(inner):
     ttl = inner[8] if v4_ else inner[7]
     route = _lpm(dst)
     if route == ('local',):
-        return _local(inner)
+        return _local(inner, is_inner)
     if route is None:
         # ip_error, ip6_pkt_drop
         return _icmp(inner, 'icmp_net_unreach' if v4_ else 'icmp6_no_route', 0)
@@ -611,7 +812,7 @@ def _udp_ok(pkt, off, v6):
     return ulen, int.from_bytes(udp[2:4], 'big')
 
 
-def _local(pkt):
+def _local(pkt, inner):
     """What Linux' local input answers for pkt, to one of our addresses
     (outer, or inner after decapsulation): an echo reply, a port or
     protocol unreachable, a parameter problem, or nothing (TCP, what it
@@ -634,6 +835,19 @@ def _local(pkt):
             return None
         return _icmp(pkt, 'icmp_proto_unreach', 0)
     nh, msg = pkt[6], pkt[40:]
+    if not inner:
+        # an outer one: its extension headers; what follows them is dropped
+        ext = _ip6_exthdrs(pkt)
+        if ext is None:
+            return None
+        if ext[0] == 'param':
+            return _icmp(pkt, 'icmp6_param_option', ext[1])
+        if ext[1] != 40:
+            return None
+    # UDP to a port over IPv6: decapsulation's (decap6); inside a tunnel,
+    # FOU is not decapsulated a second time
+    if nh == 17 and len(msg) >= 8 and int.from_bytes(msg[2:4], 'big') in FOU6_PROTO:
+        return None
     if nh == 58:
         if len(msg) < 8 or 133 <= msg[0] <= 137:
             return None     # short, or Neighbour Discovery (not answered yet)
@@ -690,7 +904,9 @@ def _icmp(inner, kind, mtu, length=None):
     if inner[0] >> 4 == 4:
         me = dst if dst in LOCAL else ft.IP_P0 if back[2] else PORT_ADDR4[back[0]]
         return ('icmp', back, kind, ft.icmp4_error(inner, me, kind, mtu=mtu, length=length))
-    me = dst if dst in LOCAL else 'fd00:1::1'
+    # (RFC 6724 rule 8, longest match: fd00:99::1 to its own network)
+    me = dst if dst in LOCAL else OUR6 if \
+        ipaddress.ip_address(src) in ipaddress.ip_network('fd00:99::/64') else 'fd00:1::1'
     return ('icmp', back, kind, ft.icmp6_error(inner, me, kind, mtu=mtu, length=length))
 
 
@@ -748,9 +964,9 @@ class Hostile(ft.GatewayTestCase):
         run = self.run_gw({0: t.write(self.path('in.pcap'))}, OPTS)
         self.assertTraffic(run, t, port_macs={0: ft.MAC_P0, 1: ft.MAC_P1},
                            fou_ports=FOU_PORTS)
-        self.assertNeighOut(run, 0, ft.MAC_P0, ft.BASE_ANNOUNCE[0],
+        self.assertNeighOut(run, 0, ft.MAC_P0, ANNOUNCE[0],
                             resolve={'10.99.0.3': ft.IP_P0}, replies=t.arp_replies(0))
-        self.assertNeighOut(run, 1, ft.MAC_P1, ft.BASE_ANNOUNCE[1],
+        self.assertNeighOut(run, 1, ft.MAC_P1, ANNOUNCE[1],
                             resolve={'192.168.1.77': '192.168.1.1',
                                      'fd00:1::77': 'fd00:1::1'})
         # (the port unreachable about UDP to 4789 quotes no VXLAN packet)
@@ -787,9 +1003,10 @@ class Hostile(ft.GatewayTestCase):
         reference = {}
         for f in frames:
             inner = decap(f)
+            is_inner = inner is not None
             if inner is None:
                 inner = plain(f)
-            exp = expected_output(inner) if inner is not None else None
+            exp = expected_output(inner, is_inner) if inner is not None else None
             if exp is None:
                 continue
             if exp[0] == 'held':
@@ -857,7 +1074,7 @@ class Hostile(ft.GatewayTestCase):
             announced = [f for f in own if f['kind'] == 'na' or
                          (f['kind'] == 'arp-request' and f['sip'] == f['tip'])]
             self.assertEqual(sorted(f['target'] if f['kind'] == 'na' else f['sip']
-                                    for f in announced), sorted(ft.BASE_ANNOUNCE[port]), ctx)
+                                    for f in announced), sorted(ANNOUNCE[port]), ctx)
             self.assertEqual(len(own), len(announced) + len(replies) +
                              sum(1 for f in own if f['kind'] in ('arp-request', 'ns') and
                                  f not in announced), 'other frames of its own' + ctx)

@@ -208,8 +208,8 @@ def malformed_traffic(way_back=False):
     t.drop('ARP cut short', cut(Ether(src=ft.MAC_PEER, dst='ff:ff:ff:ff:ff:ff') /
                                 ARP(op=1, hwsrc=ft.MAC_PEER, psrc=ft.IP_PEER, pdst=ft.IP_P0),
                                 14 + 27), 'arp_bad')
-    # IPv6 to one of our addresses: FOU is received over IPv4 only
-    # (nobody listens on UDP over IPv6: port unreachable, to a neighbour)
+    # IPv6 to one of our addresses: this gateway has FOU ports over IPv4
+    # only (nobody listens on UDP over IPv6: port unreachable, to a neighbour)
     f = eth() / IPv6(src='fd00:1::2', dst='fd00:1::1') / UDP(sport=40000, dport=5557) / v6(seq=3)
     t.icmp('IPv6 outer FOU to fd00:1::1 (ours)', f, 1, ft.MAC_NH_SIT,
            ft.icmp6_error(ft.l3_of(f), 'fd00:1::1', 'icmp6_port_unreach'), 'icmp6_port_unreach',

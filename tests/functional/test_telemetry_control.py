@@ -293,7 +293,7 @@ class TelemetryControl(ft.GatewayTestCase):
         self.assertNotIn('next', second)
         ports = {k: v for page in (first, second) for k, v in page.items() if k.isdigit()}
         self.assertEqual(sorted(map(int, ports)), [5555, 5556, 5557] + list(range(7000, 7200)))
-        self.assertEqual(ports['7100'], {'proto': 'gre', 'ipproto': 47, 'decap': 0})
+        self.assertEqual(ports['7100'], {'family': 4, 'proto': 'gre', 'ipproto': 47, 'decap': 0})
         lines = ft.config_lines(c)
         self.assertEqual(c.cmd('/fou/route/del,10.1.5.0/24,dev=1,via=192.168.1.2'),
                          {'status': 'ok'})

@@ -22,12 +22,12 @@ from test_linux_captures import capture_traffic  # noqa: E402
 POLL_TIMEOUT = 60
 MACS = {0: ft.MAC_P0, 1: ft.MAC_P1}
 EXPECTED_PORTS = {
-    '5555': {'proto': 'ipip', 'ipproto': 4, 'decap': 10},
-    '5556': {'proto': 'gre', 'ipproto': 47, 'decap': 0},
-    '5557': {'proto': 'sit', 'ipproto': 41, 'decap': 9},
-    '5558': {'proto': 'sit', 'ipproto': 41, 'decap': 0},
-    '5559': {'proto': 'ipip', 'ipproto': 4, 'decap': 0},
-    '6000': {'proto': 'other', 'ipproto': 17, 'decap': 0},
+    '5555': {'family': 4, 'proto': 'ipip', 'ipproto': 4, 'decap': 10},
+    '5556': {'family': 4, 'proto': 'gre', 'ipproto': 47, 'decap': 0},
+    '5557': {'family': 4, 'proto': 'sit', 'ipproto': 41, 'decap': 9},
+    '5558': {'family': 4, 'proto': 'sit', 'ipproto': 41, 'decap': 0},
+    '5559': {'family': 4, 'proto': 'ipip', 'ipproto': 4, 'decap': 0},
+    '6000': {'family': 4, 'proto': 'other', 'ipproto': 17, 'decap': 0},
 }
 
 

@@ -178,6 +178,38 @@ def gue_seeds(out):
         write(out, "rx", frame(payload))
 
 
+def fou6_seeds(out):
+    """FOU over IPv6 to the packet gateway's fd00:99::1 (ports 5555-5557
+    and 5559, family=6): each header layout Linux's ip6tnl / ip6gre sends
+    (the encap limit Destination Options before UDP or none, checksum or
+    zero), and the extension headers the receive path walks."""
+    from scapy.layers.l2 import Ether
+    from scapy.layers.inet import IP, UDP, ICMP, GRE
+    from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop,
+                                    IPv6ExtHdrRouting, IPv6ExtHdrFragment, HBHOptUnknown,
+                                    PadN, RouterAlert, ICMPv6EchoRequest)
+
+    eth = Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01")
+    i4 = IP(src="192.168.4.2", dst="192.168.1.9", id=5) / ICMP() / b"fou6-in"
+    i6 = IPv6(src="fd00:41::2", dst="fd00:1::9") / ICMPv6EchoRequest() / b"fou6-in"
+    tel = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=4, optdata=b"\x04"),
+                                     PadN(optdata=b"\x00")])
+    exts = [None, tel, IPv6ExtHdrHopByHop(options=[RouterAlert()]) / tel,
+            IPv6ExtHdrRouting(addresses=["fd00:99::7"], segleft=0),
+            IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=0x9e, optdata=b"\0\0")]),
+            IPv6ExtHdrFragment(id=3, m=1)]
+    for dport, payload in ((5555, i4), (5557, i6), (5556, GRE(proto=0x86dd) / i6),
+                           (5559, GRE(key_present=1, key=42, chksum_present=1) / i4)):
+        for ext in exts:
+            for zero in (False, True):
+                ip6 = IPv6(src="fd00:99::2", dst="fd00:99::1", tc=3 if zero else 0)
+                pkt = ip6 / ext / UDP(sport=40000, dport=dport) / payload if ext is not None \
+                    else ip6 / UDP(sport=40000, dport=dport) / payload
+                if zero:
+                    pkt[UDP].chksum = 0
+                write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / pkt))
+
+
 def encap_seeds(src, out, nb_tunnels=16):
     frames = pcap_frames(os.path.join(src, "tests", "data", "inside-replies.pcap"))
     inner = [f[14:] for f in frames if f[12:14] in (b"\x08\x00", b"\x86\xdd")]
@@ -307,6 +339,7 @@ def main(src, out):
     arp_seeds(out)
     gue_seeds(out)
     frag_seeds(out)
+    fou6_seeds(out)
     encap_seeds(src, out)
     stmt_seeds(src, out)
     config_seeds(src, out)

@@ -5,7 +5,9 @@
 from scapy.all import (Ether, Dot1Q, IP, IPv6, UDP, TCP, GRE, ICMP, Raw, IPOption_Router_Alert, raw,
                        IPOption_RR, ICMPv6PacketTooBig, ICMPv6TimeExceeded, ICMPv6EchoRequest,
                        ICMPv6EchoReply, ICMPv6DestUnreach, ICMPv6ParamProblem, ICMPv6ND_NS,
-                       ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, Padding)
+                       ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr, ICMPv6NDOptDstLLAddr, Padding,
+                       IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown,
+                       PadN, RouterAlert)
 from scapy.utils import checksum, rdpcap
 import os
 from scapy.packet import Packet
@@ -92,6 +94,12 @@ def describe(pkt, tunnel=True):
             c = "GUE: version %d, C %d, hlen %d, proto %d, flags 0x%04x" % (
                 layer.version, layer.C, layer.hlen, layer.proto, layer.flags)
             if layer.hlen: c += ", fields " + layer.opts.hex()
+        elif isinstance(layer, (IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop, IPv6ExtHdrRouting)):
+            name = {IPv6ExtHdrDestOpt: "Destination Options", IPv6ExtHdrHopByHop: "Hop-by-Hop Options",
+                    IPv6ExtHdrRouting: "Routing"}[type(layer)]
+            c = "IPv6 %s: nh %d, len %d" % (name, chunk[0], chunk[1])
+            if isinstance(layer, IPv6ExtHdrRouting):
+                c += ", type %d, segments left %d" % (chunk[2], chunk[3])
         elif isinstance(layer, GRE):
             bl = GRE(rest)
             fl = "".join(f for f, on in (("C", bl.chksum_present), ("K", bl.key_present), ("S", bl.seqnum_present)) if on) or "none"
@@ -430,6 +438,53 @@ def fou_in(inner, dport, src=SENDER4, dst=GW4):
     return Ether(dst=RX_MAC, src=PEER_MAC) / IP(src=src, dst=dst, ttl=64, id=0x4d2, flags="DF") / \
         UDP(sport=51234, dport=dport, chksum=0) / inner
 
+# Linux' ip6tnl / ip6gre default: a Destination Options header with the
+# Tunnel Encapsulation Limit option (4), padded to 8 bytes, before UDP
+TEL4 = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=4, optdata=b"\x04"), PadN(optdata=b"\x00")])
+
+def fou6_in(inner, dport, ext=None, tc=0, csum=True):
+    """inner over FOU over IPv6 to the gateway's fd00::1."""
+    ip6 = IPv6(src=SENDER6, dst=GW6, hlim=64, fl=0x54321, tc=tc)
+    if ext is not None:
+        ip6 = ip6 / ext
+    u = UDP(sport=51234, dport=dport)
+    if not csum:
+        u.chksum = 0
+    return Ether(dst=RX_MAC, src=PEER_MAC) / ip6 / u / inner
+
+def fou6_cases():
+    """FOU over an IPv6 underlay, received (port ...,family=6): each header
+    layout a Linux peer sends, decapsulated and forwarded out of port 1;
+    an option that asks for a parameter problem gets one."""
+    ports = "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\n"
+    i4, i6 = inner4(), inner6()
+    out4 = Ether(dst=NB4_MAC, src=EG_MAC) / routed(i4)
+    out6 = Ether(dst=NB6_MAC, src=EG_MAC) / routed(i6)
+    tx("fou6_ipip", "ipip over FOU over IPv6 to fd00::1 port 5555, valid UDP checksum", ports,
+       fou6_in(i4, 5555), out4, 1, 4)
+    tx("fou6_ipip_nocsum", "ipip over FOU over IPv6, UDP checksum 0 (noencap-udp6-csum): taken, as Linux' FOU socket does",
+       ports, fou6_in(i4, 5555, csum=False), out4, 1, 4)
+    tx("fou6_ipip_encaplimit", "ipip over FOU over IPv6 with ip6tnl's default Destination Options (encap limit 4) before UDP",
+       ports, fou6_in(i4, 5555, ext=TEL4), out4, 1, 4)
+    tx("fou6_sit_encaplimit", "ip6ip6 over FOU over IPv6 port 5557 with the encap limit Destination Options",
+       ports, fou6_in(i6, 5557, ext=TEL4), out6, 1, 4)
+    tx("fou6_gre_encaplimit", "ip6gre over FOU over IPv6 port 5556 (GRE carrying IPv4) with the encap limit Destination Options",
+       ports, fou6_in(GRE(proto=0x0800) / i4, 5556, ext=TEL4), out4, 1, 4)
+    tx("fou6_gre6_kc_hbh", "GRE flags CK carrying IPv6 over FOU over IPv6, hop-by-hop router alert before UDP",
+       ports, fou6_in(GRE(proto=0x86dd, chksum_present=1, key_present=1, key=42) / i6, 5556,
+                      ext=IPv6ExtHdrHopByHop(options=[RouterAlert()])), out6, 1, 4)
+    tx("fou6_ipip_rthdr0", "ipip over FOU over IPv6 after a routing header with no segments left",
+       ports, fou6_in(i4, 5555, ext=IPv6ExtHdrRouting(type=0, segleft=0, addresses=["fd00::9"])), out4, 1, 4)
+    ect0 = IP(raw(IP(src="10.30.0.5", dst="10.20.0.7", ttl=64, id=0x1234, flags="DF", tos=2) / UDP(sport=40000, dport=7) / Raw(PAYLOAD)))
+    ce = IP(raw(ect0))
+    ce.tos = 3
+    del ce.chksum
+    tx("fou6_ipip_ecn_ce", "ipip over FOU over IPv6, outer traffic class CE, inner ECT(0): forwarded CE (RFC 6040)",
+       ports, fou6_in(ect0, 5555, tc=3), Ether(dst=NB4_MAC, src=EG_MAC) / routed(IP(raw(ce))), 1, 4)
+    pp = fou6_in(i4, 5555, ext=IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=0x9e, optdata=b"\0\0\0\0")]))
+    tx("fou6_param_option", "FOU over IPv6 with option type 0x9e (unrecognised, high bits 10): ICMPv6 parameter problem code 2, pointer 42",
+       ports, pp, to_sender(icmp6_error(pp[IPv6], "param", mtu=42, code=2)), 0)
+
 def local_cases():
     """What the gateway answers for its own addresses (Linux' local input)
     and no route: echo replies, unreachables, parameter problem."""
@@ -613,6 +668,7 @@ def gen_tx():
        t6.stmt() + "\naddr t1,fd00:44::1/64", rx(h1), Tun("sit").encap_frame(err), 1, 1 | 2)
 
     local_cases()
+    fou6_cases()
 
     # plain (encap none) tunnel protocols to a local address, decapsulated
     o = lambda proto: Ether(dst=RX_MAC, src=PEER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1", ttl=64, id=0x4d2, flags="DF", proto=proto)

@@ -338,7 +338,9 @@ test_config_tunnel_addr(void **state)
 		"addr = g1,fd00:44::1/64\n"
 		"tunnel = t1,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555\n"
 		"tunnel = g1,type=gre,local=10.0.0.1,remote=10.0.0.3,encap=none\n"
-		"addr = 0,10.0.0.1/24\n";
+		"addr = 0,10.0.0.1/24\n"
+		"port = 5555:gre,family=6\n"
+		"port = 5555:ipip,family=4\n";
 	static char dump1[4096], dump2[4096];
 	struct calls c = { 0 }, c2 = { 0 };
 	unsigned int idx[MAX_CALLS], i, j;
@@ -347,7 +349,7 @@ test_config_tunnel_addr(void **state)
 
 	(void)state;
 	assert_int_equal(load(text, &c, &err), 0);
-	assert_int_equal(c.n, 6);
+	assert_int_equal(c.n, 8);
 	for (i = 0; i < c.n; i++) {
 		for (j = i; j > 0 && fou_stmt_order(c.name[idx[j - 1]], c.arg[idx[j - 1]]) >
 				     fou_stmt_order(c.name[i], c.arg[i]); j--)
@@ -363,6 +365,8 @@ test_config_tunnel_addr(void **state)
 	assert_non_null(strstr(dump1, "tunnel = g1,type=gre,local=10.0.0.1,remote=10.0.0.3,"
 			       "encap=none\naddr = t1,192.168.4.1/30\naddr = g1,fd00:44::1/64\n"
 			       "route = 192.168.5.0/24,dev=t1\n"));
+	/* family=6 only where it is 6, the IPv4 port of a UDP port first */
+	assert_non_null(strstr(dump1, "port = 5555:ipip\nport = 5555:gre,family=6\n"));
 	fou_gw_free(gw);
 
 	/* written back, it loads in file order */

@@ -1561,13 +1561,13 @@ test_local_not_answered(void **state)
 		     RX_PORT, "protocol 0 to us");
 	expect_local("local_param_problem6", nh6_tcp, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
 		     "IPv6 TCP to us");
-	expect_local("local_param_problem6", nh6_hopopts, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
-		     "IPv6 hop-by-hop options to us");
-	expect_local("local_param_problem6", nh6_routing, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
-		     "IPv6 routing header to us");
-	expect_local("local_param_problem6", nh6_fragment, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
+	expect_local("local_param_problem6", nh6_hopopts, NULL, FOU_DROP_IP6_EXTHDR_BAD, 0, 0,
+		     "IPv6 hop-by-hop options to us (bytes 0, 1, 2, ...: an option past the header)");
+	expect_local("local_param_problem6", nh6_routing, NULL, FOU_DROP_IP6_RTHDR, 0, 0,
+		     "IPv6 routing header to us (3 segments left)");
+	expect_local("local_param_problem6", nh6_fragment, NULL, FOU_DROP_IP6_FRAG, 0, 0,
 		     "IPv6 fragment to us");
-	expect_local("local_param_problem6", nh6_dstopts, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
+	expect_local("local_param_problem6", nh6_dstopts, NULL, FOU_DROP_IP6_EXTHDR_BAD, 0, 0,
 		     "IPv6 destination options to us");
 	expect_local("local_param_problem6", nh6_none, NULL, FOU_DROP_LOCAL_IPV6, 0, 0,
 		     "IPv6 no next header to us");

@@ -292,7 +292,7 @@ test_stmt_rank_usage(void **state)
 	assert_int_equal(fou_stmt_rank("tunnels"), -1);
 	assert_int_equal(fou_stmt_rank(""), -1);
 	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID|TUNNEL[,via=IP]");
-	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO|gue");
+	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO|gue[,family=4|6]");
 	assert_string_equal(fou_stmt_usage("sport-range"), "MIN-MAX");
 	assert_null(fou_stmt_usage("tunnels"));
 	assert_non_null(strstr(fou_stmt_help("port"), "ip fou add port"));
@@ -630,9 +630,50 @@ test_port_invalid(void **state)
 		{ "5555:0", -EINVAL, "IP protocol 0", NULL },
 		{ "5555:ipip,4", -EINVAL, "unexpected '4'", "usage: UDPPORT:PROTO" },
 		{ "5555:ipip,proto=4", -EINVAL, "unknown parameter 'proto'", NULL },
+		{ "5599:ipip,family=5", -EINVAL, "family '5' is not 4 or 6", NULL },
+		{ "5599:ipip,family=", -EINVAL, "parameter 'family' has no value", NULL },
+		{ "5599:ipip,family=inet6", -EINVAL, "family 'inet6' is not 4 or 6", NULL },
+		{ "5599:ipip,family=6,family=4", -EINVAL, "parameter 'family' given twice", NULL },
+		{ "5599:ipip,family", -EINVAL, "unexpected 'family'", NULL },
 	};
 
 	BAD_ARGS(*state, "port", t);
+}
+
+/* A port is per family (ip fou add ... -6): the same UDP port over IPv4
+ * and over IPv6, each deleted alone; family=4 is the default. */
+static void
+test_port_family(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct fou_port_info info[8];
+
+	UNIT_APPLY(gw, "port", "5555:gre,family=6");
+	UNIT_APPLY(gw, "port", "5599:sit,family=4");
+	EXPECT_STMT_ERR(gw, "port", "5555:ipip,family=6", -EEXIST,
+			"UDP port 5555 is already a FOU port over IPv6");
+	EXPECT_STMT_ERR(gw, "port", "5599:sit", -EEXIST, "UDP port 5599 is already a FOU port");
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 6);
+	/* by UDP port, IPv4 first; slots shared by both families */
+	assert_int_equal(info[0].udp_port, 5555);
+	assert_int_equal(info[0].family, AF_INET);
+	assert_int_equal(info[0].ipproto, IPPROTO_IPIP);
+	assert_int_equal(info[1].udp_port, 5555);
+	assert_int_equal(info[1].family, AF_INET6);
+	assert_int_equal(info[1].ipproto, IPPROTO_GRE);
+	assert_int_not_equal(info[0].slot, info[1].slot);
+	assert_int_equal(info[4].udp_port, 5599);
+	assert_int_equal(info[4].family, AF_INET);
+	EXPECT_DEL_ERR(gw, "port", "5599,family=6", -ENOENT,
+		       "UDP port 5599 is not a FOU port over IPv6");
+	EXPECT_DEL_ERR(gw, "port", "5555:ipip,family=6", -EINVAL,
+		       "FOU port 5555 has protocol 47, not 4");
+	UNIT_DEL(gw, "port", "5555,family=6");
+	assert_int_equal(fou_port_list(gw, info, RTE_DIM(info)), 5);
+	assert_int_equal(info[0].family, AF_INET);
+	/* the IPv4 port is untouched and still carries ipip */
+	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
+	UNIT_DEL(gw, "port", "5599,family=4");
 }
 
 static void
@@ -1574,7 +1615,7 @@ static void
 test_del_port(void **state)
 {
 	static const struct bad_arg t[] = {
-		{ "", -EINVAL, "missing fields (usage: UDPPORT[:PROTO|gue])", NULL },
+		{ "", -EINVAL, "missing fields (usage: UDPPORT[:PROTO|gue][,family=4|6])", NULL },
 		{ "0", -EINVAL, "UDP port '0' is not in 1-65535", NULL },
 		{ "65536", -EINVAL, "UDP port '65536' is not in 1-65535", NULL },
 		{ "x:ipip", -EINVAL, "UDP port 'x' is not in 1-65535", NULL },
@@ -2886,6 +2927,7 @@ main(int argc, char **argv)
 		T_BARE(test_port_valid),
 		T_BARE(test_port_invalid),
 		T_STD(test_port_duplicate),
+		T_STD(test_port_family),
 		T_BARE(test_port_table_full),
 		T_BARE(test_port_gue),
 		T_BARE(test_addr_valid),

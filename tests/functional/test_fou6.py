@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""FOU over an IPv6 underlay, received (`--port UDPPORT:PROTO,family=6`, as
+`ip fou add port UDPPORT ipproto N -6`). One gateway run: the FOU peer
+fd00:99::2 on port 0 sends to our fd00:99::1; ports 5555 (ipip), 5556
+(gre) and 5557 (sit) exist for both families, 5560 for IPv4 only.
+
+- decapsulated and forwarded to port 1 (tshark reads what leaves): a
+  checksum, a zero checksum (Linux' FOU socket over IPv6 takes it), GRE
+  with IPv6 inside, the Destination Options header with a Tunnel
+  Encapsulation Limit that Linux' ip6tnl sends before UDP, a hop-by-hop
+  router alert, a routing header with no segments left, outer CE on an
+  ECT(0) inner (RFC 6040: CE inside); FOU over IPv4 to 5555 still counted
+  apart from 5555 over IPv6;
+- dropped by name: a wrong UDP checksum, a UDP length past the payload, a
+  fragment, a routing header with segments left, non-zero PadN, an option
+  whose type says discard, a zero checksum to a port that is not FOU over
+  IPv6 (5560, which is over IPv4 only), FOU over IPv6 to us inside FOU
+  over IPv6 (not decapsulated a second time: inner_local);
+- answered: an option whose type asks for a parameter problem (code 2,
+  pointing at it), UDP over IPv6 to 5560: port unreachable;
+- then /fou/ports keys the two families of one UDP port apart, /fou/config
+  writes family=6 only where it is 6, and port add / del errors name the
+  problem."""
+import os
+import sys
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fou_testlib as ft  # noqa: E402
+from fou_testlib import gre, v4, v6  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.layers.inet import IP, UDP  # noqa: E402
+from scapy.layers.l2 import GRE  # noqa: E402
+from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,  # noqa: E402
+                                IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown, PadN,
+                                RouterAlert)
+from scapy.packet import Raw  # noqa: E402
+
+OUR6, PEER6 = 'fd00:99::1', 'fd00:99::2'
+OPTS = ft.BASE_OPTS + [
+    '--addr', '0,%s/64' % OUR6,
+    '--neigh', '%s,dev=0,lladdr=%s' % (PEER6, ft.MAC_PEER),
+    '--port', '5555:ipip,family=6', '--port', '5556:gre,family=6',
+    '--port', '5557:sit,family=6', '--port', '5560:ipip']
+FOU_PORTS = {5555: 'ipip', 5556: 'gre', 5557: 'sit', '5555_6': 'ipip', '5556_6': 'gre',
+             '5557_6': 'sit', 5560: 'ipip'}
+# Linux' ip6tnl default: a Tunnel Encapsulation Limit of 4, padded to 8
+TEL = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=4, optdata=b'\x04'),
+                                 PadN(optdata=b'\x00')])
+
+
+def fou6(dport, payload, ext=None, tc=0, chksum=None, ulen=None):
+    """Ethernet / IPv6 [/ extension headers] / UDP(dport) / payload from the
+    IPv6 FOU peer."""
+    ip6 = IPv6(src=PEER6, dst=OUR6, tc=tc, fl=0x54321, hlim=64)
+    if ext is not None:
+        ip6 = ip6 / ext
+    return (Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) / ip6 /
+            UDP(sport=41000, dport=dport, chksum=chksum, len=ulen) / payload)
+
+
+def zero_csum(frame):
+    f = Ether(bytes(frame))
+    f[UDP].chksum = 0
+    return Ether(bytes(f))
+
+
+class Fou6Receive(ft.GatewayTestCase):
+    def test_receive_over_ipv6(self):
+        i4 = [v4(seq=n) for n in range(1, 8)]
+        i6 = [v6(seq=n) for n in range(1, 4)]
+        ect0 = v4(seq=9, tos=2)
+        decap = [
+            ('checksum', fou6(5555, i4[0]), i4[0], 4, '5555_6'),
+            ('zero checksum', zero_csum(fou6(5555, i4[1])), i4[1], 4, '5555_6'),
+            ('gre, IPv6 inside', fou6(5556, gre(i6[0])), i6[0], 6, '5556_6'),
+            ('encap limit before UDP', fou6(5557, i6[1], ext=TEL), i6[1], 6, '5557_6'),
+            ('hop-by-hop router alert', fou6(5555, i4[2], ext=IPv6ExtHdrHopByHop(
+                options=[RouterAlert()])), i4[2], 4, '5555_6'),
+            ('routing header, 0 left', fou6(5555, i4[3], ext=IPv6ExtHdrRouting(
+                type=0, segleft=0, addresses=['fd00:99::7'])), i4[3], 4, '5555_6'),
+            ('outer CE, inner ECT(0)', fou6(5555, ect0, tc=3), ect0, 4, '5555_6'),
+            ('over IPv4 to 5555', ft.fou(5555, i4[4]), i4[4], 4, 5555),
+        ]
+        drops = [
+            ('udp_cksum_bad', fou6(5555, i4[5], chksum=0x1234)),
+            ('udp_len_bad', fou6(5555, i4[5], ulen=len(i4[5]) + 9)),
+            ('ip6_frag', fou6(5555, i4[5], ext=IPv6ExtHdrFragment(id=7, m=1))),
+            ('ip6_rthdr', fou6(5555, i4[5], ext=IPv6ExtHdrRouting(
+                type=0, segleft=1, addresses=['fd00:99::7']))),
+            ('ip6_exthdr_bad', fou6(5555, i4[5], ext=IPv6ExtHdrDestOpt(
+                options=[PadN(optdata=b'\x01\x00\x00\x00')]))),
+            ('ip6_opt_discard', fou6(5555, i4[5], ext=IPv6ExtHdrDestOpt(
+                options=[HBHOptUnknown(otype=0x5e, optdata=b'\x00\x00\x00\x00')]))),
+            ('udp_cksum_bad', zero_csum(fou6(5560, i4[5]))),
+            # decapsulated, then FOU to us inside: not taken a second time
+            ('inner_local', fou6(5557, IPv6(src='fd00:41::2', dst=OUR6) /
+                                 UDP(sport=1, dport=5555) / Raw(b'nested'))),
+        ]
+        param = fou6(5555, i4[6], ext=IPv6ExtHdrDestOpt(
+            options=[HBHOptUnknown(otype=0x9e, optdata=b'\x00\x00\x00\x00')]))
+        unreach = fou6(5560, i4[6])
+        frames = [f for _, f, _, _, _ in decap] + [f for _, f in drops] + [param, unreach]
+
+        def read(c):
+            got = dict(ports=c.cmd('/fou/ports'),
+                       by_port=c.cmd('/fou/stats')['decap_by_fou_port'],
+                       conf=ft.config_lines(c),
+                       errors=[c.cmd(cmd) for cmd in (
+                           '/fou/port/add,5555:ipip,family=6', '/fou/port/add,5561:ipip,family=5',
+                           '/fou/port/del,5560,family=6', '/fou/port/add,5561:gre,family=6')],
+                       added=c.cmd('/fou/ports'))
+            got['errors'].append(c.cmd('/fou/port/del,5561,family=6'))
+            got['after'] = c.cmd('/fou/ports')
+            return got
+
+        run, got = self.run_reading({0: ft.write_pcap(self.path('in0.pcap'), frames)}, OPTS,
+                                    len(frames), read)
+        ports, by_port, conf, errors, added, after = (
+            got[k] for k in ('ports', 'by_port', 'conf', 'errors', 'added', 'after'))
+
+        want_drops = {}
+        for reason, _ in drops:
+            want_drops[reason] = want_drops.get(reason, 0) + 1
+        self.assertCounters(
+            run, rx={0: len(frames), 1: 0}, tx={0: 2, 1: len(decap)}, drops=want_drops,
+            decap=[(key, 'ipv%d' % fam) for _, _, _, fam, key in decap] + [('5557_6', 'ipv6')],
+            fou_ports=FOU_PORTS,
+            icmp={'icmp6_param_option': 1, 'icmp6_port_unreach': 1})
+
+        # what left port 1: the inner packets, forwarded, in order
+        got = [ft.l3_of(f) for f in ft.read_frames(run.outputs[1])]
+        for (what, _, inner, _, _), g in zip(decap, got):
+            ecn = 3 if what.startswith('outer CE') else None
+            self.assertEqual(g, ft.forwarded_l3(bytes(inner), ecn=ecn), what)
+        rows = ft.tshark_fields(run.outputs[1], ['ip.dst', 'ipv6.dst', 'ip.dsfield.ecn'])
+        self.assertEqual([r['ip.dst'] or r['ipv6.dst'] for r in rows],
+                         [[IP(bytes(i)).dst] if fam == 4 else [IPv6(bytes(i)).dst]
+                          for _, _, i, fam, _ in decap])
+        self.assertEqual(rows[6]['ip.dsfield.ecn'], ['3'], 'RFC 6040: CE inside')
+        self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
+
+        # what went back to the peer: parameter problem code 2 pointing at
+        # the option (40 + 2), port unreachable
+        rows = ft.tshark_fields(run.outputs[0], ['ipv6.dst', 'icmpv6.type', 'icmpv6.code',
+                                                 'icmpv6.pointer', 'udp.dstport'])
+        self.assertEqual([(r['ipv6.dst'], r['icmpv6.type'], r['icmpv6.code']) for r in rows],
+                         [([PEER6, OUR6], ['4'], ['2']), ([PEER6, OUR6], ['1'], ['4'])])
+        self.assertEqual(rows[0]['icmpv6.pointer'], ['42'])
+        self.assertEqual(rows[1]['udp.dstport'], ['5560'])
+
+        # telemetry and the running config
+        self.assertEqual(ports['5555'], {'family': 4, 'proto': 'ipip', 'ipproto': 4, 'decap': 1})
+        self.assertEqual(ports['5555_6'], {'family': 6, 'proto': 'ipip', 'ipproto': 4,
+                                           'decap': 5})
+        self.assertEqual(ports['5557_6']['decap'], 2)
+        self.assertEqual(by_port, {'5555': 1, '5555_6': 5, '5556': 0, '5556_6': 1, '5557': 0,
+                                   '5557_6': 2, '5560': 0})
+        self.assertEqual(ports['count'], 7)
+        self.assertEqual([ln for ln in conf if ln.startswith('port =')],
+                         ['port = 5555:ipip', 'port = 5555:ipip,family=6', 'port = 5556:gre',
+                          'port = 5556:gre,family=6', 'port = 5557:sit',
+                          'port = 5557:sit,family=6', 'port = 5560:ipip'])
+        self.assertEqual(errors[0], {'error': 'UDP port 5555 is already a FOU port over IPv6',
+                                     'errno': -17})
+        self.assertEqual(errors[1], {'error': "family '5' is not 4 or 6", 'errno': -22})
+        self.assertEqual(errors[2], {'error': 'UDP port 5560 is not a FOU port over IPv6',
+                                     'errno': -2})
+        self.assertEqual(errors[3:], [{'status': 'ok'}] * 2)
+        self.assertEqual(added['5561_6'], {'family': 6, 'proto': 'gre', 'ipproto': 47,
+                                           'decap': 0})
+        self.assertNotIn('5561', added)
+        self.assertEqual(after['count'], 7)
+        self.assertNotIn('5561_6', after)
+
+
+# Linux 6.1's ip6tnl and ip6gre over FOU to its far end fd00:99::10 (tests/data/README.md)
+CAPTURES = ('ip6tnl-ipip6-fou', 'ip6tnl-ipip6-fou-encaplimit-none', 'ip6tnl-ipip6-fou-noudp6csum',
+            'ip6tnl-ip6ip6-fou', 'ip6tnl-ip6ip6-fou-noudp6csum', 'ip6gre-fou',
+            'ip6gre-fou-key-csum-encaplimit-none')
+FAR_MAC, FAR6 = '02:00:0a:63:00:10', 'fd00:99::10'
+CAPTURE_OPTS = [
+    '--link', '0,address=' + FAR_MAC, '--link', '1,address=' + ft.MAC_P1,
+    '--addr', '0,%s/64' % FAR6, '--addr', '1,192.168.1.1/24', '--addr', '1,fd00:1::1/64',
+    '--port', '5555:ipip,family=6', '--port', '5556:gre,family=6', '--port', '5557:sit,family=6',
+    '--route', '192.168.6.0/24,dev=1,via=192.168.1.2',
+    '--route', '192.168.67.0/24,dev=1,via=192.168.1.3',
+    '--route', 'fd00:66::/64,dev=1,via=fd00:1::2',
+    '--neigh', '192.168.1.2,dev=1,lladdr=' + ft.MAC_NH_IPIP,
+    '--neigh', '192.168.1.3,dev=1,lladdr=' + ft.MAC_NH_GRE,
+    '--neigh', 'fd00:1::2,dev=1,lladdr=' + ft.MAC_NH_SIT]
+
+
+def capture_inner(frame):
+    """The inner packet of a Linux FOU-over-IPv6 frame, read with scapy:
+    IPv6, its extension headers, UDP and, to 5556, GRE removed."""
+    udp = Ether(frame)[UDP]
+    data = bytes(udp.payload)[:udp.len - 8]
+    if udp.dport == 5556:
+        g = GRE(data)
+        data = data[4 + 4 * (g.chksum_present + g.key_present + g.seqnum_present):]
+    return data
+
+
+class Fou6LinuxCaptures(ft.GatewayTestCase):
+    def test_linux_captures(self):
+        """What Linux 6.1 sends through ip6tnl (ipip6, ip6ip6) and ip6gre with
+        encap fou, the encap limit Destination Options before UDP or not, a
+        UDP checksum or zero: all decapsulated, the inner packets forwarded
+        (the hop limit 1 ones answered with time exceeded, back the same
+        way); tshark finds nothing wrong in what leaves."""
+        frames, inners = [], []
+        for name in CAPTURES:
+            for f in ft.read_frames(ft.linux_capture(name)):
+                frames.append(bytes(f))
+                inners.append(capture_inner(bytes(f)))
+        run = self.run_gw({0: ft.write_pcap(self.path('in0.pcap'), frames)}, CAPTURE_OPTS)
+        n6 = sum(1 for i in inners if i[0] >> 4 == 6)
+        # the third packet of each file is traceroute's, TTL / hop limit 1
+        ttl1 = [i for i in inners if (i[8] if i[0] >> 4 == 4 else i[7]) == 1]
+        self.assertEqual(len(ttl1), len(CAPTURES))
+        self.assertCounters(
+            run, rx={0: len(frames), 1: 0}, tx={0: 0, 1: len(frames)}, drops={},
+            decap=[('%d_6' % Ether(f)[UDP].dport, 'ipv%d' % (i[0] >> 4))
+                   for f, i in zip(frames, inners)],
+            fou_ports={'5555_6': 'ipip', '5556_6': 'gre', '5557_6': 'sit'},
+            icmp={'icmp_time_exceeded': len(ttl1) - n6 // 3, 'icmp6_time_exceeded': n6 // 3})
+        got = [ft.l3_of(f) for f in ft.read_frames(run.outputs[1])]
+        want = [ft.forwarded_l3(i) for i in inners if i not in ttl1]
+        rest = list(got)
+        for w in want:
+            self.assertIn(w, rest)
+            rest.remove(w)
+        # the rest: time exceeded, ICMP (type 11) or ICMPv6 (type 3)
+        self.assertEqual(sorted((r[0] >> 4, r[20] if r[0] >> 4 == 4 else r[40]) for r in rest),
+                         sorted([(4, 11)] * (len(ttl1) - n6 // 3) + [(6, 3)] * (n6 // 3)))
+        self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
+
+
+if __name__ == '__main__':
+    ft.main()
