@@ -622,7 +622,14 @@ const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
  */
 struct fou_tunnel_conf {
 	char name[FOU_TUNNEL_NAMESIZE];
-	uint8_t type;		/* IPPROTO_IPIP, IPPROTO_IPV6 (sit) or IPPROTO_GRE */
+	/*
+	 * The outer family is local's (and remote's). Over IPv4: IPPROTO_IPIP
+	 * (ipip), IPPROTO_IPV6 (sit) or IPPROTO_GRE (gre). Over IPv6:
+	 * IPPROTO_IPIP (ip6tnl mode ipip6), IPPROTO_IPV6 (ip6tnl mode
+	 * ip6ip6), FOU_TUN_ANY (ip6tnl mode any: IPv4 and IPv6 inside) or
+	 * IPPROTO_GRE (ip6gre).
+	 */
+	uint8_t type;
 	struct fou_ip local, remote;
 	uint8_t ttl;		/* 0: inherit from the inner packet */
 	bool tos_inherit;
@@ -636,7 +643,15 @@ struct fou_tunnel_conf {
 	uint32_t key;
 	bool gre_csum;		/* GRE checksum, sent and required (icsum + ocsum) */
 	bool gre_seq;		/* GRE sequence numbers (oseq) */
+	/* IPv6 underlay only (ip6tnl, ip6gre; iproute2's defaults from
+	 * fou_tunnel_conf_default6()): ttl is the hoplimit, tos the tclass */
+	bool encap_csum6;	/* encap-udp6-csum: UDP checksum over IPv6 (default on) */
+	int16_t encaplimit;	/* Tunnel Encapsulation Limit option, -1: none (default 4) */
+	bool flowlabel_inherit;	/* flowlabel inherit */
+	uint32_t flowlabel;	/* else this (20 bits; 0 default) */
 };
+/* ip6tnl mode any */
+#define FOU_TUN_ANY 0
 
 #define FOU_ENCAP_NONE 0
 #define FOU_ENCAP_FOU 1

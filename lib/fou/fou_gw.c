@@ -92,6 +92,9 @@ fou_gw_rcu_attach(struct fou_gw *gw)
 	if (ret == 0)
 		ret = rte_hash_rcu_qsbr_add(gw->tun_rx, &(struct rte_hash_rcu_config){
 			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
+	if (ret == 0)
+		ret = rte_hash_rcu_qsbr_add(gw->tun_rx6, &(struct rte_hash_rcu_config){
+			.v = gw->qsbr, .mode = RTE_HASH_QSBR_MODE_SYNC });
 	return ret;
 }
 
@@ -280,7 +283,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	if (gw->nh_keys == NULL)
 		goto fail;
 	gw->tun_rx = fou_gw_hash(gw, "tunrx", p->max_tunnels, sizeof(struct fou_tun_key), true);
-	if (gw->tun_rx == NULL || fou_gw_rcu_attach(gw) != 0)
+	gw->tun_rx6 = fou_gw_hash(gw, "tunrx6", p->max_tunnels, sizeof(struct fou_tun_key6), true);
+	if (gw->tun_rx == NULL || gw->tun_rx6 == NULL || fou_gw_rcu_attach(gw) != 0)
 		goto fail;
 	rte_errno = ENOMEM;
 	gw->max_routes = p->max_routes4 + p->max_routes6 + 2;	/* + the default routes */
@@ -361,6 +365,7 @@ fou_gw_free(struct fou_gw *gw)
 	rte_hash_free(gw->neigh);
 	rte_hash_free(gw->tun_names);
 	rte_hash_free(gw->tun_rx);
+	rte_hash_free(gw->tun_rx6);
 	rte_hash_free(gw->nh_keys);
 	fou_idpool_free(gw->nh_ids);
 	fou_idpool_free(gw->tun_ids);

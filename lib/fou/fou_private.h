@@ -235,6 +235,36 @@ struct fou_tun_key {
 static_assert(sizeof(struct fou_tun_key) == 16, "tunnel key has padding");
 
 /*
+ * The same over an IPv6 underlay, as ip6_tnl_lookup / ip6gre_tunnel_lookup
+ * match: type FOU_TUN6_IP6TNL for every ip6tnl (one per address pair,
+ * whatever its mode: the packet's protocol is checked against the
+ * tunnel's mode after the match, as ipxip6_rcv does), IPPROTO_GRE for
+ * ip6gre (with its key).
+ */
+#define FOU_TUN6_IP6TNL 0
+struct fou_tun_key6 {
+	uint8_t local[16];	/* outer destination */
+	uint8_t remote[16];	/* outer source */
+	uint32_t key;		/* GRE key, 0 without one */
+	uint8_t type;		/* FOU_TUN6_IP6TNL or IPPROTO_GRE */
+	uint8_t key_set;
+	uint16_t zero;
+};
+static_assert(sizeof(struct fou_tun_key6) == 40, "IPv6 tunnel key has padding");
+
+static inline void
+fou_tun_key6_make(struct fou_tun_key6 *k, uint8_t type, const uint8_t *local,
+		  const uint8_t *remote, bool key_set, uint32_t key)
+{
+	memcpy(k->local, local, 16);
+	memcpy(k->remote, remote, 16);
+	k->key = key_set ? key : 0;
+	k->type = type;
+	k->key_set = key_set;
+	k->zero = 0;
+}
+
+/*
  * What the receive path looked up ahead for one packet of a burst
  * (fou_rx.c's stages): routes and the tunnel match, each with the key it
  * was looked up for. The packet's own processing takes a result only
@@ -360,6 +390,10 @@ struct fou_gw {
 	uint8_t plain_rx[256];			/* IP proto -> an encap-none tunnel has it */
 	uint32_t tun_types[256];		/* IP proto -> tunnels of that type */
 	struct rte_hash *tun_rx;		/* fou_tun_key -> tunnel index */
+	/* The same over an IPv6 underlay (ip6tnl, ip6gre) */
+	uint8_t plain_rx6[256];			/* IP proto -> an encap-none tunnel has it */
+	uint32_t tun_types6[256];		/* FOU_TUN6_* type -> tunnels of it */
+	struct rte_hash *tun_rx6;		/* fou_tun_key6 -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
 	/* Per tunnel, the path MTU learnt from ICMP fragmentation needed
 	 * (fou_pmtu.c), one word each (FOU_PMTU_WORD): workers only lower it
