@@ -73,7 +73,7 @@
 	X(LOCAL_NOT_UDP, local_not_udp, "to a local address but not UDP, ICMP or a plain tunnel, and no protocol unreachable may be sent (TCP, rate limit)") \
 	X(ICMP_BAD, icmp_bad, "ICMP or ICMPv6 to a local address shorter than its 8-byte header, or with a wrong checksum") \
 	X(ICMP_LOCAL, icmp_local, "ICMP to a local address that is not an echo request nor an error we act on") \
-	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
+	X(PMTU_BAD, pmtu_bad, "ICMP fragmentation needed or ICMPv6 packet too big with a wrong checksum, or whose quote is truncated or matches no tunnel of ours: nothing changed") \
 	X(PUNT_RATELIMITED, punt_ratelimited, "for the port's kernel interface (--punt), over its rate limit") \
 	X(PUNT_RING_FULL, punt_ring_full, "for the port's kernel interface (--punt), and the ring to the control thread was full (or no mbuf for a copy)") \
 	X(PUNT_KERNEL_ANSWER, punt_kernel_answer, "an ARP reply or a Neighbour Advertisement the kernel interface sent: the gateway answers for its addresses itself") \
@@ -103,6 +103,7 @@
 	X(GRE_PROTO_UNKNOWN, gre_proto_unknown, "GRE protocol is neither IPv4 nor IPv6") \
 	X(NO_TUNNEL, no_tunnel, "tunnels of this type exist, and none has these outer addresses (and GRE key)") \
 	X(GRE_CSUM_MISMATCH, gre_csum_mismatch, "GRE checksum present on a tunnel without csum, or missing on one with it") \
+	X(TUNNEL_MODE_MISMATCH, tunnel_mode_mismatch, "IPv6 underlay: an ip6tnl matched whose mode does not take the packet's protocol (IPv6 to mode ipip6, IPv4 to mode ip6ip6), as Linux' ipxip6_rcv drops it") \
 	X(INNER_TRUNCATED, inner_truncated, "inner packet shorter than its IP header") \
 	X(INNER_HDR_BAD, inner_hdr_bad, "inner IP version does not match, or IHL < 5") \
 	X(INNER_LEN_BAD, inner_len_bad, "inner IP length below its header or beyond the tunnel payload") \
@@ -192,8 +193,8 @@ enum fou_icmp_kind {
 	X(NEIGH_EVENTS_LOST, neigh_events_lost, "ARP/ND learning events lost to a full event ring") \
 	X(ORIGINATED, originated, "packets the gateway built itself (ARP, ND, announcements)") \
 	X(CONSUMED, consumed, "packets received and taken in by the gateway's own stack: ARP replies and announcements, Neighbour Advertisements, path MTU errors") \
-	X(PMTU_UPDATES, pmtu_updates, "tunnel path MTUs lowered by ICMP fragmentation needed") \
-	X(PMTU_REFUSED, pmtu_refused, "fragmentation needed for a tunnel that would not lower its path MTU")
+	X(PMTU_UPDATES, pmtu_updates, "tunnel path MTUs lowered by ICMP fragmentation needed or ICMPv6 packet too big") \
+	X(PMTU_REFUSED, pmtu_refused, "fragmentation needed or packet too big for a tunnel that would not lower its path MTU")
 
 enum fou_local_counter {
 #define FOU_LOCAL_ENUM(e, n, d) FOU_LOCAL_##e,

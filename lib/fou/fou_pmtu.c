@@ -6,7 +6,10 @@
  * handler (__udp4_lib_err_encap) do through ipv4_update_pmtu and
  * __ip_rt_update_pmtu: a reported MTU below 552 counts as 552
  * (ip_rt_min_pmtu), an error never raises it, and it expires after 10
- * minutes (ip_rt_mtu_expires). Called by the receive stage (fou_rx.c);
+ * minutes (ip_rt_mtu_expires). Over an IPv6 underlay an ICMPv6 packet too
+ * big does the same for an ip6tnl / ip6gre tunnel (ip6_tnl_err,
+ * ip6gre_err, and fou6 / gue6's error handlers, through ip6_update_pmtu):
+ * never below 1280, the same 10 minutes (ip6_rt_mtu_expires). Called by the receive stage (fou_rx.c);
  * runs on worker lcores: no locks, no logs, no allocation.
  *
  * The quote must be an outer packet exactly as the tunnel sends it:
@@ -24,26 +27,48 @@
  * to its key (flags and protocol, checksum word, key). */
 #define FOU_PMTU_QUOTE_MAX (60 + 8 + 12)
 
-/* The outer addresses of the quoted packet. */
+/* The outer addresses of the quoted packet: IPv4 or (v6) IPv6. */
 struct fou_pmtu_quote {
+	bool v6;
 	rte_be32_t src;		/* our tunnel's local */
 	rte_be32_t dst;		/* its remote */
+	const uint8_t *src6;	/* the same over IPv6 */
+	const uint8_t *dst6;
 };
 
-/* The tunnel of type between the quote's addresses (with a GRE key). */
+/*
+ * The tunnel of type between the quote's addresses (with a GRE key). Over
+ * IPv6 an ip6tnl is keyed by its addresses alone (fou_tun_key6): its mode
+ * must take type (IPIP or IPv6), the protocol the quote says it carried.
+ */
 static const struct fou_tunnel *
 fou_pmtu_lookup(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t type,
 		bool key_set, uint32_t key)
 {
+	const struct fou_tunnel *t;
+	struct fou_tun_key6 k6;
 	struct fou_tun_key k;
+	uint8_t type6;
 	void *data;
 
-	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
+	if (!q->v6) {
+		if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
+			return NULL;
+		fou_tun_key_make(&k, type, q->src, q->dst, key_set, key);
+		if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0)
+			return NULL;
+		return &gw->tunnels[(uintptr_t)data];
+	}
+	type6 = type == IPPROTO_GRE ? IPPROTO_GRE : FOU_TUN6_IP6TNL;
+	if (__atomic_load_n(&gw->tun_types6[type6], __ATOMIC_ACQUIRE) == 0)
 		return NULL;
-	fou_tun_key_make(&k, type, q->src, q->dst, key_set, key);
-	if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0)
+	fou_tun_key6_make(&k6, type6, q->src6, q->dst6, key_set, key);
+	if (rte_hash_lookup_data(gw->tun_rx6, &k6, &data) < 0)
 		return NULL;
-	return &gw->tunnels[(uintptr_t)data];
+	t = &gw->tunnels[(uintptr_t)data];
+	if (type6 == FOU_TUN6_IP6TNL && t->conf.type != FOU_TUN_ANY && t->conf.type != type)
+		return NULL;
+	return t;
 }
 
 /*
@@ -79,7 +104,9 @@ fou_pmtu_type(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t t
 		}
 	}
 	t = fou_pmtu_lookup(gw, q, IPPROTO_GRE, (flags & FOU_GRE_K) != 0, key);
-	if (t != NULL && n >= 4 && memcmp(p, t->hdr + t->gre_off, 2) != 0)
+	if (t != NULL && n >= 4 &&
+	    flags != ((t->conf.gre_csum ? FOU_GRE_C : 0) | (t->conf.key_set ? FOU_GRE_K : 0) |
+		      (t->conf.gre_seq ? FOU_GRE_S : 0)))
 		return NULL;
 	return t;
 }
@@ -106,20 +133,50 @@ fou_pmtu_udp(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t ty
 }
 
 /* Did FOU tunnel t send the quoted UDP header: to its encap-dport, from
- * its encap-sport or, with encap-sport auto, from the range? */
+ * its encap-sport or, with encap-sport auto, from the range? (Read from
+ * its configuration: the outer header before UDP differs by family.) */
 static bool
 fou_pmtu_udp_ok(const struct fou_gw *gw, const struct fou_tunnel *t, const uint8_t *udp)
 {
-	const uint8_t *tu = t->hdr + sizeof(struct rte_ipv4_hdr);
 	const uint16_t sport = (uint16_t)(udp[0] << 8 | udp[1]);
+	const uint16_t dport = (uint16_t)(udp[2] << 8 | udp[3]);
 	uint16_t min, max;
 
-	if (!(t->flags & FOU_TUN_FOU) || memcmp(udp + 2, tu + 2, 2) != 0)
+	if (t->conf.encap == FOU_ENCAP_NONE || dport != t->conf.encap_dport)
 		return false;
-	if (!(t->flags & FOU_TUN_SPORT_AUTO))
-		return memcmp(udp, tu, 2) == 0;
+	if (t->conf.encap_sport != 0)
+		return sport == t->conf.encap_sport;
 	fou_sport_range_load(gw, &min, &max);
 	return sport >= min && sport <= max;
+}
+
+/*
+ * The tunnel that sent the quoted outer packet's payload p (n bytes of
+ * it) of protocol proto: UDP for FOU and GUE (of any of the three tunnel
+ * protocols, the ports its own), else plain IPIP / IPv6 / GRE from a
+ * tunnel with encap none.
+ */
+static const struct fou_tunnel *
+fou_pmtu_payload(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t proto,
+		 const uint8_t *p, uint32_t n)
+{
+	const struct fou_tunnel *t = NULL;
+
+	if (proto == IPPROTO_UDP) {
+		static const uint8_t types[] = { IPPROTO_IPIP, IPPROTO_IPV6, IPPROTO_GRE };
+		unsigned int i;
+
+		for (i = 0; i < RTE_DIM(types) && t == NULL; i++) {
+			t = fou_pmtu_udp(gw, q, types[i], p, n);
+			if (t != NULL && !fou_pmtu_udp_ok(gw, t, p))
+				t = NULL;
+		}
+	} else if (proto == IPPROTO_IPIP || proto == IPPROTO_IPV6 || proto == IPPROTO_GRE) {
+		t = fou_pmtu_type(gw, q, proto, p, n);
+		if (t != NULL && t->conf.encap != FOU_ENCAP_NONE)
+			t = NULL;
+	}
+	return t;
 }
 
 /*
@@ -145,6 +202,21 @@ fou_pmtu_lower(uint64_t *slot, uint16_t mtu, uint16_t link, uint64_t now, uint64
 	return true;
 }
 
+/* Tunnel t's path MTU lowered to mtu, the egress port's MTU link, and
+ * counted either way: the error was about a tunnel. */
+static unsigned int
+fou_pmtu_apply(struct fou_lcore *lc, const struct fou_tunnel *t, uint16_t mtu, uint16_t link)
+{
+	/* written through lc->gw, the context's writable pointer: a
+	 * compare-exchange that only lowers, no lock (fou_private.h) */
+	if (fou_pmtu_lower(&lc->gw->tun_pmtu[t->idx], mtu, link, lc->now,
+			   lc->gw->pmtu_expires_tsc))
+		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_UPDATES], 1);
+	else
+		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_REFUSED], 1);
+	return FOU_CONSUMED;
+}
+
 /* ip: the shape every handler fou_rx_local4 calls shares; the message is
  * read from m, across segments where it must be. */
 unsigned int
@@ -157,10 +229,9 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	const struct fou_tunnel *t = NULL;
 	const struct fou_nexthop *onh;
 	struct fou_pmtu_quote q;
-	const uint8_t *icmp, *qip, *p;
+	const uint8_t *icmp, *qip;
 	uint32_t n, qhl;
 	uint16_t mtu, tun_mtu, tun_mtu_nodf, link = UINT16_MAX;
-	uint8_t proto;
 
 	/* icmp_rcv: a whole header, and the checksum over the message */
 	if (len < FOU_ICMP_HDR || fou_cksum_fold(m, off + hl, len, 0) != 0xffff)
@@ -181,25 +252,10 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	/* a tunnel sends no fragments: a later one quotes none of its headers */
 	if ((qip[6] & 0x1f) != 0 || qip[7] != 0)
 		return FOU_DROP_PMTU_BAD;
+	q.v6 = false;
 	memcpy(&q.src, qip + 12, sizeof(q.src));
 	memcpy(&q.dst, qip + 16, sizeof(q.dst));
-	proto = qip[9];
-	p = qip + qhl;
-	n -= qhl;
-	if (proto == IPPROTO_UDP) {
-		static const uint8_t types[] = { IPPROTO_IPIP, IPPROTO_IPV6, IPPROTO_GRE };
-		unsigned int i;
-
-		for (i = 0; i < RTE_DIM(types) && t == NULL; i++) {
-			t = fou_pmtu_udp(gw, &q, types[i], p, n);
-			if (t != NULL && !fou_pmtu_udp_ok(gw, t, p))
-				t = NULL;
-		}
-	} else if (proto == IPPROTO_IPIP || proto == IPPROTO_IPV6 || proto == IPPROTO_GRE) {
-		t = fou_pmtu_type(gw, &q, proto, p, n);
-		if (t != NULL && (t->flags & FOU_TUN_FOU))
-			t = NULL;
-	}
+	t = fou_pmtu_payload(gw, &q, qip[9], qip + qhl, n - qhl);
 	if (t == NULL)
 		return FOU_DROP_PMTU_BAD;
 
@@ -208,12 +264,70 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	mtu = RTE_MAX((uint16_t)(icmp[6] << 8 | icmp[7]), (uint16_t)FOU_PMTU_MIN);
 	if (fou_tunnel_egress(gw, NULL, t, lc->now, &onh, &tun_mtu, &tun_mtu_nodf) == FOU_EGRESS_OK)
 		link = (uint16_t)(tun_mtu_nodf + t->hdr_len);
-	/* written through lc->gw, the context's writable pointer: a
-	 * compare-exchange that only lowers, no lock (fou_private.h) */
-	if (fou_pmtu_lower(&lc->gw->tun_pmtu[t->idx], mtu, link, lc->now,
-			   gw->pmtu_expires_tsc))
-		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_UPDATES], 1);
-	else
+	return fou_pmtu_apply(lc, t, mtu, link);
+}
+
+/* The IPv6 extension headers a tunnel may put before its payload in the
+ * quote (Linux' ip6tnl / ip6gre: destination options for the encap limit),
+ * and a few for a quote from elsewhere: what is read of them. */
+#define FOU_PMTU6_EXT_MAX 64
+#define FOU_PMTU6_QUOTE_MAX (40 + FOU_PMTU6_EXT_MAX + 8 + FOU_GUE_HLEN + 12)
+
+unsigned int
+fou_pmtu6_input(struct fou_lcore *lc, struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6,
+		uint32_t at, uint32_t len)
+{
+	const struct fou_gw *gw = lc->gw;
+	uint8_t buf[FOU_ICMP_HDR + FOU_PMTU6_QUOTE_MAX];
+	const struct fou_tunnel *t;
+	const struct fou_nexthop *onh;
+	struct fou_pmtu_quote q;
+	const uint8_t *icmp, *qip;
+	uint32_t n, h = 40, mtu32;
+	uint16_t link = UINT16_MAX;
+	uint8_t nh;
+
+	/* icmpv6_rcv: a whole header, and the checksum with its pseudo-header */
+	if (len < FOU_ICMP_HDR ||
+	    fou_cksum_fold(m, at, len, __rte_raw_cksum(ip6->src_addr, 32, 0) +
+			   rte_cpu_to_be_16((uint16_t)len) + rte_cpu_to_be_16(IPPROTO_ICMPV6)) !=
+	    0xffff)
+		return FOU_DROP_PMTU_BAD;
+	n = RTE_MIN(len, (uint32_t)sizeof(buf));
+	icmp = rte_pktmbuf_read(m, at, n, buf);
+	if (icmp == NULL)
+		return FOU_DROP_PMTU_BAD;
+	/* icmpv6_notify: the quoted IPv6 header, its extension headers
+	 * stepped over to the protocol whose error handler is called */
+	qip = icmp + FOU_ICMP_HDR;
+	n -= FOU_ICMP_HDR;
+	if (n < 40 || (qip[0] >> 4) != 6)
+		return FOU_DROP_PMTU_BAD;
+	nh = qip[6];
+	while (nh == IPPROTO_HOPOPTS || nh == IPPROTO_DSTOPTS || nh == IPPROTO_ROUTING) {
+		if (n < h + 8 || n < h + (qip[h + 1] + 1u) * 8)
+			return FOU_DROP_PMTU_BAD;
+		nh = qip[h];
+		h += (qip[h + 1] + 1u) * 8;
+	}
+	/* a tunnel sends no fragments (nh 44 is no tunnel's protocol) */
+	q.v6 = true;
+	q.src6 = qip + 8;
+	q.dst6 = qip + 24;
+	t = fou_pmtu_payload(gw, &q, nh, qip + h, n - h);
+	if (t == NULL)
+		return FOU_DROP_PMTU_BAD;
+
+	/* ip6_update_pmtu / __ip6_rt_update_pmtu: never below the IPv6
+	 * minimum; an MTU the 16 bits of the word cannot hold lowers nothing */
+	mtu32 = (uint32_t)icmp[4] << 24 | (uint32_t)icmp[5] << 16 | (uint32_t)icmp[6] << 8 |
+		icmp[7];
+	if (mtu32 >= UINT16_MAX) {
 		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_REFUSED], 1);
-	return FOU_CONSUMED;
+		return FOU_CONSUMED;
+	}
+	onh = fou_route6(gw, t->conf.remote.v6);
+	if (onh != NULL && (onh->type == FOU_NH_CONNECTED || onh->type == FOU_NH_GATEWAY))
+		link = gw->iface[onh->port].mtu;
+	return fou_pmtu_apply(lc, t, RTE_MAX((uint16_t)mtu32, (uint16_t)RTE_IPV6_MIN_MTU), link);
 }

@@ -39,4 +39,30 @@ fou_pmtu4_is_frag_needed(const struct rte_mbuf *m, uint32_t off, uint32_t hl, ui
 unsigned int fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 			     const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot);
 
+#define FOU_ICMP6_PKT_TOO_BIG 2
+
+/* Is the ICMPv6 message at at (len bytes of it) a packet too big? */
+static inline bool
+fou_pmtu6_is_too_big(const struct rte_mbuf *m, uint32_t at, uint32_t len)
+{
+	const uint8_t *icmp;
+
+	if (len < 2 || at + 2 > rte_pktmbuf_data_len(m))
+		return false;
+	icmp = rte_pktmbuf_mtod_offset(m, const uint8_t *, at);
+	return icmp[0] == FOU_ICMP6_PKT_TOO_BIG && icmp[1] == 0;
+}
+
+/*
+ * The same for an ICMPv6 packet too big to one of our IPv6 addresses (the
+ * message at at, len bytes of it, after the extension headers of ip6):
+ * when it quotes an outer packet one of our IPv6-underlay tunnels sent
+ * (IPv6 [+ extension headers] + UDP [+ GUE] from the tunnel's ports, or
+ * plain IPIP / IPv6 / GRE with its flags and key), that tunnel's path MTU
+ * is lowered to the MTU it reports, 1280 at least (ip6_update_pmtu).
+ * Returns as fou_pmtu4_input does.
+ */
+unsigned int fou_pmtu6_input(struct fou_lcore *lc, struct rte_mbuf *m,
+			     const struct rte_ipv6_hdr *ip6, uint32_t at, uint32_t len);
+
 #endif /* FOU_PMTU_H */

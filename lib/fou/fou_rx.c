@@ -506,6 +506,24 @@ fou_tunnel_proto(const struct rte_mbuf *m, struct fou_inner_ctx *in, uint8_t pro
 }
 
 /*
+ * A packet matched to tunnel t (ip_tunnel_rcv, ip6_tnl_rcv): the GRE
+ * checksum is there exactly when the tunnel has csum; then it counts as
+ * received on the tunnel.
+ */
+static inline unsigned int
+fou_tunnel_rx(struct fou_lcore *lc, const struct fou_tunnel *t, uint16_t gflags, uint32_t len)
+{
+	struct fou_tun_stats *ts;
+
+	if (!(gflags & FOU_GRE_C) != !(t->flags & FOU_TUN_GRE_CSUM))
+		return FOU_DROP_GRE_CSUM_MISMATCH;
+	ts = &lc->tun_st[t->idx];
+	FOU_STAT_ADD(ts->rx_packets, 1);
+	FOU_STAT_ADD(ts->rx_bytes, len);
+	return FOU_FWD;
+}
+
+/*
  * ip_tunnel_lookup: once tunnels of a type exist, packets of that type are
  * taken only from them (outer source = remote, destination = local, the
  * same GRE key). Without any, a FOU port takes them from anyone, as Linux
@@ -515,8 +533,6 @@ static inline unsigned int
 fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte_ipv4_hdr *ip,
 		 uint8_t type, uint16_t gflags, uint32_t key, uint32_t len)
 {
-	const struct fou_tunnel *t;
-	struct fou_tun_stats *ts;
 	struct fou_tun_key k;
 	void *data;
 
@@ -530,14 +546,37 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 	} else if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0) {
 		return FOU_DROP_NO_TUNNEL;
 	}
-	/* ip_tunnel_rcv: the checksum is there exactly when the tunnel has csum */
+	return fou_tunnel_rx(lc, &gw->tunnels[(uintptr_t)data], gflags, len);
+}
+
+/*
+ * The same over an IPv6 underlay, as ip6_tnl_lookup + ipxip6_rcv and
+ * ip6gre_tunnel_lookup + ip6gre_rcv: ip6tnl tunnels are matched on the
+ * outer addresses alone, whatever their mode, and a mode that does not
+ * take the packet's protocol (the next header, FOU port's or GUE's
+ * protocol: 4 or 41) drops it there, as ipxip6_rcv does; ip6gre on the
+ * addresses and key. Without any of the type, the FOU port's fallback
+ * stays. The burst's look-ahead holds IPv4 keys only: an IPv6 packet
+ * looks its tunnel up itself.
+ */
+static inline unsigned int
+fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte_ipv6_hdr *ip6,
+		  uint8_t proto, uint16_t gflags, uint32_t key, uint32_t len)
+{
+	const uint8_t type = proto == IPPROTO_GRE ? IPPROTO_GRE : FOU_TUN6_IP6TNL;
+	const struct fou_tunnel *t;
+	struct fou_tun_key6 k;
+	void *data;
+
+	if (__atomic_load_n(&gw->tun_types6[type], __ATOMIC_ACQUIRE) == 0)
+		return FOU_FWD;
+	fou_tun_key6_make(&k, type, ip6->dst_addr, ip6->src_addr, (gflags & FOU_GRE_K) != 0, key);
+	if (rte_hash_lookup_data(gw->tun_rx6, &k, &data) < 0)
+		return FOU_DROP_NO_TUNNEL;
 	t = &gw->tunnels[(uintptr_t)data];
-	if (!(gflags & FOU_GRE_C) != !(t->flags & FOU_TUN_GRE_CSUM))
-		return FOU_DROP_GRE_CSUM_MISMATCH;
-	ts = &lc->tun_st[(uintptr_t)data];
-	FOU_STAT_ADD(ts->rx_packets, 1);
-	FOU_STAT_ADD(ts->rx_bytes, len);
-	return FOU_FWD;
+	if (type == FOU_TUN6_IP6TNL && t->conf.type != FOU_TUN_ANY && t->conf.type != proto)
+		return FOU_DROP_TUNNEL_MODE_MISMATCH;
+	return fou_tunnel_rx(lc, t, gflags, len);
 }
 
 /*
@@ -843,58 +882,35 @@ fou_udp6_phdr_sum(const struct rte_ipv6_hdr *ip6, uint32_t ulen)
 }
 
 /*
- * An IPv6 packet to one of our addresses (header at off, tot checked): its
- * extension headers walked, UDP to a FOU port over IPv6 decapsulated as
- * over IPv4 (fou_rx_local4), what else is for us to local delivery
- * (fou_local.c). A zero UDP checksum is taken on a FOU port: Linux' FOU
- * socket over IPv6 is made with no_check6_rx (udp_sock_create6 with
- * use_udp6_rx_checksums off), as RFC 6935 allows tunnels.
+ * The UDP datagram at at (plen bytes of IPv6 payload from there) of an
+ * IPv6 packet to us: to a FOU port over IPv6, checked as __udp6_lib_rcv
+ * does and its payload stepped into (fou_udp_payload); FOU_RX_LOCAL6
+ * when it is not for a FOU port (or too short to tell), for local
+ * delivery: never returned further than fou_rx_local6.
  */
-static inline unsigned int
-fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
-	      uint32_t off, const struct rte_ipv6_hdr *ip6, uint32_t tot, bool l2_group, bool gro,
-	      uint16_t *out_port)
-{
-	const struct fou_local loc = {
-		.off = off, .hl = sizeof(*ip6), .tot = tot,
-		.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group,
-		.rx_port = rx_port };
-	const struct rte_udp_hdr *udp;
-	struct fou_inner_ctx in;
-	uint32_t at, ulen, ptr, key = 0;
-	uint16_t gflags = 0;
-	uint8_t proto = ip6->proto;
-	bool inner_v6;
-	unsigned int r;
+#define FOU_RX_LOCAL6 (FOU_FRAG + 1)
 
-	r = fou_ip6_exthdrs(m, off, tot, &proto, &at, &ptr);
-	if (r == FOU_DROP_IP6_OPT_DISCARD && ptr != 0 && !l2_group)
-		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_PARAM_OPT6, ptr, true, r,
-				       out_port);
-	if (r != FOU_FWD)
-		return r;
-	/* UDP to a FOU port over IPv6; the rest as before */
-	if (proto != IPPROTO_UDP || tot - (at - off) < sizeof(*udp) ||
-	    at + sizeof(*udp) > rte_pktmbuf_data_len(m))
-		return fou_local6(lc, m, &loc, out_port);
+static inline unsigned int
+fou_rx_udp6(const struct fou_gw *gw, const struct rte_mbuf *m, const struct rte_ipv6_hdr *ip6,
+	    uint32_t at, uint32_t plen, struct fou_inner_ctx *in, uint8_t *proto)
+{
+	const struct rte_udp_hdr *udp;
+	uint32_t ulen;
+
+	if (plen < sizeof(*udp) || at + sizeof(*udp) > rte_pktmbuf_data_len(m))
+		return FOU_RX_LOCAL6;
 	udp = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, at);
-	in.slot = __atomic_load_n(&gw->udp_slot6[rte_be_to_cpu_16(udp->dst_port)],
-				  __ATOMIC_ACQUIRE);
-	if (in.slot == 0)
-		return fou_local6(lc, m, &loc, out_port);
-	/* __udp6_lib_rcv: 0 is a jumbogram's length, the whole payload; a
-	 * shorter one trims the datagram */
+	in->slot = __atomic_load_n(&gw->udp_slot6[rte_be_to_cpu_16(udp->dst_port)],
+				   __ATOMIC_ACQUIRE);
+	if (in->slot == 0)
+		return FOU_RX_LOCAL6;
+	/* 0 is a jumbogram's length, the whole payload; a shorter one trims
+	 * the datagram */
 	ulen = rte_be_to_cpu_16(udp->dgram_len);
 	if (ulen == 0)
-		ulen = tot - (at - off);
-	if (ulen < sizeof(*udp) || ulen > tot - (at - off))
+		ulen = plen;
+	if (ulen < sizeof(*udp) || ulen > plen)
 		return FOU_DROP_UDP_LEN_BAD;
-	/* GRO never merges these (struct fou_gro_tag): nothing to keep of
-	 * the checksum for it */
-	in.outer_ecn = loc.ecn;
-	in.gro = false;
-	in.csum = FOU_GRO_CSUM_NONE;
-	in.sum = 0;
 	if (udp->dgram_cksum != 0) {
 		switch (fou_rx_outer_l4_flags(m)) {
 		case RTE_MBUF_F_RX_L4_CKSUM_BAD:
@@ -907,16 +923,79 @@ fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 				return FOU_DROP_UDP_CKSUM_BAD;
 		}
 	}
-	in.off = at + sizeof(*udp);
-	in.len = ulen - sizeof(*udp);
-	r = fou_udp_payload(gw, m, &in, &proto);
+	in->off = at + sizeof(*udp);
+	in->len = ulen - sizeof(*udp);
+	return fou_udp_payload(gw, m, in, proto);
+}
+
+/*
+ * An IPv6 packet to one of our addresses (header at off, tot checked): its
+ * extension headers walked, UDP to a FOU port over IPv6, or IPIP / IPv6 /
+ * GRE when an encap-none ip6tnl / ip6gre takes that protocol,
+ * decapsulated and matched to a tunnel as over IPv4 (fou_rx_local4);
+ * ICMPv6 packet too big may lower a tunnel's path MTU; what else is for
+ * us to local delivery (fou_local.c). A zero UDP checksum is taken on a FOU port: Linux' FOU
+ * socket over IPv6 is made with no_check6_rx (udp_sock_create6 with
+ * use_udp6_rx_checksums off), as RFC 6935 allows tunnels.
+ */
+static inline unsigned int
+fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, struct rte_mbuf *m,
+	      uint32_t off, const struct rte_ipv6_hdr *ip6, uint32_t tot, bool l2_group, bool gro,
+	      uint16_t *out_port)
+{
+	const struct fou_local loc = {
+		.off = off, .hl = sizeof(*ip6), .tot = tot,
+		.ecn = (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, .l2_group = l2_group,
+		.rx_port = rx_port };
+	struct fou_inner_ctx in;
+	uint32_t at, ptr, key = 0;
+	uint16_t gflags = 0;
+	uint8_t proto = ip6->proto;
+	bool inner_v6;
+	unsigned int r;
+
+	r = fou_ip6_exthdrs(m, off, tot, &proto, &at, &ptr);
+	if (r == FOU_DROP_IP6_OPT_DISCARD && ptr != 0 && !l2_group)
+		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_PARAM_OPT6, ptr, true, r,
+				       out_port);
 	if (r != FOU_FWD)
 		return r;
+	/* GRO never merges these (struct fou_gro_tag): nothing to keep of
+	 * the checksum for it */
+	in.outer_ecn = loc.ecn;
+	in.gro = false;
+	in.csum = FOU_GRO_CSUM_NONE;
+	in.sum = 0;
+	if (proto == IPPROTO_UDP) {
+		r = fou_rx_udp6(gw, m, ip6, at, tot - (at - off), &in, &proto);
+		if (r == FOU_RX_LOCAL6)
+			return fou_local6(lc, m, &loc, out_port);
+		if (r != FOU_FWD)
+			return r;
+	} else if (__atomic_load_n(&gw->plain_rx6[proto], __ATOMIC_ACQUIRE)) {
+		/* an ip6tnl or ip6gre with encap none takes this protocol
+		 * (ip6_tnl / ip6gre's inet6_protocol handlers) */
+		in.slot = 0;
+		in.remcsum = false;
+		in.rc_start = in.rc_field = 0;
+		in.off = at;
+		in.len = tot - (at - off);
+	} else if (proto == IPPROTO_ICMPV6 && fou_pmtu6_is_too_big(m, at, tot - (at - off))) {
+		/* a tunnel's path MTU (fou_pmtu.c) */
+		r = fou_pmtu6_input(lc, m, ip6, at, tot - (at - off));
+		/* not about a tunnel: the kernel's sockets may want it */
+		if (r == FOU_DROP_PMTU_BAD && fou_punt_on(gw, rx_port))
+			return fou_punt_up(lc, rx_port, m, FOU_PUNT_UP_ICMP);
+		return r;
+	} else {
+		return fou_local6(lc, m, &loc, out_port);
+	}
 	r = fou_tunnel_proto(m, &in, proto, &inner_v6, &gflags, &key);
 	if (r != FOU_FWD)
 		return r;
-	/* no tunnel over IPv6 exists to match: a port takes them from anyone,
-	 * as Linux' fallback ip6tnl0 / ip6gre0 up */
+	r = fou_tunnel_match6(gw, lc, ip6, proto, gflags, key, in.len);
+	if (r != FOU_FWD)
+		return r;
 	if (gro)
 		RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *)->proto =
 			proto | FOU_GRO_OUTER6;
