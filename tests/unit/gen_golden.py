@@ -485,6 +485,65 @@ def fou6_cases():
     tx("fou6_param_option", "FOU over IPv6 with option type 0x9e (unrecognised, high bits 10): ICMPv6 parameter problem code 2, pointer 42",
        ports, pp, to_sender(icmp6_error(pp[IPv6], "param", mtu=42, code=2)), 0)
 
+DROP6 = []   # (name, stmts, in, drop reason name, doc)
+
+def tun6_rx_cases():
+    """IPv6-underlay tunnels received (ip6_tnl_lookup + ipxip6_rcv,
+    ip6gre_tunnel_lookup + ip6gre_rcv): an ip6tnl / ip6gre from fd00::2 to
+    fd00::1 takes FOU, GUE and plain packets from its remote and decapsulates
+    them; another source, another GRE key, a protocol the ip6tnl's mode does
+    not take, a GRE checksum the tunnel does not expect: each dropped by name."""
+    ports = ("port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\n"
+             "port 5558:gue,family=6\n")
+    t = "tunnel t6,local=fd00::1,remote=fd00::2,"
+    i4, i6 = inner4(), inner6()
+    out4 = Ether(dst=NB4_MAC, src=EG_MAC) / routed(i4)
+    out6 = Ether(dst=NB6_MAC, src=EG_MAC) / routed(i6)
+    ipip6 = ports + t + "type=ip6tnl,mode=ipip6,encap=fou,encap-dport=5555"
+    ip6ip6 = ports + t + "type=ip6tnl,mode=ip6ip6,encap=gue,encap-dport=5558"
+    any6 = ports + t + "type=ip6tnl,mode=any,encap=fou,encap-dport=5557"
+    gre6 = ports + t + "type=ip6gre,key=42,csum,encap=fou,encap-dport=5556"
+    tx("tun6_ipip6_fou", "ip6tnl mode ipip6 encap fou from its remote, encap limit header before UDP: decapsulated",
+       ipip6, fou6_in(i4, 5555, ext=TEL4), out4, 1, 4)
+    tx("tun6_ip6ip6_gue", "ip6tnl mode ip6ip6 encap gue from its remote: decapsulated",
+       ip6ip6, fou6_in(GUE(proto=41) / i6, 5558), out6, 1, 4)
+    tx("tun6_any_fou_sit", "ip6tnl mode any, IPv6 inside on the sit port: decapsulated",
+       any6, fou6_in(i6, 5557), out6, 1, 4)
+    tx("tun6_any_gue_ipip", "ip6tnl mode any, GUE protocol 4 (a tunnel matches whatever its encap): decapsulated",
+       any6, fou6_in(GUE(proto=4) / i4, 5558), out4, 1, 4)
+    tx("tun6_ip6gre_fou_kc", "ip6gre key 42 csum encap fou from its remote: decapsulated",
+       gre6, fou6_in(GRE(proto=0x0800, chksum_present=1, key_present=1, key=42) / i4, 5556, ext=TEL4), out4, 1, 4)
+    def plain(nh, inner, ext=None, src=SENDER6):
+        ip6 = IPv6(src=src, dst=GW6, hlim=64, fl=0x54321, nh=nh)
+        if ext is not None:
+            ip6 = ip6 / ext
+        return Ether(dst=RX_MAC, src=PEER_MAC) / ip6 / inner
+    p_ipip6 = t + "type=ip6tnl,mode=ipip6"
+    p_ip6ip6 = t + "type=ip6tnl,mode=ip6ip6"
+    p_gre6 = t + "type=ip6gre,key=7"
+    tx("tun6_plain_ipip6", "plain ip6tnl mode ipip6 (next header 4) from its remote: decapsulated",
+       p_ipip6, plain(4, i4), out4, 1, 4)
+    tx("tun6_plain_ip6ip6_encaplimit", "plain ip6tnl mode ip6ip6, the encap limit header then next header 41: decapsulated",
+       p_ip6ip6, plain(60, i6, ext=TEL4), out6, 1, 4)
+    tx("tun6_plain_ip6gre", "plain ip6gre key 7 (next header 47) carrying IPv6 from its remote: decapsulated",
+       p_gre6, plain(47, GRE(proto=0x86dd, key_present=1, key=7) / i6), out6, 1, 4)
+    def drop(name, doc, stmts, frame, reason):
+        DROP6.append((name, stmts, frame, reason, doc))
+    fou6_from = lambda inner, dport, src: Ether(dst=RX_MAC, src=PEER_MAC) / \
+        IPv6(src=src, dst=GW6, hlim=64, fl=0x54321) / UDP(sport=51234, dport=dport) / inner
+    drop("tun6_wrong_src", "ip6tnl ipip6 from fd00::2; FOU from fd00::3: no tunnel", ipip6,
+         fou6_from(i4, 5555, "fd00::3"), "no_tunnel")
+    drop("tun6_ipip6_got_ipv6", "ip6tnl mode ipip6 from its remote, IPv6 inside (sit port): its mode refuses it", ipip6,
+         fou6_in(i6, 5557), "tunnel_mode_mismatch")
+    drop("tun6_ip6ip6_got_ipv4", "ip6tnl mode ip6ip6 from its remote, GUE protocol 4: its mode refuses it", ip6ip6,
+         fou6_in(GUE(proto=4) / i4, 5558), "tunnel_mode_mismatch")
+    drop("tun6_ip6gre_no_csum", "ip6gre key 42 csum; GRE key 42 without a checksum", gre6,
+         fou6_in(GRE(proto=0x0800, key_present=1, key=42) / i4, 5556), "gre_csum_mismatch")
+    drop("tun6_ip6gre_other_key", "ip6gre key 42 csum; GRE key 43 with a checksum", gre6,
+         fou6_in(GRE(proto=0x0800, chksum_present=1, key_present=1, key=43) / i4, 5556), "no_tunnel")
+    drop("tun6_plain_wrong_src", "plain ip6tnl ipip6 from fd00::2; next header 4 from fd00::3", p_ipip6,
+         plain(4, i4, src="fd00::3"), "no_tunnel")
+
 def local_cases():
     """What the gateway answers for its own addresses (Linux' local input)
     and no route: echo replies, unreachables, parameter problem."""
@@ -669,6 +728,7 @@ def gen_tx():
 
     local_cases()
     fou6_cases()
+    tun6_rx_cases()
 
     # plain (encap none) tunnel protocols to a local address, decapsulated
     o = lambda proto: Ether(dst=RX_MAC, src=PEER_MAC) / IP(src="10.0.0.2", dst="10.0.0.1", ttl=64, id=0x4d2, flags="DF", proto=proto)
@@ -703,6 +763,16 @@ struct golden_tx {
     for name, stmts, inp, out, port, flags, doc in TX:
         st = stmts.replace("\n", "\\n")
         print('\t{ "%s", "%s",\n\t  "%s",\n\t  %s_in, sizeof(%s_in), %s_out, sizeof(%s_out), %d, %d },' % (name, doc.replace('"', '\\"'), st, name, name, name, name, port, flags))
+    print("};\n")
+    for name, stmts, inp, reason, doc in DROP6:
+        emit(name + "_in", inp, doc + ": dropped as " + reason, tunnel=False)
+    print("/* Received and dropped: statements after the standard topology, the input on")
+    print(" * port 0, the drop reason it is counted under. */")
+    print("static const struct {\n\tconst char *name;\n\tconst char *doc;\n\tconst char *stmts;\n"
+          "\tconst uint8_t *in;\n\tuint16_t in_len;\n\tconst char *drop;\n} golden_rx_drop[] = {")
+    for name, stmts, inp, reason, doc in DROP6:
+        print('\t{ "%s", "%s",\n\t  "%s",\n\t  %s_in, sizeof(%s_in), "%s" },' % (
+            name, doc.replace('"', '\\"'), stmts.replace("\n", "\\n"), name, name, reason))
     print("};\n")
 
 # --- path MTU: ICMP fragmentation needed about a tunnel's outer packets ----------
@@ -749,6 +819,60 @@ def gen_pmtu():
     emit("g_pmtu_ipip_err_raise", frag_needed(out, 1450), "ipip/fou: fragmentation needed, MTU 1450, about the 1400-byte outer packet: would raise it", tunnel=False)
     print("static const struct {\n\tconst char *name;\n\tconst char *doc;\n\tconst char *stmts;\n} golden_pmtu[] = {")
     for n, stmts, d in PMTU:
+        print('\t{ "%s", "%s", "%s" },' % (n, d, stmts.replace("\n", "\\n")))
+    print("};\n")
+
+# --- path MTU over an IPv6 underlay: ICMPv6 packet too big ----------------------
+#
+# The router fd00:1::2 on port 1 sends packet too big to the tunnel's local
+# fd00:1::1, quoting as much of the outer packet as fits 1280 bytes
+# (icmp6_send). The outer packets are what an ip6tnl / ip6gre sends by
+# Linux' layout (encap limit header before UDP or GRE), built here, not by
+# the gateway.
+
+LOCAL6, REMOTE6 = "fd00:1::1", "fd00:20::9"
+
+def ptb(outer, mtu, src="fd00:1::2", chksum=None):
+    q = raw(outer)[:1280 - 48]
+    ic = ICMPv6PacketTooBig(mtu=mtu)
+    if chksum is not None:
+        ic.cksum = chksum
+    return Ether(dst=EG_MAC, src=NB6_MAC) / IPv6(src=src, dst=LOCAL6, hlim=64) / ic / Raw(q)
+
+def gen_pmtu6():
+    t = "tunnel t6,local=%s,remote=%s," % (LOCAL6, REMOTE6)
+    o6 = lambda dst=REMOTE6: IPv6(src=LOCAL6, dst=dst, hlim=64) / TEL4
+    big4 = IP(src="10.30.0.5", dst="10.50.0.7", ttl=63, id=0x1234, flags="DF") / UDP(sport=40000, dport=7) / Raw(b"x" * 1400)
+    big6 = IPv6(src="fd00:30::5", dst="fd00:50::7", hlim=63) / UDP(sport=40000, dport=7) / Raw(b"x" * 1400)
+    cases = [
+        ("ipip6", "ip6tnl mode ipip6 encap fou, encap-sport 4242",
+         "port 5555:ipip,family=6\n" + t + "type=ip6tnl,mode=ipip6,encap=fou,encap-sport=4242,encap-dport=5555",
+         o6() / UDP(sport=4242, dport=5555) / big4),
+        ("gue6", "ip6tnl mode ip6ip6 encap gue, encap-sport 4242",
+         "port 5558:gue,family=6\n" + t + "type=ip6tnl,mode=ip6ip6,encap=gue,encap-sport=4242,encap-dport=5558",
+         o6() / UDP(sport=4242, dport=5558) / GUE(proto=41) / big6),
+        ("gre6", "plain ip6gre key 42",
+         t + "type=ip6gre,key=42", o6() / GRE(proto=0x0800, key_present=1, key=42) / big4),
+    ]
+    for n, d, stmts, outer in cases:
+        emit("g_pmtu6_%s_err" % n, ptb(outer, 1400), "%s: packet too big, MTU 1400, about its outer packet" % d, tunnel=False)
+    emit("g_pmtu6_ipip6_err_1000", ptb(cases[0][3], 1000), "ip6tnl ipip6/fou: packet too big, MTU 1000 (taken as 1280)", tunnel=False)
+    emit("g_pmtu6_ipip6_err_1500", ptb(cases[0][3], 1500), "ip6tnl ipip6/fou: packet too big, MTU 1500, the port's: nothing lowered", tunnel=False)
+    emit("g_pmtu6_ipip6_err_huge", ptb(cases[0][3], 70000), "ip6tnl ipip6/fou: packet too big, MTU 70000: nothing lowered", tunnel=False)
+    forged = [
+        ("other_remote", "another remote", o6("fd00:20::10") / UDP(sport=4242, dport=5555) / big4),
+        ("sport", "another source port", o6() / UDP(sport=4243, dport=5555) / big4),
+        ("dport", "another destination port", o6() / UDP(sport=4242, dport=5556) / big4),
+        ("inner6", "IPv6 inside, which mode ipip6 does not send", o6() / UDP(sport=4242, dport=5555) / big6),
+        ("plain", "plain IPIP for a FOU tunnel", o6() / big4),
+    ]
+    for n, d, outer in forged:
+        emit("g_pmtu6_ipip6_forged_%s" % n, ptb(outer, 1400), "ip6tnl ipip6/fou: packet too big quoting %s: no tunnel" % d, tunnel=False)
+    emit("g_pmtu6_ipip6_badsum", ptb(cases[0][3], 1400, chksum=0x1234), "ip6tnl ipip6/fou: packet too big with a wrong ICMPv6 checksum", tunnel=False)
+    emit("g_pmtu6_gre6_key43", ptb(o6() / GRE(proto=0x0800, key_present=1, key=43) / big4, 1400),
+         "plain ip6gre key 42: packet too big quoting GRE key 43: no tunnel", tunnel=False)
+    print("static const struct {\n\tconst char *name;\n\tconst char *doc;\n\tconst char *stmts;\n} golden_pmtu6[] = {")
+    for n, d, stmts, outer in cases:
         print('\t{ "%s", "%s", "%s" },' % (n, d, stmts.replace("\n", "\\n")))
     print("};\n")
 
@@ -860,5 +984,6 @@ gen_linux_tx()
 print("#endif /* GOLDEN_TX */\n")
 print("/* Path MTU: define GOLDEN_PMTU before including. */\n#ifdef GOLDEN_PMTU\n")
 gen_pmtu()
+gen_pmtu6()
 print("#endif /* GOLDEN_PMTU */\n")
 print("#endif /* UNIT_GOLDEN_H */")

@@ -272,6 +272,53 @@ test_tx_golden(void **state)
 }
 
 /*
+ * IPv6-underlay tunnels received: each golden_tx case named tun6_* came
+ * in on its tunnel (counted there, rx bytes the inner packet's); each of
+ * golden_rx_drop is counted under its reason, nothing sent, nothing
+ * received on the tunnel.
+ */
+static void
+test_rx_tun6_golden(void **state)
+{
+	struct fou_tunnel_info ti[2];
+	unsigned int i, n = 0;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(golden_tx); i++) {
+		const struct golden_tx *c = &golden_tx[i];
+		struct fou_gw *gw;
+
+		if (strncmp(c->name, "tun6_", 5) != 0)
+			continue;
+		gw = tx_gw(c->stmts);
+		unit_lcore_begin(&ul, gw, 0);
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
+		unit_lcore_end(&ul);
+		assert_int_equal(fou_tunnel_list(gw, ti, RTE_DIM(ti)), 1);
+		if (ti[0].rx_packets != 1 || ti[0].rx_bytes == 0)
+			fail_msg("%s: tunnel rx %" PRIu64 " packets, %" PRIu64 " bytes", c->name,
+				 ti[0].rx_packets, ti[0].rx_bytes);
+		n++;
+	}
+	assert_true(n >= 8);
+	for (i = 0; i < RTE_DIM(golden_rx_drop); i++) {
+		struct fou_gw *gw = tx_gw(golden_rx_drop[i].stmts);
+		unsigned int v;
+
+		unit_lcore_begin(&ul, gw, 0);
+		if (run_copies(gw, golden_rx_drop[i].in, golden_rx_drop[i].in_len, 1) != 0)
+			fail_msg("%s (%s): sent", golden_rx_drop[i].name, golden_rx_drop[i].doc);
+		v = st_verdict();
+		if (v >= FOU_DROP_MAX || strcmp(fou_drop_name(v), golden_rx_drop[i].drop) != 0)
+			fail_msg("%s (%s): counted as %s", golden_rx_drop[i].name,
+				 golden_rx_drop[i].doc, v < FOU_DROP_MAX ? fou_drop_name(v) : "not a drop");
+		unit_lcore_end(&ul);
+		assert_int_equal(fou_tunnel_list(gw, ti, RTE_DIM(ti)), 1);
+		assert_int_equal(ti[0].rx_packets, 0);
+	}
+}
+
+/*
  * What Linux 6.1 sent through its encap gue tunnels (ipip, sit, gre; UDP
  * checksum off and on; GRE key, csum, seq), packet by packet through one
  * gateway standing where the Linux guest stood: the same bytes, but for
@@ -1812,6 +1859,7 @@ main(int argc, char **argv)
 		T(test_tx_golden_cksums),
 		T(test_tx_linux_gue),
 		T(test_tx_golden),
+		T(test_rx_tun6_golden),
 		T(test_tx_multiseg),
 		T(test_tx_offload),
 		T(test_tx_sport_flows),

@@ -656,6 +656,93 @@ test_pmtu_tunnel_again(void **state)
 	expect_path(1400, 1372, "lowered again");
 }
 
+/* An IPv6-underlay tunnel's path MTU (0: none) and its tunnel MTU, the
+ * path's or the port's 1500 less its overhead. */
+static void
+expect_path6(uint16_t path_mtu, const char *what)
+{
+	const struct fou_tunnel_info ti = tun_info();
+
+	expect_path(path_mtu, (uint16_t)((path_mtu != 0 ? path_mtu : 1500) - ti.overhead), what);
+}
+
+static const char *
+pmtu6_stmts(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(golden_pmtu6); i++)
+		if (strcmp(golden_pmtu6[i].name, name) == 0)
+			return golden_pmtu6[i].stmts;
+	fail_msg("no IPv6 path MTU case %s", name);
+	return NULL;
+}
+
+/*
+ * ICMPv6 packet too big about an outer packet an ip6tnl / ip6gre sent
+ * (ip6_tnl_err, ip6gre_err, fou6 / gue6 through them; ip6_update_pmtu):
+ * its path MTU is lowered, 1280 at least, never raised, for 10 minutes;
+ * a quote of another remote, ports, inner version, encapsulation or GRE
+ * key, or a wrong checksum, is pmtu_bad and changes nothing.
+ */
+static void
+test_pmtu6(void **state)
+{
+	static const struct {
+		const char *name;
+		const uint8_t *b;
+		uint32_t len;
+	} taken[] = {
+		{ "ipip6", g_pmtu6_ipip6_err, sizeof(g_pmtu6_ipip6_err) },
+		{ "gue6", g_pmtu6_gue6_err, sizeof(g_pmtu6_gue6_err) },
+		{ "gre6", g_pmtu6_gre6_err, sizeof(g_pmtu6_gre6_err) },
+	}, forged[] = {
+		{ "another remote", g_pmtu6_ipip6_forged_other_remote,
+		  sizeof(g_pmtu6_ipip6_forged_other_remote) },
+		{ "another source port", g_pmtu6_ipip6_forged_sport,
+		  sizeof(g_pmtu6_ipip6_forged_sport) },
+		{ "another destination port", g_pmtu6_ipip6_forged_dport,
+		  sizeof(g_pmtu6_ipip6_forged_dport) },
+		{ "IPv6 inside mode ipip6", g_pmtu6_ipip6_forged_inner6,
+		  sizeof(g_pmtu6_ipip6_forged_inner6) },
+		{ "plain IPIP for a FOU tunnel", g_pmtu6_ipip6_forged_plain,
+		  sizeof(g_pmtu6_ipip6_forged_plain) },
+		{ "ICMPv6 checksum", g_pmtu6_ipip6_badsum, sizeof(g_pmtu6_ipip6_badsum) },
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(taken); i++) {
+		pmtu_gw(pmtu6_stmts(taken[i].name));
+		expect_path6(0, taken[i].name);
+		EXPECT_TAKEN(taken[i].b, taken[i].len, taken[i].name);
+		expect_path6(1400, taken[i].name);
+		EXPECT_REFUSED(taken[i].b, taken[i].len, taken[i].name);
+	}
+	pmtu_gw(pmtu6_stmts("ipip6"));
+	EXPECT_REFUSED(g_pmtu6_ipip6_err_1500, sizeof(g_pmtu6_ipip6_err_1500), "1500, the port's");
+	EXPECT_REFUSED(g_pmtu6_ipip6_err_huge, sizeof(g_pmtu6_ipip6_err_huge), "70000");
+	expect_path6(0, "nothing learnt");
+	EXPECT_TAKEN(g_pmtu6_ipip6_err_1000, sizeof(g_pmtu6_ipip6_err_1000), "1000");
+	expect_path6(1280, "1000 taken as 1280");
+	EXPECT_REFUSED(g_pmtu6_ipip6_err, sizeof(g_pmtu6_ipip6_err), "1400 after 1280");
+	expect_path6(1280, "still 1280");
+	/* it expires as over IPv4 (a later now, not a wait) */
+	expect_err_at(g_pmtu6_ipip6_err, sizeof(g_pmtu6_ipip6_err), V_CONSUMED, 1, 0,
+		      rte_rdtsc() + 601 * rte_get_tsc_hz(), "1400 after 1280 expired");
+	for (i = 0; i < RTE_DIM(forged); i++) {
+		pmtu_gw(pmtu6_stmts("ipip6"));
+		EXPECT_BAD(forged[i].b, forged[i].len, forged[i].name);
+		expect_path6(0, forged[i].name);
+	}
+	pmtu_gw(pmtu6_stmts("gre6"));
+	EXPECT_BAD(g_pmtu6_gre6_key43, sizeof(g_pmtu6_gre6_key43), "GRE key 43");
+	expect_path6(0, "GRE key 43");
+	/* an IPv4 tunnel is not found by an IPv6 quote, nor the other way */
+	pmtu_gw(pmtu_stmts("ipip"));
+	EXPECT_BAD(g_pmtu6_ipip6_err, sizeof(g_pmtu6_ipip6_err), "no IPv6 tunnel");
+}
+
 #define T(f) cmocka_unit_test_teardown(f, teardown)
 
 int
@@ -673,6 +760,7 @@ main(int argc, char **argv)
 		T(test_pmtu_sit_ipv6),
 		T(test_pmtu_segmented),
 		T(test_pmtu_tunnel_again),
+		T(test_pmtu6),
 	};
 	int failures;
 
