@@ -154,15 +154,30 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 	const char *why = fouctl_str(e, "unresolved");
 
 	(void)key;
-	printf("%s: %s remote %s local %s", fouctl_str(e, "name") ? fouctl_str(e, "name") : "?",
+	printf("%s: %s%s%s remote %s local %s",
+	       fouctl_str(e, "name") ? fouctl_str(e, "name") : "?",
 	       fouctl_str(e, "type") ? fouctl_str(e, "type") : "?",
+	       fouctl_str(e, "mode") ? " " : "", fouctl_str(e, "mode") ? fouctl_str(e, "mode") : "",
 	       fouctl_str(e, "remote") ? fouctl_str(e, "remote") : "?",
 	       fouctl_str(e, "local") ? fouctl_str(e, "local") : "?");
+	if (fouctl_str(e, "tclass") != NULL) {
+		/* `ip -d link`'s ip6tnl/ip6gre words */
+		const json_t *el = json_object_get(e, "encaplimit");
+
+		printf(" hoplimit %llu", (unsigned long long)fouctl_u64(e, "hoplimit"));
+		if (json_is_string(el))
+			printf(" encaplimit %s", json_string_value(el));
+		else
+			printf(" encaplimit %llu", (unsigned long long)fouctl_u64(e, "encaplimit"));
+		printf(" tclass %s flowlabel %s", fouctl_str(e, "tclass"), fouctl_str(e, "flowlabel"));
+	}
 	if (encap != NULL && strcmp(encap, "none") != 0)
 		printf(" encap %s encap-dport %llu", encap,
 		       (unsigned long long)fouctl_u64(e, "encap_dport"));
 	else if (encap != NULL)
 		printf(" encap %s", encap);
+	if (encap != NULL && strcmp(encap, "none") != 0 && fouctl_str(e, "tclass") != NULL)
+		printf(" %s", fouctl_u64(e, "encap_csum6") ? "encap-csum6" : "noencap-csum6");
 	printf(" mtu %llu\n", (unsigned long long)fouctl_u64(e, "mtu"));
 	if (fouctl_u64(e, "path_mtu") != 0)
 		printf("    path mtu %llu, expires in %llu s\n",

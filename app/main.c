@@ -383,10 +383,14 @@ fou_app_print_tunnels(struct fou_gw *gw, bool counters)
 				       c->name, ti[i].tx_frags, ti[i].tx_outer_frags);
 			continue;
 		}
-		inet_ntop(AF_INET, &c->local.v4, l, sizeof(l));
-		inet_ntop(AF_INET, &c->remote.v4, r, sizeof(r));
-		fou_line_add(&line, "tunnel %s: %s local %s remote %s encap %s", c->name,
-			     fou_proto_name(c->type), l, r, fou_encap_name(c->encap));
+		inet_ntop(c->local.family, c->local.family == AF_INET6 ? (const void *)c->local.v6 :
+			  (const void *)&c->local.v4, l, sizeof(l));
+		inet_ntop(c->remote.family, c->remote.family == AF_INET6 ?
+			  (const void *)c->remote.v6 : (const void *)&c->remote.v4, r, sizeof(r));
+		fou_line_add(&line, "tunnel %s: %s%s%s local %s remote %s encap %s", c->name,
+			     fou_tunnel_type_name(c), fou_tunnel_mode_name(c) ? " " : "",
+			     fou_tunnel_mode_name(c) ? fou_tunnel_mode_name(c) : "", l, r,
+			     fou_encap_name(c->encap));
 		if (c->encap != FOU_ENCAP_NONE)
 			fou_line_add(&line, " dport %u", c->encap_dport);
 		if (ti[i].unresolved == NULL)

@@ -661,6 +661,15 @@ struct fou_tunnel_conf {
 const char *fou_encap_name(uint8_t encap);
 
 void fou_tunnel_conf_default(struct fou_tunnel_conf *c);
+/* iproute2's defaults for `ip link add type ip6tnl|ip6gre`: mode ip6ip6
+ * (type IPPROTO_IPV6; the caller sets IPPROTO_GRE for ip6gre), hoplimit
+ * 64, encaplimit 4, tclass 0, flowlabel 0, encap-csum6 on (with encap
+ * fou or gue), local and remote of family AF_INET6. */
+void fou_tunnel_conf_default6(struct fou_tunnel_conf *c);
+/* "ipip", "sit", "gre", "ip6tnl" or "ip6gre": the `ip link` type */
+const char *fou_tunnel_type_name(const struct fou_tunnel_conf *c);
+/* ip6tnl's mode ("ipip6", "ip6ip6", "any"); NULL for the other types */
+const char *fou_tunnel_mode_name(const struct fou_tunnel_conf *c);
 int fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err);
 /* A tunnel with its addresses and the routes into it (as `ip link del`). */
 int fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err);

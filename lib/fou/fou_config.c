@@ -307,16 +307,42 @@ fou_dump_tunnel(struct fou_dump *d, const void *entry)
 	char arg[FOU_ERR_LEN];
 	int n;
 
-	n = snprintf(arg, sizeof(arg), "%s,type=%s,local=%s,remote=%s", c->name,
-		     fou_proto_name(c->type), FOU_IPSTR(&c->local), FOU_IPSTR(&c->remote));
-	if (c->ttl != 0)
-		n += snprintf(arg + n, sizeof(arg) - n, ",ttl=%u", c->ttl);
-	if (c->tos_inherit)
-		n += snprintf(arg + n, sizeof(arg) - n, ",tos=inherit");
-	else if (c->tos != 0)
-		n += snprintf(arg + n, sizeof(arg) - n, ",tos=0x%02x", c->tos);
-	if (!c->pmtudisc)
-		n += snprintf(arg + n, sizeof(arg) - n, ",nopmtudisc");
+	n = snprintf(arg, sizeof(arg), "%s,type=%s", c->name, fou_tunnel_type_name(c));
+	/* ip6tnl's default mode is ip6ip6 */
+	if (fou_tunnel_mode_name(c) != NULL && c->type != IPPROTO_IPV6)
+		n += snprintf(arg + n, sizeof(arg) - n, ",mode=%s", fou_tunnel_mode_name(c));
+	n += snprintf(arg + n, sizeof(arg) - n, ",local=%s,remote=%s", FOU_IPSTR(&c->local),
+		      FOU_IPSTR(&c->remote));
+	if (c->local.family == AF_INET6) {
+		/* iproute2's defaults: hoplimit 64, tclass 0, flowlabel 0, encaplimit 4 */
+		if (c->ttl == 0)
+			n += snprintf(arg + n, sizeof(arg) - n, ",hoplimit=inherit");
+		else if (c->ttl != 64)
+			n += snprintf(arg + n, sizeof(arg) - n, ",hoplimit=%u", c->ttl);
+		if (c->tos_inherit)
+			n += snprintf(arg + n, sizeof(arg) - n, ",tclass=inherit");
+		else if (c->tos != 0)
+			n += snprintf(arg + n, sizeof(arg) - n, ",tclass=0x%02x", c->tos);
+		if (c->flowlabel_inherit)
+			n += snprintf(arg + n, sizeof(arg) - n, ",flowlabel=inherit");
+		else if (c->flowlabel != 0)
+			n += snprintf(arg + n, sizeof(arg) - n, ",flowlabel=0x%05x", c->flowlabel);
+		if (c->encaplimit < 0)
+			n += snprintf(arg + n, sizeof(arg) - n, ",encaplimit=none");
+		else if (c->encaplimit != 4)
+			n += snprintf(arg + n, sizeof(arg) - n, ",encaplimit=%d", c->encaplimit);
+		if (c->encap != FOU_ENCAP_NONE && !c->encap_csum6)
+			n += snprintf(arg + n, sizeof(arg) - n, ",noencap-udp6-csum");
+	} else {
+		if (c->ttl != 0)
+			n += snprintf(arg + n, sizeof(arg) - n, ",ttl=%u", c->ttl);
+		if (c->tos_inherit)
+			n += snprintf(arg + n, sizeof(arg) - n, ",tos=inherit");
+		else if (c->tos != 0)
+			n += snprintf(arg + n, sizeof(arg) - n, ",tos=0x%02x", c->tos);
+		if (!c->pmtudisc)
+			n += snprintf(arg + n, sizeof(arg) - n, ",nopmtudisc");
+	}
 	if (c->encap != FOU_ENCAP_FOU)
 		n += snprintf(arg + n, sizeof(arg) - n, ",encap=%s", fou_encap_name(c->encap));
 	if (c->encap_sport != 0)

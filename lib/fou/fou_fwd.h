@@ -68,7 +68,8 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_route_memo *memo,
 			break;
 		}
 		a->tun = t;
-		a->dst = &t->remote;
+		a->dst = likely(!fou_tunnel_is6(t)) ? (const void *)&t->remote :
+			 (const void *)fou_tunnel_remote6(t);
 		a->port = a->nh->port;
 		return FOU_FWD;
 	}

@@ -16,6 +16,7 @@
 #include <rte_fib.h>
 #include <rte_fib6.h>
 #include <rte_hash.h>
+#include <rte_ip.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
@@ -192,9 +193,38 @@ static_assert(sizeof(struct fou_gro_tag) <= 28, "the GRO tag does not fit an mbu
  * sequence (16). */
 #define FOU_TUN_HDR_MAX 48
 
+/* Outer IPv6 (40) + Destination Options with the Tunnel Encapsulation
+ * Limit (8) + UDP (8) + GUE (4) + GRE with checksum, key and sequence (16). */
+#define FOU_TUN6_HDR_MAX 76
+#define FOU_IP6_DSTOPT_LEN 8	/* the encaplimit Destination Options header */
+
+/* Per-packet choices of an IPv6-underlay tunnel (struct fou_tunnel6.flags6) */
+#define FOU_TUN6_FLOW_INHERIT 0x01	/* flowlabel inherit: the inner IPv6 one */
+#define FOU_TUN6_FLOW_AUTO 0x02		/* flowlabel 0: from the inner flow's hash */
+#define FOU_TUN6_ANY 0x04		/* ip6tnl mode any: the protocol per packet */
+
+/*
+ * The outer header of an IPv6-underlay tunnel (ip6tnl, ip6gre): IPv6
+ * [+ Destination Options] [+ UDP [+ GUE]] [+ GRE], as ip6_tnl_xmit and
+ * ip6gre_xmit with fou6_build_udp / gue6_build_udp lay it out. It lives in
+ * the tunnel's second cache line, which IPv4 tunnels never touch.
+ */
+struct fou_tunnel6 {
+	uint8_t hdr[FOU_TUN6_HDR_MAX];
+	uint8_t l4_off;		/* what follows IPv6 and its Destination Options */
+	uint8_t proto_off;	/* the byte that names the inner protocol: the
+				 * last next header, or GUE's proto field */
+	uint8_t flags6;		/* FOU_TUN6_* */
+	uint8_t zero;
+	uint32_t flow;		/* tclass << 20 | flowlabel, as configured */
+};
+
 /*
  * A tunnel. The first cache line is what the data path reads: a pre-built
- * outer header patched per packet (lengths, TTL, TOS, ID, checksums).
+ * outer header patched per packet (lengths, TTL, TOS, ID, checksums). An
+ * IPv6-underlay tunnel has hdr[0] 0x60 (the version nibble: 6) and its
+ * header in v6.hdr; hdr_len, gre_off, seq_off, flags and seq hold for it as
+ * for IPv4 ones (FOU_TUN_UDP_CSUM is encap-csum6, FOU_TUN_PMTUDISC unset).
  */
 struct fou_tunnel {
 	uint8_t hdr[FOU_TUN_HDR_MAX];	/* IPv4 [+ UDP] [+ GRE] template */
@@ -205,12 +235,27 @@ struct fou_tunnel {
 	rte_be32_t remote;		/* routed per packet to find the egress */
 	uint32_t idx;
 	uint32_t seq;			/* next GRE sequence number (atomic) */
+	struct fou_tunnel6 v6 __rte_cache_aligned;	/* IPv6 underlay only */
 	/* control only */
 	struct fou_tunnel_conf conf;
 	uint8_t used;
 } __rte_cache_aligned;
-static_assert(offsetof(struct fou_tunnel, conf) <= RTE_CACHE_LINE_SIZE,
+static_assert(offsetof(struct fou_tunnel, v6) == RTE_CACHE_LINE_SIZE,
 	      "tunnel data-path fields exceed a cache line");
+
+/* The tunnel's outer header is IPv6 (ip6tnl, ip6gre). */
+static inline bool
+fou_tunnel_is6(const struct fou_tunnel *t)
+{
+	return (t->hdr[0] >> 4) == 6;
+}
+
+/* The IPv6 tunnel's remote: the outer destination in its template. */
+static inline const uint8_t *
+fou_tunnel_remote6(const struct fou_tunnel *t)
+{
+	return t->v6.hdr + offsetof(struct rte_ipv6_hdr, dst_addr);
+}
 
 /* Per lcore, per tunnel: written by the lcore, summed by the control side. */
 struct fou_tun_stats {
@@ -459,6 +504,7 @@ struct fou_gw {
 	struct rte_hash *tun_names;		/* name -> index */
 	struct fou_idpool *tun_ids;		/* free tunnel slots, lowest first */
 	uint32_t tun_plain[256];		/* IP proto -> encap-none tunnels of that type */
+	uint32_t tun_plain6[256];		/* the same over IPv6 (plain_rx6) */
 	struct fou_addr_set addr_sets[2];
 	struct fou_own_set *own_sets;		/* two: own is one of them */
 	struct fou_route *routes;		/* max_routes records */

@@ -669,12 +669,13 @@ fou_tunnel_with_addr(const struct fou_gw *gw, const struct fou_ip *ip, bool remo
 {
 	uint32_t i;
 
-	if (ip->family != AF_INET)
-		return NULL;	/* tunnel endpoints are IPv4 */
 	for (i = 0; i < gw->params.max_tunnels; i++) {
 		const struct fou_tunnel_conf *c = &gw->tunnels[i].conf;
+		const struct fou_ip *a = remote ? &c->remote : &c->local;
 
-		if (gw->tunnels[i].used && (remote ? c->remote.v4 : c->local.v4) == ip->v4)
+		if (!gw->tunnels[i].used || a->family != ip->family)
+			continue;
+		if (ip->family == AF_INET ? a->v4 == ip->v4 : memcmp(a->v6, ip->v6, 16) == 0)
 			return &gw->tunnels[i];
 	}
 	return NULL;

@@ -367,13 +367,17 @@ enum fou_egress {
  * The path MTU bounds only packets that leave with DF (Linux'
  * tnl_update_pmtu): *mtu_nodf is the port's MTU minus the headers, for a
  * nopmtudisc tunnel's packets without DF, which the path may fragment.
+ * An IPv6-underlay tunnel's remote is routed through the IPv6 table, and
+ * its headers (hdr_len) include IPv6's and the Destination Options'.
  */
 static inline enum fou_egress
 fou_tunnel_egress(const struct fou_gw *gw, const struct fou_route_memo *memo,
 		  const struct fou_tunnel *t, uint64_t now, const struct fou_nexthop **onh,
 		  uint16_t *mtu, uint16_t *mtu_nodf)
 {
-	const struct fou_nexthop *nh = fou_route4_memo(gw, memo, t->remote);
+	const struct fou_nexthop *nh = likely(!fou_tunnel_is6(t)) ?
+		fou_route4_memo(gw, memo, t->remote) :
+		fou_route6_memo(gw, memo, fou_tunnel_remote6(t));
 	uint16_t link, pmtu;
 
 	if (nh == NULL)

@@ -1319,6 +1319,8 @@ fou_ahead_routed(const struct fou_gw *gw, struct fou_lcore *lc, struct fou_rx_ah
 	rte_prefetch0(t);
 	rte_prefetch0(&lc->tun_st[nh->tunnel]);
 	rte_prefetch0(&gw->tun_pmtu[nh->tunnel]);
+	if (fou_tunnel_is6(t))
+		return;	/* an IPv6 remote: the packet routes it for itself */
 	ah->rem[ah->nrem] = t->remote;
 	ah->rem_pkt[ah->nrem++] = i;
 }

@@ -522,34 +522,171 @@ fou_fields_pair(const struct fou_fields *f, const char *yes, const char *no, boo
 	return 0;
 }
 
+/* Options of one underlay only: named in a refusal. */
+static const char *const fou_tunnel_opts4[] = { "ttl", "tos", "pmtudisc", "nopmtudisc",
+						"encap-csum", NULL };
+static const char *const fou_tunnel_opts6[] = { "mode", "hoplimit", "tclass", "flowlabel",
+						"encaplimit", "encap-udp6-csum",
+						"noencap-udp6-csum", "encap-csum6", "noencap-csum6",
+						NULL };
+
+static int
+fou_tunnel_refuse(const struct fou_fields *f, const char *const *opts, const char *type,
+		  const char *why, struct fou_err *err)
+{
+	unsigned int i;
+
+	for (i = 0; opts[i] != NULL; i++) {
+		if (fou_fields_get(f, opts[i]) != NULL) {
+			fou_err_set(err, "'%s' is not an option of type %s (%s)", opts[i], type,
+				    why);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* iproute2 reads tclass and flowlabel in hex (get_u8/get_u32 base 16). */
+static int
+fou_parse_hex(const char *s, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 16);
+	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || v > max)
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* What only ip6tnl and ip6gre take: mode, hoplimit, tclass, flowlabel,
+ * encaplimit, encap-udp6-csum (iproute2's link_ip6tnl.c / link_gre6.c). */
+static int
+fou_stmt_tunnel6(struct fou_fields *f, struct fou_tunnel_conf *c, struct fou_err *err)
+{
+	const char *v;
+	bool csum6, nocsum6;
+	uint32_t n;
+
+	v = fou_fields_get(f, "mode");
+	if (v != NULL) {
+		if (c->type == IPPROTO_GRE) {
+			fou_err_set(err, "'mode' is not an option of type ip6gre (it carries "
+				    "IPv4 and IPv6)");
+			return -EINVAL;
+		}
+		if (strcmp(v, "ipip6") == 0 || strcmp(v, "ip/ipv6") == 0) {
+			c->type = IPPROTO_IPIP;
+		} else if (strcmp(v, "ip6ip6") == 0 || strcmp(v, "ipv6/ipv6") == 0) {
+			c->type = IPPROTO_IPV6;
+		} else if (strcmp(v, "any") == 0 || strcmp(v, "any/ipv6") == 0) {
+			c->type = FOU_TUN_ANY;
+		} else {
+			fou_err_set(err, "mode '%s' is not ipip6, ip6ip6 or any", v);
+			return -EINVAL;
+		}
+	}
+	v = fou_fields_get(f, "hoplimit");
+	if (v != NULL && strcmp(v, "inherit") != 0) {
+		if (fou_parse_u32(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "hoplimit '%s' is not inherit or 0-255", v);
+			return -EINVAL;
+		}
+		c->ttl = (uint8_t)n;	/* 0: the inner packet's, as ip6_tnl_xmit */
+	} else if (v != NULL) {
+		c->ttl = 0;
+	}
+	v = fou_fields_get(f, "tclass");
+	if (v != NULL) {
+		if (strcmp(v, "inherit") == 0) {
+			c->tos_inherit = true;
+		} else if (fou_parse_hex(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "tclass '%s' is not inherit or 00-ff (hex, as iproute2)", v);
+			return -EINVAL;
+		} else {
+			c->tos = (uint8_t)n;
+		}
+	}
+	v = fou_fields_get(f, "flowlabel");
+	if (v != NULL) {
+		if (strcmp(v, "inherit") == 0) {
+			c->flowlabel_inherit = true;
+		} else if (fou_parse_hex(v, 0xfffff, &n) < 0) {
+			fou_err_set(err, "flowlabel '%s' is not inherit or 0-fffff (hex, as iproute2)",
+				    v);
+			return -EINVAL;
+		} else {
+			c->flowlabel = n;
+		}
+	}
+	v = fou_fields_get(f, "encaplimit");
+	if (v != NULL) {
+		if (strcmp(v, "none") == 0) {
+			c->encaplimit = -1;
+		} else if (fou_parse_u32(v, UINT8_MAX, &n) < 0) {
+			fou_err_set(err, "encaplimit '%s' is not none or 0-255", v);
+			return -EINVAL;
+		} else {
+			c->encaplimit = (int16_t)n;
+		}
+	}
+	/* iproute2 prints encap-csum6, and takes encap-udp6-csum too */
+	csum6 = fou_fields_get(f, "encap-udp6-csum") != NULL ||
+		fou_fields_get(f, "encap-csum6") != NULL;
+	nocsum6 = fou_fields_get(f, "noencap-udp6-csum") != NULL ||
+		  fou_fields_get(f, "noencap-csum6") != NULL;
+	if (csum6 && nocsum6) {
+		fou_err_set(err, "'encap-udp6-csum' and 'noencap-udp6-csum' contradict each other");
+		return -EINVAL;
+	}
+	if (csum6 || nocsum6)
+		c->encap_csum6 = csum6;
+	return 0;
+}
+
 static int
 fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
 	const char *type, *v;
 	struct fou_tunnel_conf c;
 	uint32_t n;
-	bool remcsum = false;
+	bool remcsum = false, six;
 	int ret;
 
-	fou_tunnel_conf_default(&c);
+	type = fou_fields_need(f, "type", "ipip|sit|gre|ip6tnl|ip6gre", err);
+	if (type == NULL)
+		return -EINVAL;
+	six = strcmp(type, "ip6tnl") == 0 || strcmp(type, "ip6gre") == 0;
+	if (six)
+		fou_tunnel_conf_default6(&c);
+	else
+		fou_tunnel_conf_default(&c);
 	if (rte_strscpy(c.name, f->pos[0], sizeof(c.name)) < 0) {
 		fou_err_set(err, "tunnel name '%s' longer than %zu characters", f->pos[0],
 			    sizeof(c.name) - 1);
 		return -EINVAL;
 	}
-	type = fou_fields_need(f, "type", "ipip|sit|gre", err);
-	if (type == NULL)
-		return -EINVAL;
 	if (strcmp(type, "ipip") == 0) {
 		c.type = IPPROTO_IPIP;
 	} else if (strcmp(type, "sit") == 0) {
 		c.type = IPPROTO_IPV6;
-	} else if (strcmp(type, "gre") == 0) {
+	} else if (strcmp(type, "gre") == 0 || strcmp(type, "ip6gre") == 0) {
 		c.type = IPPROTO_GRE;
+	} else if (strcmp(type, "ip6tnl") == 0) {
+		c.type = IPPROTO_IPV6;	/* iproute2's default mode: ip6ip6 */
 	} else {
-		fou_err_set(err, "type '%s' is not ipip, sit or gre", type);
+		fou_err_set(err, "type '%s' is not ipip, sit, gre, ip6tnl or ip6gre", type);
 		return -EINVAL;
 	}
+	ret = six ? fou_tunnel_refuse(f, fou_tunnel_opts4, type,
+				      "IPv4 underlay only; ip6 types take hoplimit, tclass, "
+				      "encap-udp6-csum", err) :
+		    fou_tunnel_refuse(f, fou_tunnel_opts6, type,
+				      "IPv6 underlay only: ip6tnl, ip6gre", err);
+	if (ret < 0)
+		return ret;
 	v = fou_fields_need(f, "local", "IP", err);
 	if (v == NULL)
 		return -EINVAL;
@@ -562,6 +699,16 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	ret = fou_parse_ip(v, false, &c.remote, err);
 	if (ret < 0)
 		return ret;
+	if ((c.local.family == AF_INET6) != six || (c.remote.family == AF_INET6) != six) {
+		fou_err_set(err, "type %s needs %s local and remote addresses", type,
+			    six ? "IPv6" : "IPv4");
+		return -EINVAL;
+	}
+	if (six) {
+		ret = fou_stmt_tunnel6(f, &c, err);
+		if (ret < 0)
+			return ret;
+	}
 	v = fou_fields_get(f, "ttl");
 	if (v != NULL && strcmp(v, "inherit") != 0) {
 		if (fou_parse_u32(v, UINT8_MAX, &n) < 0) {
@@ -608,6 +755,9 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 		}
 		c.encap = (uint8_t)n;
 	}
+	if (six && c.encap == FOU_ENCAP_NONE && fou_fields_get(f, "encap-udp6-csum") == NULL &&
+	    fou_fields_get(f, "encap-csum6") == NULL)
+		c.encap_csum6 = false;	/* no UDP: nothing to sum (iproute2 keeps the flag) */
 	v = fou_fields_get(f, "encap-sport");
 	if (v != NULL && strcmp(v, "auto") != 0) {
 		if (fou_parse_u32(v, UINT16_MAX, &n) < 0 || n == 0) {
@@ -828,16 +978,20 @@ static const struct fou_stmt fou_stmts[] = {
 	    "Add a FOU or GUE receive port: UDPPORT:PROTO|gue[,family=4|6], as --port (ip fou add [-6])" },
 	  { "UDPPORT[:PROTO|gue][,family=4|6]", 1, { "family", NULL }, { NULL }, fou_stmt_port_del,
 	    "Delete a FOU or GUE receive port: UDPPORT[:PROTO|gue][,family=4|6]" } },
-	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre ... encap fou|gue ...`",
+	{ "tunnel", "tunnel, as `ip link add NAME type ipip|sit|gre|ip6tnl|ip6gre ... encap fou|gue ...`",
 	  { "NAME,type=ipip|sit|gre,local=IP,remote=IP[,ttl=N|inherit][,tos=N|inherit]"
 	    "[,pmtudisc|nopmtudisc][,encap=fou|gue|none][,encap-sport=auto|N][,encap-dport=N]"
-	    "[,encap-csum|noencap-csum][,noencap-remcsum][,key=N][,csum][,seq]",
+	    "[,encap-csum|noencap-csum][,noencap-remcsum][,key=N][,csum][,seq]; or "
+	    "NAME,type=ip6tnl|ip6gre[,mode=ipip6|ip6ip6|any],local=IP6,remote=IP6"
+	    "[,hoplimit=N][,tclass=HEX|inherit][,flowlabel=HEX|inherit][,encaplimit=N|none]"
+	    "[,encap=...][,encap-udp6-csum|noencap-udp6-csum][,key=N][,csum][,seq]",
 	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
-		 "key" },
+		 "key", "mode", "hoplimit", "tclass", "flowlabel", "encaplimit" },
 	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "encap-remcsum",
-	      "noencap-remcsum", "csum", "seq" },
+	      "noencap-remcsum", "csum", "seq", "encap-udp6-csum", "noencap-udp6-csum",
+	      "encap-csum6", "noencap-csum6" },
 	    fou_stmt_tunnel,
-	    "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,remote=IP[,...], as --tunnel" },
+	    "Add a tunnel: NAME,type=ipip|sit|gre|ip6tnl|ip6gre,local=IP,remote=IP[,...], as --tunnel" },
 	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,
 	    "Delete a tunnel with its addresses and the routes into it: NAME" } },
 	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",

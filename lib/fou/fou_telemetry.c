@@ -513,9 +513,31 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	const struct fou_tunnel_conf *c = &ti->conf;
 
 	fou_tel_add_str(e, "name", c->name);
-	rte_tel_data_add_dict_string(e, "type", fou_proto_name(c->type));
+	rte_tel_data_add_dict_string(e, "type", fou_tunnel_type_name(c));
+	if (fou_tunnel_mode_name(c) != NULL)
+		rte_tel_data_add_dict_string(e, "mode", fou_tunnel_mode_name(c));
 	rte_tel_data_add_dict_string(e, "local", FOU_IPSTR(&c->local));
 	rte_tel_data_add_dict_string(e, "remote", FOU_IPSTR(&c->remote));
+	if (c->local.family == AF_INET6) {
+		char buf[16];
+
+		rte_tel_data_add_dict_u64(e, "hoplimit", c->ttl);
+		if (c->tos_inherit)
+			snprintf(buf, sizeof(buf), "inherit");
+		else
+			snprintf(buf, sizeof(buf), "0x%02x", c->tos);
+		rte_tel_data_add_dict_string(e, "tclass", buf);
+		if (c->flowlabel_inherit)
+			snprintf(buf, sizeof(buf), "inherit");
+		else
+			snprintf(buf, sizeof(buf), "0x%05x", c->flowlabel);
+		rte_tel_data_add_dict_string(e, "flowlabel", buf);
+		if (c->encaplimit < 0)
+			rte_tel_data_add_dict_string(e, "encaplimit", "none");
+		else
+			rte_tel_data_add_dict_u64(e, "encaplimit", (uint64_t)c->encaplimit);
+		rte_tel_data_add_dict_u64(e, "encap_csum6", c->encap_csum6);
+	}
 	rte_tel_data_add_dict_string(e, "encap", fou_encap_name(c->encap));
 	if (c->encap != FOU_ENCAP_NONE)
 		rte_tel_data_add_dict_u64(e, "encap_dport", c->encap_dport);

@@ -182,6 +182,68 @@ fou_tunnel_conf_default(struct fou_tunnel_conf *c)
 	c->encap = FOU_ENCAP_FOU;
 }
 
+void
+fou_tunnel_conf_default6(struct fou_tunnel_conf *c)
+{
+	/* iproute2's link_ip6tnl.c / link_gre6.c: ip6ip6, hoplimit 64
+	 * (DEFAULT_TNL_HOP_LIMIT), encaplimit 4 (IPV6_DEFAULT_TNL_ENCAP_LIMIT),
+	 * and TUNNEL_ENCAP_FLAG_CSUM6 set */
+	fou_tunnel_conf_default(c);
+	c->pmtudisc = false;	/* IPv6 is never fragmented on the way */
+	c->type = IPPROTO_IPV6;
+	c->local.family = AF_INET6;
+	c->remote.family = AF_INET6;
+	c->ttl = 64;
+	c->encaplimit = 4;
+	c->encap_csum6 = true;
+}
+
+const char *
+fou_tunnel_type_name(const struct fou_tunnel_conf *c)
+{
+	if (c->local.family != AF_INET6)
+		return fou_proto_name(c->type);
+	return c->type == IPPROTO_GRE ? "ip6gre" : "ip6tnl";
+}
+
+const char *
+fou_tunnel_mode_name(const struct fou_tunnel_conf *c)
+{
+	if (c->local.family != AF_INET6)
+		return NULL;
+	switch (c->type) {
+	case IPPROTO_IPIP:
+		return "ipip6";
+	case IPPROTO_IPV6:
+		return "ip6ip6";
+	case FOU_TUN_ANY:
+		return "any";
+	default:
+		return NULL;
+	}
+}
+
+/* The inner protocols (IP protocol numbers) a tunnel carries: n of them. */
+static unsigned int
+fou_tunnel_protos(const struct fou_tunnel_conf *c, uint8_t protos[2])
+{
+	if (c->type == FOU_TUN_ANY) {
+		protos[0] = IPPROTO_IPIP;
+		protos[1] = IPPROTO_IPV6;
+		return 2;
+	}
+	protos[0] = c->type;
+	return 1;
+}
+
+/* The receive table key of a tunnel over IPv6 (fou_private.h's rule). */
+static void
+fou_tunnel_key6(struct fou_tun_key6 *k, const struct fou_tunnel_conf *c)
+{
+	fou_tun_key6_make(k, c->type == IPPROTO_GRE ? IPPROTO_GRE : FOU_TUN6_IP6TNL,
+			  c->local.v6, c->remote.v6, c->key_set, c->key);
+}
+
 const char *
 fou_encap_name(uint8_t encap)
 {
@@ -241,14 +303,98 @@ fou_tunnel_find(const struct fou_gw *gw, const char *name)
 	return (int)(uintptr_t)data;
 }
 
+/* What only an IPv6-underlay tunnel (ip6tnl, ip6gre) has to satisfy. */
+static int
+fou_tunnel_conf_check6(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
+		       struct fou_err *err)
+{
+	struct fou_tun_key6 rxkey;
+	void *data;
+
+	if (c->type != IPPROTO_IPIP && c->type != IPPROTO_IPV6 && c->type != FOU_TUN_ANY &&
+	    c->type != IPPROTO_GRE) {
+		fou_err_set(err, "tunnel type must be ip6tnl (mode ipip6, ip6ip6 or any) or ip6gre");
+		return -EINVAL;
+	}
+	if (c->remote.v6[0] == 0xfe && (c->remote.v6[1] & 0xc0) == 0x80) {
+		/* Linux binds such a tunnel to a link; here it has none */
+		fou_err_set(err, "remote %s is link-local: not supported", FOU_IPSTR(&c->remote));
+		return -EINVAL;
+	}
+	if (c->pmtudisc) {
+		fou_err_set(err, "pmtudisc is an IPv4 underlay's option (IPv6 always sends "
+			    "without fragmenting)");
+		return -EINVAL;
+	}
+	if (c->encap_csum) {
+		fou_err_set(err, "encap-csum is the IPv4 underlay's UDP checksum: over IPv6 "
+			    "encap-udp6-csum decides");
+		return -EINVAL;
+	}
+	if (c->encaplimit < -1 || c->encaplimit > UINT8_MAX) {
+		fou_err_set(err, "encaplimit must be none or 0-255");
+		return -EINVAL;
+	}
+	if (c->flowlabel > 0xfffff) {
+		fou_err_set(err, "flowlabel 0x%x is wider than 20 bits", c->flowlabel);
+		return -EINVAL;
+	}
+	if (c->encap == FOU_ENCAP_NONE && c->encap_csum6) {
+		fou_err_set(err, "encap-udp6-csum needs encap=fou or gue");
+		return -EINVAL;
+	}
+	/* ip6_tnl_locate: one ip6tnl per address pair, whatever its mode;
+	 * ip6gre_tunnel_locate: one ip6gre per address pair and key */
+	fou_tunnel_key6(&rxkey, c);
+	if (rte_hash_lookup_data(gw->tun_rx6, &rxkey, &data) >= 0) {
+		fou_err_set(err, "tunnel %s has the same endpoints%s",
+			    gw->tunnels[(uintptr_t)data].conf.name,
+			    c->type == IPPROTO_GRE ? " and key" : " (one ip6tnl per address pair)");
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* The same over IPv4 (ipip, sit, gre). */
+static int
+fou_tunnel_conf_check4(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
+		       struct fou_err *err)
+{
+	struct fou_tun_key rxkey;
+	void *data;
+
+	if (fou_proto_name(c->type) == NULL) {
+		fou_err_set(err, "tunnel type must be ipip, sit or gre");
+		return -EINVAL;
+	}
+	if (c->ttl != 0 && !c->pmtudisc) {
+		/* iproute2: a fixed TTL forces path MTU discovery */
+		fou_err_set(err, "nopmtudisc needs ttl=inherit");
+		return -EINVAL;
+	}
+	if (c->encap_csum6 || c->encaplimit != 0 || c->flowlabel_inherit || c->flowlabel != 0) {
+		fou_err_set(err, "encap-udp6-csum, encaplimit and flowlabel are options of an "
+			    "IPv6 underlay (ip6tnl, ip6gre)");
+		return -EINVAL;
+	}
+	/* ip_tunnel_find: one tunnel per type, endpoints and key, which is
+	 * what the receive table matches on */
+	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
+	if (rte_hash_lookup_data(gw->tun_rx, &rxkey, &data) >= 0) {
+		fou_err_set(err, "tunnel %s has the same type, endpoints%s",
+			    gw->tunnels[(uintptr_t)data].conf.name,
+			    c->type == IPPROTO_GRE ? " and key" : "");
+		return -EEXIST;
+	}
+	return 0;
+}
+
 static int
 fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		      struct fou_err *err)
 {
-	const char *type = fou_proto_name(c->type);
-	struct fou_tun_key rxkey;
+	const bool six = c->local.family == AF_INET6;
 	const struct fou_addr *a;
-	void *data;
 	int ret;
 
 	ret = fou_tunnel_name_check(c->name, err);
@@ -258,14 +404,14 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		fou_err_set(err, "tunnel %s exists", c->name);
 		return -EEXIST;
 	}
-	if (type == NULL) {
-		fou_err_set(err, "tunnel type must be ipip, sit or gre");
+	if ((c->local.family != AF_INET && !six) || c->remote.family != c->local.family) {
+		fou_err_set(err, "local and remote must be both IPv4 (ipip, sit, gre) or both "
+			    "IPv6 (ip6tnl, ip6gre) addresses");
 		return -EINVAL;
 	}
-	if (c->local.family != AF_INET || c->remote.family != AF_INET) {
-		fou_err_set(err, "local and remote must be IPv4 addresses (the outer header is IPv4)");
-		return -EINVAL;
-	}
+	ret = six ? fou_tunnel_conf_check6(gw, c, err) : fou_tunnel_conf_check4(gw, c, err);
+	if (ret < 0)
+		return ret;
 	if (!fou_ip_is_unicast(&c->remote)) {
 		fou_err_set(err, "remote %s is not a unicast address", FOU_IPSTR(&c->remote));
 		return -EINVAL;
@@ -288,11 +434,6 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 		fou_err_set(err, "remote %s is an address of the gateway", FOU_IPSTR(&c->remote));
 		return -EINVAL;
 	}
-	if (c->ttl != 0 && !c->pmtudisc) {
-		/* iproute2: a fixed TTL forces path MTU discovery */
-		fou_err_set(err, "nopmtudisc needs ttl=inherit");
-		return -EINVAL;
-	}
 	if (c->encap > FOU_ENCAP_GUE) {
 		fou_err_set(err, "encap must be none, fou or gue");
 		return -EINVAL;
@@ -308,17 +449,8 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 	}
 	if (c->type != IPPROTO_GRE && (c->key_set || c->gre_csum || c->gre_seq)) {
 		fou_err_set(err, "key, csum and seq are GRE options; tunnel %s is %s", c->name,
-			    type);
+			    fou_tunnel_type_name(c));
 		return -EINVAL;
-	}
-	/* ip_tunnel_find: one tunnel per type, endpoints and key, which is
-	 * what the receive table matches on */
-	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
-	if (rte_hash_lookup_data(gw->tun_rx, &rxkey, &data) >= 0) {
-		fou_err_set(err, "tunnel %s has the same type, endpoints%s",
-			    gw->tunnels[(uintptr_t)data].conf.name,
-			    c->type == IPPROTO_GRE ? " and key" : "");
-		return -EEXIST;
 	}
 	return 0;
 }
@@ -332,7 +464,8 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
  * protocol (4, 41, 47) and no flags; nothing in it changes per packet.
  */
 static uint8_t *
-fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, uint8_t *p)
+fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, uint8_t *base,
+		       uint8_t *p)
 {
 	uint16_t gflags = 0;
 
@@ -358,7 +491,7 @@ fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, ui
 	t->gre_off = 0;
 	t->seq_off = 0;
 	if (c->type == IPPROTO_GRE) {
-		t->gre_off = (uint8_t)(p - t->hdr);
+		t->gre_off = (uint8_t)(p - base);
 		p += 4;
 		if (c->gre_csum) {
 			gflags |= FOU_GRE_C;
@@ -375,11 +508,11 @@ fou_tunnel_template_l4(struct fou_tunnel *t, const struct fou_tunnel_conf *c, ui
 		if (c->gre_seq) {
 			gflags |= FOU_GRE_S;
 			t->flags |= FOU_TUN_GRE_SEQ;
-			t->seq_off = (uint8_t)(p - t->hdr);
+			t->seq_off = (uint8_t)(p - base);
 			p += 4;
 		}
-		t->hdr[t->gre_off] = (uint8_t)(gflags >> 8);
-		t->hdr[t->gre_off + 1] = (uint8_t)gflags;
+		base[t->gre_off] = (uint8_t)(gflags >> 8);
+		base[t->gre_off + 1] = (uint8_t)gflags;
 	}
 	return p;
 }
@@ -408,16 +541,133 @@ fou_tunnel_template(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		t->flags |= FOU_TUN_TTL_INHERIT;
 	if (c->tos_inherit)
 		t->flags |= FOU_TUN_TOS_INHERIT;
-	p = fou_tunnel_template_l4(t, c, t->hdr + sizeof(*ip));
+	p = fou_tunnel_template_l4(t, c, t->hdr, t->hdr + sizeof(*ip));
 	t->hdr_len = (uint8_t)(p - t->hdr);
 	t->remote = c->remote.v4;
+}
+
+/*
+ * The same for an IPv6 underlay: IPv6 with the configured traffic class,
+ * flow label and hop limit, the Destination Options header carrying the
+ * Tunnel Encapsulation Limit where one is set (Linux' ip6_tnl_xmit puts
+ * it right after IPv6, before UDP: type 4, length 1, the limit, then PadN
+ * of 1 byte), then what fou_tunnel_template_l4() adds. The version nibble
+ * in t->hdr[0] says that the header is in t->v6.
+ */
+static void
+fou_tunnel_template6(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
+{
+	struct fou_tunnel6 *t6 = &t->v6;
+	struct rte_ipv6_hdr *ip6 = (struct rte_ipv6_hdr *)t6->hdr;
+	const uint8_t tclass = c->tos_inherit ? 0 : (uint8_t)(c->tos & ~3u);
+	/* the inner protocol where the packet names it: encap none */
+	const uint8_t inner = c->type == IPPROTO_GRE ? IPPROTO_GRE : c->type;
+	uint8_t *p, *last_nh;
+
+	memset(t->hdr, 0, sizeof(t->hdr));
+	memset(t6, 0, sizeof(*t6));
+	t->flags = 0;
+	t6->flow = (uint32_t)tclass << 20 | (c->flowlabel_inherit ? 0 : c->flowlabel);
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | t6->flow);
+	ip6->hop_limits = c->ttl;
+	memcpy(ip6->src_addr, c->local.v6, 16);
+	memcpy(ip6->dst_addr, c->remote.v6, 16);
+	last_nh = &ip6->proto;
+	p = t6->hdr + sizeof(*ip6);
+	if (c->encaplimit >= 0) {
+		*last_nh = IPPROTO_DSTOPTS;
+		last_nh = p;
+		p[1] = 0;		/* 8 bytes */
+		p[2] = 4;		/* IPV6_TLV_TNL_ENCAP_LIMIT */
+		p[3] = 1;
+		p[4] = (uint8_t)c->encaplimit;
+		p[5] = 1;		/* PadN */
+		p[6] = 1;
+		p[7] = 0;
+		p += FOU_IP6_DSTOPT_LEN;
+	}
+	t6->l4_off = (uint8_t)(p - t6->hdr);
+	*last_nh = c->encap != FOU_ENCAP_NONE ? IPPROTO_UDP : inner;
+	t6->proto_off = (uint8_t)(last_nh - t6->hdr);
+	if (c->encap == FOU_ENCAP_GUE)
+		t6->proto_off = (uint8_t)(t6->l4_off + sizeof(struct rte_udp_hdr) + 1);
+	p = fou_tunnel_template_l4(t, c, t6->hdr, p);
+	if (c->encap != FOU_ENCAP_NONE && c->encap_csum6)
+		t->flags |= FOU_TUN_UDP_CSUM;
+	if (c->ttl == 0)
+		t->flags |= FOU_TUN_TTL_INHERIT;
+	if (c->tos_inherit)
+		t->flags |= FOU_TUN_TOS_INHERIT;
+	if (c->flowlabel_inherit)
+		t6->flags6 |= FOU_TUN6_FLOW_INHERIT;
+	else if (c->flowlabel == 0)
+		t6->flags6 |= FOU_TUN6_FLOW_AUTO;
+	if (c->type == FOU_TUN_ANY)
+		t6->flags6 |= FOU_TUN6_ANY;
+	t->hdr_len = (uint8_t)(p - t6->hdr);
+	t->hdr[0] = 0x60;	/* see fou_tunnel_is6() */
+	t->remote = 0;
+}
+
+/* The receive side's view of the tunnel: its key in the table of its
+ * family and the counts of its types; add or take away. */
+static int
+fou_tunnel_rx_publish(struct fou_gw *gw, const struct fou_tunnel_conf *c, uint32_t idx,
+		      bool add)
+{
+	uint8_t protos[2];
+	unsigned int i, n;
+	int ret;
+
+	if (c->local.family == AF_INET) {
+		struct fou_tun_key rxkey;
+
+		fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
+		if (add) {
+			ret = rte_hash_add_key_data(gw->tun_rx, &rxkey, (void *)(uintptr_t)idx);
+			if (ret < 0)
+				return ret;
+		} else {
+			rte_hash_del_key(gw->tun_rx, &rxkey);
+		}
+		/* from now on this type is received only from its tunnels */
+		__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + (add ? 1 : -1),
+				 __ATOMIC_RELEASE);
+		if (c->encap == FOU_ENCAP_NONE && add && gw->tun_plain[c->type]++ == 0)
+			__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
+		if (c->encap == FOU_ENCAP_NONE && !add && --gw->tun_plain[c->type] == 0)
+			__atomic_store_n(&gw->plain_rx[c->type], 0, __ATOMIC_RELEASE);
+		return 0;
+	}
+	struct fou_tun_key6 rxkey6;
+
+	fou_tunnel_key6(&rxkey6, c);
+	if (add) {
+		ret = rte_hash_add_key_data(gw->tun_rx6, &rxkey6, (void *)(uintptr_t)idx);
+		if (ret < 0)
+			return ret;
+	} else {
+		rte_hash_del_key(gw->tun_rx6, &rxkey6);
+	}
+	__atomic_store_n(&gw->tun_types6[rxkey6.type], gw->tun_types6[rxkey6.type] +
+			 (add ? 1 : -1), __ATOMIC_RELEASE);
+	if (c->encap != FOU_ENCAP_NONE)
+		return 0;
+	/* plain: the outer next header is the inner protocol (4, 41, 47) */
+	n = fou_tunnel_protos(c, protos);
+	for (i = 0; i < n; i++) {
+		if (add && gw->tun_plain6[protos[i]]++ == 0)
+			__atomic_store_n(&gw->plain_rx6[protos[i]], 1, __ATOMIC_RELEASE);
+		if (!add && --gw->tun_plain6[protos[i]] == 0)
+			__atomic_store_n(&gw->plain_rx6[protos[i]], 0, __ATOMIC_RELEASE);
+	}
+	return 0;
 }
 
 int
 fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_err *err)
 {
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
-	struct fou_tun_key rxkey;
 	struct fou_tunnel *t;
 	int64_t slot;
 	uint32_t idx;
@@ -436,33 +686,28 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	/* complete before the receive table or a route can lead a worker to it */
 	t = &gw->tunnels[idx];
 	memset(t, 0, sizeof(*t));
-	fou_tunnel_template(t, c);
+	if (c->local.family == AF_INET6)
+		fou_tunnel_template6(t, c);
+	else
+		fou_tunnel_template(t, c);
 	t->idx = idx;
 	t->conf = *c;
 	/* a new tunnel starts from its egress port's MTU */
 	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	strcpy(key, c->name);
 	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
-	if (ret < 0) {
-		fou_idpool_put(gw->tun_ids, idx);
-		memset(t, 0, sizeof(*t));
-		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
-		return ret;
+	if (ret == 0) {
+		ret = fou_tunnel_rx_publish(gw, c, idx, true);
+		if (ret < 0)
+			rte_hash_del_key(gw->tun_names, key);
 	}
-	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
-	ret = rte_hash_add_key_data(gw->tun_rx, &rxkey, (void *)(uintptr_t)idx);
 	if (ret < 0) {
-		rte_hash_del_key(gw->tun_names, key);
 		fou_idpool_put(gw->tun_ids, idx);
 		memset(t, 0, sizeof(*t));
 		fou_err_set(err, "cannot add tunnel %s: %s", c->name, strerror(-ret));
 		return ret;
 	}
 	t->used = 1;
-	/* from now on this type is received only from its tunnels */
-	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] + 1, __ATOMIC_RELEASE);
-	if (c->encap == FOU_ENCAP_NONE && gw->tun_plain[c->type]++ == 0)
-		__atomic_store_n(&gw->plain_rx[c->type], 1, __ATOMIC_RELEASE);
 	fou_gw_commit(gw);
 	return 0;
 }
@@ -478,7 +723,6 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 {
 	char key[FOU_TUNNEL_NAMESIZE] = { 0 };
 	struct fou_tunnel *t;
-	struct fou_tun_key rxkey;
 	static const uint8_t families[] = { AF_INET, AF_INET6 };
 	const struct fou_tunnel_conf *c;
 	unsigned int lc, f;
@@ -498,11 +742,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 		while (nh >= 0 && gw->nh_ctl[nh].head != FOU_NONE)
 			fou_route_uninstall(gw, gw->nh_ctl[nh].head);
 	}
-	fou_tun_key_make(&rxkey, c->type, c->local.v4, c->remote.v4, c->key_set, c->key);
-	rte_hash_del_key(gw->tun_rx, &rxkey);
-	__atomic_store_n(&gw->tun_types[c->type], gw->tun_types[c->type] - 1, __ATOMIC_RELEASE);
-	if (c->encap == FOU_ENCAP_NONE && --gw->tun_plain[c->type] == 0)
-		__atomic_store_n(&gw->plain_rx[c->type], 0, __ATOMIC_RELEASE);
+	fou_tunnel_rx_publish(gw, c, (uint32_t)idx, false);
 	strcpy(key, c->name);
 	rte_hash_del_key(gw->tun_names, key);
 	fou_gw_commit(gw);
@@ -522,10 +762,14 @@ fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family, struct
 {
 	const struct fou_tunnel_conf *c = &gw->tunnels[idx].conf;
 
+	/* ip6tnl mode any and ip6gre carry both, as gre does */
 	if ((c->type == IPPROTO_IPIP && family != AF_INET) ||
 	    (c->type == IPPROTO_IPV6 && family != AF_INET6)) {
-		fou_err_set(err, "tunnel %s is %s: it carries %s only", c->name,
-			    fou_proto_name(c->type), c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
+		const char *mode = fou_tunnel_mode_name(c);
+
+		fou_err_set(err, "tunnel %s is %s%s%s: it carries %s only", c->name,
+			    fou_tunnel_type_name(c), mode != NULL ? " mode " : "",
+			    mode != NULL ? mode : "", c->type == IPPROTO_IPIP ? "IPv4" : "IPv6");
 		return -EINVAL;
 	}
 	return 0;

@@ -387,6 +387,58 @@ test_config_tunnel_addr(void **state)
 	fou_gw_free(c2.gw);
 }
 
+/*
+ * IPv6-underlay tunnels written back with what differs from iproute2's
+ * defaults only (hoplimit 64, encaplimit 4, tclass and flowlabel 0,
+ * encap-csum6 on, mode ip6ip6), and loaded again to the same.
+ */
+static void
+test_config_tunnel6(void **state)
+{
+	static const char text[] =
+		"addr = 0,fd00:99::10/64\n"
+		"tunnel = a6,type=ip6tnl,mode=ipip6,local=fd00:99::10,remote=fd00:99::2,"
+		"hoplimit=64,encap=fou,encap-dport=5560,encap-udp6-csum\n"
+		"tunnel = b6,type=ip6gre,local=fd00:99::10,remote=fd00:99::2,encaplimit=none,"
+		"encap=gue,encap-dport=5561,noencap-csum6,key=42,csum,seq\n"
+		"tunnel = c6,type=ip6tnl,mode=any,local=fd00:99::10,remote=fd00:99::3,"
+		"hoplimit=inherit,tclass=inherit,flowlabel=inherit,encaplimit=0,encap=none\n"
+		"tunnel = d6,type=ip6tnl,local=fd00:99::10,remote=fd00:99::4,hoplimit=9,"
+		"tclass=b8,flowlabel=abcde,encap-sport=7,encap-dport=5562\n"
+		"route = 10.60.0.0/16,dev=a6\n";
+	static char dump1[4096], dump2[4096];
+	struct calls c = { 0 };
+	struct fou_err err;
+
+	(void)state;
+	c.gw = unit_gw_new(NULL);
+	assert_int_equal(fou_iface_set(c.gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	if (load(text, &c, &err) != 0)
+		fail_msg("%s", err.msg);
+	dump1[0] = '\0';
+	assert_int_equal(fou_config_dump(c.gw, dump_text, dump1, &err), 0);
+	assert_non_null(strstr(dump1,
+		"tunnel = a6,type=ip6tnl,mode=ipip6,local=fd00:99::10,remote=fd00:99::2,"
+		"encap-dport=5560\n"
+		"tunnel = b6,type=ip6gre,local=fd00:99::10,remote=fd00:99::2,encaplimit=none,"
+		"noencap-udp6-csum,encap=gue,encap-dport=5561,key=42,csum,seq\n"
+		"tunnel = c6,type=ip6tnl,mode=any,local=fd00:99::10,remote=fd00:99::3,"
+		"hoplimit=inherit,tclass=inherit,flowlabel=inherit,encaplimit=0,encap=none\n"
+		"tunnel = d6,type=ip6tnl,local=fd00:99::10,remote=fd00:99::4,hoplimit=9,"
+		"tclass=0xb8,flowlabel=0xabcde,encap-sport=7,encap-dport=5562\n"));
+	fou_gw_free(c.gw);
+
+	c = (struct calls){ 0 };
+	c.gw = unit_gw_new(NULL);
+	assert_int_equal(fou_iface_set(c.gw, RX_PORT, &mac_rx, 1500, &err), 0);
+	if (load(dump1, &c, &err) != 0)
+		fail_msg("the written config does not load: %s\n%s", err.msg, dump1);
+	dump2[0] = '\0';
+	assert_int_equal(fou_config_dump(c.gw, dump_text, dump2, &err), 0);
+	assert_string_equal(dump2, dump1);
+	fou_gw_free(c.gw);
+}
+
 #define T(f) cmocka_unit_test_teardown(f, teardown_file)
 
 int
@@ -405,6 +457,7 @@ main(int argc, char **argv)
 		T(test_config_directory),
 		T(test_config_gateway),
 		T(test_config_tunnel_addr),
+		T(test_config_tunnel6),
 	};
 	int failures;
 

@@ -356,8 +356,8 @@ test_tel_cmds_from_stmts(void **state)
 	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/tunnel/add") != 0; i++)
 		;
 	assert_true(i < n);
-	assert_string_equal(cmds[i].help, "Add a tunnel: NAME,type=ipip|sit|gre,local=IP,"
-			    "remote=IP[,...], as --tunnel");
+	assert_string_equal(cmds[i].help, "Add a tunnel: NAME,type=ipip|sit|gre|ip6tnl|ip6gre,"
+			    "local=IP,remote=IP[,...], as --tunnel");
 }
 
 static const struct fou_tel_cmd *
@@ -1353,7 +1353,7 @@ test_tunnel_invalid(void **state)
 		{ "t2,type=ipip,remote=10.20.0.9,encap=none", -EINVAL, "missing local=", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,encap=none", -EINVAL, "missing remote=", NULL },
 		{ "t2,type=vxlan,local=192.168.1.1,remote=10.20.0.9", -EINVAL,
-		  "type 'vxlan' is not ipip, sit or gre", NULL },
+		  "type 'vxlan' is not ipip, sit, gre, ip6tnl or ip6gre", NULL },
 		{ "t2,type=IPIP,local=192.168.1.1,remote=10.20.0.9", -EINVAL, "type 'IPIP'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,key=1,encap=none", -EINVAL,
 		  "key, csum and seq are GRE options", "t2 is ipip" },
@@ -1404,9 +1404,9 @@ test_tunnel_invalid(void **state)
 		{ "t2,type=ipip,local=192.168.1.1,remote=224.0.0.1,encap=none", -EINVAL,
 		  "remote 224.0.0.1 is not a unicast address", NULL },
 		{ "t2,type=ipip,local=fd00:1::1,remote=10.20.0.10,encap=none", -EINVAL,
-		  "must be IPv4 addresses", NULL },
+		  "type ipip needs IPv4 local and remote addresses", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=fd00:1::9,encap=none", -EINVAL,
-		  "must be IPv4 addresses", NULL },
+		  "type ipip needs IPv4 local and remote", NULL },
 		{ "t2,type=ipip,local=192.168.1.1/24,remote=10.20.0.10,encap=none", -EINVAL,
 		  "a prefix length is not allowed here", NULL },
 		{ "1234,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none", -EINVAL,
@@ -1438,7 +1438,9 @@ test_tunnel_invalid(void **state)
 		{ "t2,type=gre,local=192.168.1.1,remote=10.20.0.10,key=abc,encap=none", -EINVAL,
 		  "key 'abc'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,mode=any,encap=none", -EINVAL,
-		  "unknown parameter 'mode'", NULL },
+		  "'mode' is not an option of type ipip (IPv6 underlay only", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,vlan=1,encap=none", -EINVAL,
+		  "unknown parameter 'vlan'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,seq=1", -EINVAL,
 		  "unknown parameter 'seq'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none,ttl=1,ttl=2",
@@ -1454,6 +1456,153 @@ test_tunnel_invalid(void **state)
 	/* nothing was half-added: the name t2 and its endpoints are free */
 	UNIT_APPLY(gw, "tunnel", "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,encap=none");
 	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 3);
+}
+
+#define TUN6 "local=fd00:1::1,remote=fd00:99::2"
+
+/* ip6tnl and ip6gre: iproute2's defaults, every word, the keys they take. */
+static void
+test_tunnel6_valid(void **state)
+{
+	struct fou_gw *gw = *state;
+	struct fou_tunnel_info ti[16];
+	unsigned int n;
+
+	/* the interop test's spellings */
+	UNIT_APPLY(gw, "tunnel", "a6,type=ip6tnl,mode=ipip6," TUN6 ",hoplimit=64,encap=fou,"
+		   "encap-dport=5560,encap-udp6-csum");
+	UNIT_APPLY(gw, "tunnel", "b6,type=ip6gre," TUN6 ",encaplimit=none,encap=gue,"
+		   "encap-dport=5561");
+	/* defaults: ip6ip6, hoplimit 64, encaplimit 4, tclass/flowlabel 0, csum6 */
+	UNIT_APPLY(gw, "tunnel", "c6,type=ip6tnl,local=fd00:1::1,remote=fd00:99::3,"
+		   "encap-dport=5562");
+	UNIT_APPLY(gw, "tunnel", "d6,type=ip6tnl,mode=any,local=fd00:1::1,remote=fd00:99::4,"
+		   "hoplimit=inherit,tclass=inherit,flowlabel=inherit,encaplimit=0,encap=gue,"
+		   "encap-sport=999,encap-dport=5563,noencap-csum6");
+	UNIT_APPLY(gw, "tunnel", "e6,type=ip6tnl,mode=ip6ip6,local=fd00:1::1,remote=fd00:99::5,"
+		   "tclass=b8,flowlabel=12345,encaplimit=255,encap=none");
+	/* another key: another ip6gre on the same pair */
+	UNIT_APPLY(gw, "tunnel", "f6,type=ip6gre," TUN6 ",key=42,csum,seq,hoplimit=1,"
+		   "encap-dport=5564,encap-csum6");
+	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
+	assert_int_equal(n, 8);
+	assert_string_equal(fou_tunnel_type_name(&ti[2].conf), "ip6tnl");
+	assert_string_equal(fou_tunnel_mode_name(&ti[2].conf), "ipip6");
+	assert_int_equal(ti[2].conf.type, IPPROTO_IPIP);
+	assert_int_equal(ti[2].conf.ttl, 64);
+	assert_int_equal(ti[2].conf.encaplimit, 4);
+	assert_true(ti[2].conf.encap_csum6 && !ti[2].conf.pmtudisc && !ti[2].conf.encap_csum);
+	assert_string_equal(fou_tunnel_type_name(&ti[3].conf), "ip6gre");
+	assert_null(fou_tunnel_mode_name(&ti[3].conf));
+	assert_int_equal(ti[3].conf.encaplimit, -1);
+	assert_int_equal(ti[3].conf.encap, FOU_ENCAP_GUE);
+	assert_string_equal(fou_tunnel_mode_name(&ti[4].conf), "ip6ip6");
+	assert_true(ti[4].conf.encap_csum6 && ti[4].conf.ttl == 64 && ti[4].conf.encaplimit == 4);
+	assert_true(ti[4].conf.tos == 0 && ti[4].conf.flowlabel == 0 && !ti[4].conf.tos_inherit);
+	assert_int_equal(ti[5].conf.type, FOU_TUN_ANY);
+	assert_true(ti[5].conf.ttl == 0 && ti[5].conf.tos_inherit && ti[5].conf.flowlabel_inherit);
+	assert_true(ti[5].conf.encaplimit == 0 && !ti[5].conf.encap_csum6);
+	assert_int_equal(ti[5].conf.encap_sport, 999);
+	/* tclass and flowlabel are hex, as iproute2 reads them */
+	assert_int_equal(ti[6].conf.tos, 0xb8);
+	assert_int_equal(ti[6].conf.flowlabel, 0x12345);
+	assert_int_equal(ti[6].conf.encaplimit, 255);
+	assert_false(ti[6].conf.encap_csum6);	/* no UDP */
+	assert_true(ti[7].conf.key_set && ti[7].conf.key == 42 && ti[7].conf.gre_csum &&
+		    ti[7].conf.gre_seq && ti[7].conf.ttl == 1 && ti[7].conf.encap_csum6);
+	/* the outer header over IPv6: 40 + 8 (encaplimit) + UDP 8 */
+	assert_int_equal(ti[2].overhead, 56);
+	assert_int_equal(ti[3].overhead, 40 + 8 + 4 + 4);	/* UDP, GUE, GRE */
+	assert_int_equal(ti[6].overhead, 48);
+	assert_int_equal(ti[7].overhead, 48 + 8 + 16);
+	/* routes of the families they carry */
+	UNIT_APPLY(gw, "route", "10.60.0.0/16,dev=a6");
+	UNIT_APPLY(gw, "route", "10.61.0.0/16,dev=b6");
+	UNIT_APPLY(gw, "route", "fd00:61::/32,dev=b6");
+	UNIT_APPLY(gw, "route", "fd00:62::/32,dev=c6");
+	UNIT_APPLY(gw, "route", "10.63.0.0/16,dev=d6");
+	UNIT_APPLY(gw, "route", "fd00:63::/32,dev=d6");
+	EXPECT_STMT_ERR(gw, "route", "fd00:60::/32,dev=a6", -EINVAL,
+			"tunnel a6 is ip6tnl mode ipip6: it carries IPv4 only");
+	EXPECT_STMT_ERR(gw, "route", "10.62.0.0/16,dev=c6", -EINVAL,
+			"tunnel c6 is ip6tnl mode ip6ip6: it carries IPv6 only");
+	/* the remote of a tunnel is not deleted under it */
+	UNIT_DEL(gw, "tunnel", "a6");
+	UNIT_DEL(gw, "tunnel", "b6");
+	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 6);
+	/* their places are free again: the same endpoints take a new one */
+	UNIT_APPLY(gw, "tunnel", "a6,type=ip6tnl," TUN6 ",encap=none");
+}
+
+static void
+test_tunnel6_invalid(void **state)
+{
+	static const struct bad_arg t[] = {
+		{ "x6,type=ip6tnl,local=192.168.1.1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "type ip6tnl needs IPv6 local and remote addresses", NULL },
+		{ "x6,type=ip6gre,local=fd00:1::1,remote=10.20.0.10,encap=none", -EINVAL,
+		  "type ip6gre needs IPv6", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",ttl=64,encap=none", -EINVAL,
+		  "'ttl' is not an option of type ip6tnl (IPv4 underlay only", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",tos=0x10,encap=none", -EINVAL, "'tos' is not an option",
+		  NULL },
+		{ "x6,type=ip6gre," TUN6 ",pmtudisc,encap=none", -EINVAL,
+		  "'pmtudisc' is not an option of type ip6gre", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",encap-csum,encap-dport=1", -EINVAL,
+		  "'encap-csum' is not an option of type ip6tnl", NULL },
+		{ "x6,type=gre,local=192.168.1.1,remote=10.20.0.10,hoplimit=3,encap=none", -EINVAL,
+		  "'hoplimit' is not an option of type gre (IPv6 underlay only", NULL },
+		{ "x6,type=ipip,local=192.168.1.1,remote=10.20.0.10,encaplimit=none,encap=none",
+		  -EINVAL, "'encaplimit' is not an option of type ipip", NULL },
+		{ "x6,type=sit,local=192.168.1.1,remote=10.20.0.10,encap-udp6-csum,encap-dport=1",
+		  -EINVAL, "'encap-udp6-csum' is not an option of type sit", NULL },
+		{ "x6,type=gre,local=192.168.1.1,remote=10.20.0.10,flowlabel=1,encap=none", -EINVAL,
+		  "'flowlabel' is not an option", NULL },
+		{ "x6,type=ip6gre," TUN6 ",mode=any,encap=none", -EINVAL,
+		  "'mode' is not an option of type ip6gre", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",mode=gre,encap=none", -EINVAL,
+		  "mode 'gre' is not ipip6, ip6ip6 or any", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",hoplimit=256,encap=none", -EINVAL,
+		  "hoplimit '256' is not inherit or 0-255", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",tclass=100,encap=none", -EINVAL,
+		  "tclass '100' is not inherit or 00-ff", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",tclass=0xg,encap=none", -EINVAL, "tclass '0xg'", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",flowlabel=100000,encap=none", -EINVAL,
+		  "flowlabel '100000' is not inherit or 0-fffff", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",encaplimit=256,encap=none", -EINVAL,
+		  "encaplimit '256' is not none or 0-255", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",encaplimit=-1,encap=none", -EINVAL,
+		  "encaplimit '-1'", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",encap-udp6-csum,noencap-csum6,encap-dport=1", -EINVAL,
+		  "'encap-udp6-csum' and 'noencap-udp6-csum' contradict", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",encap=none,encap-udp6-csum", -EINVAL,
+		  "encap-udp6-csum needs encap=fou or gue", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",key=1,encap=none", -EINVAL,
+		  "key, csum and seq are GRE options; tunnel x6 is ip6tnl", NULL },
+		{ "x6,type=ip6tnl," TUN6 ",mode=any,encap=none", -EEXIST,
+		  "tunnel a6 has the same endpoints (one ip6tnl per address pair)", NULL },
+		{ "x6,type=ip6gre," TUN6 ",encap=none", -EEXIST,
+		  "tunnel g6 has the same endpoints and key", NULL },
+		{ "x6,type=ip6tnl,local=fd00:1::9,remote=fd00:99::3,encap=none", -EADDRNOTAVAIL,
+		  "local fd00:1::9 is not an address of the gateway", NULL },
+		{ "x6,type=ip6tnl,local=fd00:1::1,remote=fd00:1::1,encap=none", -EINVAL,
+		  "remote fd00:1::1 is an address of the gateway", NULL },
+		{ "x6,type=ip6tnl,local=fd00:1::1,remote=ff02::1,encap=none", -EINVAL,
+		  "remote ff02::1 is not a unicast address", NULL },
+		{ "x6,type=ip6tnl,local=fd00:1::1,remote=fe80::1,encap=none", -EINVAL,
+		  "remote fe80::1 is link-local: not supported", NULL },
+		{ "x6,type=ip6tnl,local=fd00:1::1,remote=fd00:99::7,encap=fou", -EINVAL,
+		  "encap=fou needs encap-dport", NULL },
+	};
+	struct fou_gw *gw = *state;
+
+	UNIT_APPLY(gw, "tunnel", "a6,type=ip6tnl,mode=ipip6," TUN6 ",encap=none");
+	UNIT_APPLY(gw, "tunnel", "g6,type=ip6gre," TUN6 ",encap=none");
+	BAD_ARGS(gw, "tunnel", t);
+	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 4);
+	/* ip6gre with a key, and an ip6tnl on another pair, still fit */
+	UNIT_APPLY(gw, "tunnel", "x6,type=ip6gre," TUN6 ",key=1,encap=none");
+	UNIT_APPLY(gw, "tunnel", "y6,type=ip6tnl,local=fd00:1::1,remote=fd00:99::3,encap=none");
 }
 
 /* A failed tunnel statement does not open the plain protocol either. */
@@ -2949,6 +3098,8 @@ main(int argc, char **argv)
 		T_BARE(test_iface_set),
 		T_TUN(test_tunnel_valid),
 		T_TUN(test_tunnel_invalid),
+		T_TUN(test_tunnel6_valid),
+		T_TUN(test_tunnel6_invalid),
 		T_TUN(test_tunnel_invalid_no_plain_rx),
 		T_TUN(test_route_tunnel_invalid),
 		T_STD(test_sport_range),
