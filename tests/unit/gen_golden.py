@@ -504,29 +504,29 @@ def tun6_rx_cases():
     any6 = ports + t + "type=ip6tnl,mode=any,encap=fou,encap-dport=5557"
     gre6 = ports + t + "type=ip6gre,key=42,csum,encap=fou,encap-dport=5556"
     tx("tun6_ipip6_fou", "ip6tnl mode ipip6 encap fou from its remote, encap limit header before UDP: decapsulated",
-       ipip6, fou6_in(i4, 5555, ext=TEL4), out4, 1, 4)
+       ipip6, fou6_in(i4, 5555, ext=TEL4), out4, 1, 4 | 16)
     tx("tun6_ip6ip6_gue", "ip6tnl mode ip6ip6 encap gue from its remote: decapsulated",
-       ip6ip6, fou6_in(GUE(proto=41) / i6, 5558), out6, 1, 4)
+       ip6ip6, fou6_in(GUE(proto=41) / i6, 5558), out6, 1, 4 | 16)
     tx("tun6_any_fou_sit", "ip6tnl mode any, IPv6 inside on the sit port: decapsulated",
-       any6, fou6_in(i6, 5557), out6, 1, 4)
+       any6, fou6_in(i6, 5557), out6, 1, 4 | 16)
     tx("tun6_any_gue_ipip", "ip6tnl mode any, GUE protocol 4 (a tunnel matches whatever its encap): decapsulated",
-       any6, fou6_in(GUE(proto=4) / i4, 5558), out4, 1, 4)
+       any6, fou6_in(GUE(proto=4) / i4, 5558), out4, 1, 4 | 16)
     tx("tun6_ip6gre_fou_kc", "ip6gre key 42 csum encap fou from its remote: decapsulated",
-       gre6, fou6_in(GRE(proto=0x0800, chksum_present=1, key_present=1, key=42) / i4, 5556, ext=TEL4), out4, 1, 4)
+       gre6, fou6_in(GRE(proto=0x0800, chksum_present=1, key_present=1, key=42) / i4, 5556, ext=TEL4), out4, 1, 4 | 16)
     def plain(nh, inner, ext=None, src=SENDER6):
         ip6 = IPv6(src=src, dst=GW6, hlim=64, fl=0x54321, nh=nh)
         if ext is not None:
             ip6 = ip6 / ext
         return Ether(dst=RX_MAC, src=PEER_MAC) / ip6 / inner
-    p_ipip6 = t + "type=ip6tnl,mode=ipip6"
-    p_ip6ip6 = t + "type=ip6tnl,mode=ip6ip6"
-    p_gre6 = t + "type=ip6gre,key=7"
+    p_ipip6 = t + "type=ip6tnl,mode=ipip6,encap=none"
+    p_ip6ip6 = t + "type=ip6tnl,mode=ip6ip6,encap=none"
+    p_gre6 = t + "type=ip6gre,key=7,encap=none"
     tx("tun6_plain_ipip6", "plain ip6tnl mode ipip6 (next header 4) from its remote: decapsulated",
-       p_ipip6, plain(4, i4), out4, 1, 4)
+       p_ipip6, plain(4, i4), out4, 1, 4 | 16)
     tx("tun6_plain_ip6ip6_encaplimit", "plain ip6tnl mode ip6ip6, the encap limit header then next header 41: decapsulated",
-       p_ip6ip6, plain(60, i6, ext=TEL4), out6, 1, 4)
+       p_ip6ip6, plain(60, i6, ext=TEL4), out6, 1, 4 | 16)
     tx("tun6_plain_ip6gre", "plain ip6gre key 7 (next header 47) carrying IPv6 from its remote: decapsulated",
-       p_gre6, plain(47, GRE(proto=0x86dd, key_present=1, key=7) / i6), out6, 1, 4)
+       p_gre6, plain(47, GRE(proto=0x86dd, key_present=1, key=7) / i6), out6, 1, 4 | 16)
     def drop(name, doc, stmts, frame, reason):
         DROP6.append((name, stmts, frame, reason, doc))
     fou6_from = lambda inner, dport, src: Ether(dst=RX_MAC, src=PEER_MAC) / \
@@ -747,6 +747,7 @@ def gen_tx():
 #define GOLDEN_SPORT_AUTO 0x01	/* encap-sport auto: the UDP source port is checked, not compared */
 #define GOLDEN_ICMP 0x02	/* the output is an ICMP message (counted in icmp_out) */
 #define GOLDEN_DECAP 0x04	/* the input is FOU to the gateway, decapsulated */
+#define GOLDEN_TUN_RX 0x10	/* ... received on the standard topology's one tunnel, not sent by it */
 struct golden_tx {
 	const char *name;
 	const char *doc;
@@ -852,7 +853,7 @@ def gen_pmtu6():
          "port 5558:gue,family=6\n" + t + "type=ip6tnl,mode=ip6ip6,encap=gue,encap-sport=4242,encap-dport=5558",
          o6() / UDP(sport=4242, dport=5558) / GUE(proto=41) / big6),
         ("gre6", "plain ip6gre key 42",
-         t + "type=ip6gre,key=42", o6() / GRE(proto=0x0800, key_present=1, key=42) / big4),
+         t + "type=ip6gre,key=42,encap=none", o6() / GRE(proto=0x0800, key_present=1, key=42) / big4),
     ]
     for n, d, stmts, outer in cases:
         emit("g_pmtu6_%s_err" % n, ptb(outer, 1400), "%s: packet too big, MTU 1400, about its outer packet" % d, tunnel=False)

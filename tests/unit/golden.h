@@ -11149,6 +11149,7 @@ static const uint8_t tun6_plain_ip6gre_out[] = {
 #define GOLDEN_SPORT_AUTO 0x01	/* encap-sport auto: the UDP source port is checked, not compared */
 #define GOLDEN_ICMP 0x02	/* the output is an ICMP message (counted in icmp_out) */
 #define GOLDEN_DECAP 0x04	/* the input is FOU to the gateway, decapsulated */
+#define GOLDEN_TUN_RX 0x10	/* ... received on the standard topology's one tunnel, not sent by it */
 struct golden_tx {
 	const char *name;
 	const char *doc;
@@ -11788,28 +11789,28 @@ static const struct golden_tx golden_tx[] = {
 	  fou6_param_option_in, sizeof(fou6_param_option_in), fou6_param_option_out, sizeof(fou6_param_option_out), 0, 2 },
 	{ "tun6_ipip6_fou", "ip6tnl mode ipip6 encap fou from its remote, encap limit header before UDP: decapsulated",
 	  "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\nport 5558:gue,family=6\ntunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ipip6,encap=fou,encap-dport=5555",
-	  tun6_ipip6_fou_in, sizeof(tun6_ipip6_fou_in), tun6_ipip6_fou_out, sizeof(tun6_ipip6_fou_out), 1, 4 },
+	  tun6_ipip6_fou_in, sizeof(tun6_ipip6_fou_in), tun6_ipip6_fou_out, sizeof(tun6_ipip6_fou_out), 1, 20 },
 	{ "tun6_ip6ip6_gue", "ip6tnl mode ip6ip6 encap gue from its remote: decapsulated",
 	  "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\nport 5558:gue,family=6\ntunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ip6ip6,encap=gue,encap-dport=5558",
-	  tun6_ip6ip6_gue_in, sizeof(tun6_ip6ip6_gue_in), tun6_ip6ip6_gue_out, sizeof(tun6_ip6ip6_gue_out), 1, 4 },
+	  tun6_ip6ip6_gue_in, sizeof(tun6_ip6ip6_gue_in), tun6_ip6ip6_gue_out, sizeof(tun6_ip6ip6_gue_out), 1, 20 },
 	{ "tun6_any_fou_sit", "ip6tnl mode any, IPv6 inside on the sit port: decapsulated",
 	  "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\nport 5558:gue,family=6\ntunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=any,encap=fou,encap-dport=5557",
-	  tun6_any_fou_sit_in, sizeof(tun6_any_fou_sit_in), tun6_any_fou_sit_out, sizeof(tun6_any_fou_sit_out), 1, 4 },
+	  tun6_any_fou_sit_in, sizeof(tun6_any_fou_sit_in), tun6_any_fou_sit_out, sizeof(tun6_any_fou_sit_out), 1, 20 },
 	{ "tun6_any_gue_ipip", "ip6tnl mode any, GUE protocol 4 (a tunnel matches whatever its encap): decapsulated",
 	  "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\nport 5558:gue,family=6\ntunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=any,encap=fou,encap-dport=5557",
-	  tun6_any_gue_ipip_in, sizeof(tun6_any_gue_ipip_in), tun6_any_gue_ipip_out, sizeof(tun6_any_gue_ipip_out), 1, 4 },
+	  tun6_any_gue_ipip_in, sizeof(tun6_any_gue_ipip_in), tun6_any_gue_ipip_out, sizeof(tun6_any_gue_ipip_out), 1, 20 },
 	{ "tun6_ip6gre_fou_kc", "ip6gre key 42 csum encap fou from its remote: decapsulated",
 	  "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\nport 5558:gue,family=6\ntunnel t6,local=fd00::1,remote=fd00::2,type=ip6gre,key=42,csum,encap=fou,encap-dport=5556",
-	  tun6_ip6gre_fou_kc_in, sizeof(tun6_ip6gre_fou_kc_in), tun6_ip6gre_fou_kc_out, sizeof(tun6_ip6gre_fou_kc_out), 1, 4 },
+	  tun6_ip6gre_fou_kc_in, sizeof(tun6_ip6gre_fou_kc_in), tun6_ip6gre_fou_kc_out, sizeof(tun6_ip6gre_fou_kc_out), 1, 20 },
 	{ "tun6_plain_ipip6", "plain ip6tnl mode ipip6 (next header 4) from its remote: decapsulated",
-	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ipip6",
-	  tun6_plain_ipip6_in, sizeof(tun6_plain_ipip6_in), tun6_plain_ipip6_out, sizeof(tun6_plain_ipip6_out), 1, 4 },
+	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ipip6,encap=none",
+	  tun6_plain_ipip6_in, sizeof(tun6_plain_ipip6_in), tun6_plain_ipip6_out, sizeof(tun6_plain_ipip6_out), 1, 20 },
 	{ "tun6_plain_ip6ip6_encaplimit", "plain ip6tnl mode ip6ip6, the encap limit header then next header 41: decapsulated",
-	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ip6ip6",
-	  tun6_plain_ip6ip6_encaplimit_in, sizeof(tun6_plain_ip6ip6_encaplimit_in), tun6_plain_ip6ip6_encaplimit_out, sizeof(tun6_plain_ip6ip6_encaplimit_out), 1, 4 },
+	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ip6ip6,encap=none",
+	  tun6_plain_ip6ip6_encaplimit_in, sizeof(tun6_plain_ip6ip6_encaplimit_in), tun6_plain_ip6ip6_encaplimit_out, sizeof(tun6_plain_ip6ip6_encaplimit_out), 1, 20 },
 	{ "tun6_plain_ip6gre", "plain ip6gre key 7 (next header 47) carrying IPv6 from its remote: decapsulated",
-	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6gre,key=7",
-	  tun6_plain_ip6gre_in, sizeof(tun6_plain_ip6gre_in), tun6_plain_ip6gre_out, sizeof(tun6_plain_ip6gre_out), 1, 4 },
+	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6gre,key=7,encap=none",
+	  tun6_plain_ip6gre_in, sizeof(tun6_plain_ip6gre_in), tun6_plain_ip6gre_out, sizeof(tun6_plain_ip6gre_out), 1, 20 },
 };
 
 /* ip6tnl ipip6 from fd00::2; FOU from fd00::3: no tunnel: dropped as no_tunnel (98 bytes) */
@@ -11983,7 +11984,7 @@ static const struct {
 	  "port 5555:ipip,family=6\nport 5556:gre,family=6\nport 5557:sit,family=6\nport 5558:gue,family=6\ntunnel t6,local=fd00::1,remote=fd00::2,type=ip6gre,key=42,csum,encap=fou,encap-dport=5556",
 	  tun6_ip6gre_other_key_in, sizeof(tun6_ip6gre_other_key_in), "no_tunnel" },
 	{ "tun6_plain_wrong_src", "plain ip6tnl ipip6 from fd00::2; next header 4 from fd00::3",
-	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ipip6",
+	  "tunnel t6,local=fd00::1,remote=fd00::2,type=ip6tnl,mode=ipip6,encap=none",
 	  tun6_plain_wrong_src_in, sizeof(tun6_plain_wrong_src_in), "no_tunnel" },
 };
 
@@ -18139,7 +18140,7 @@ static const struct {
 } golden_pmtu6[] = {
 	{ "ipip6", "ip6tnl mode ipip6 encap fou, encap-sport 4242", "port 5555:ipip,family=6\ntunnel t6,local=fd00:1::1,remote=fd00:20::9,type=ip6tnl,mode=ipip6,encap=fou,encap-sport=4242,encap-dport=5555" },
 	{ "gue6", "ip6tnl mode ip6ip6 encap gue, encap-sport 4242", "port 5558:gue,family=6\ntunnel t6,local=fd00:1::1,remote=fd00:20::9,type=ip6tnl,mode=ip6ip6,encap=gue,encap-sport=4242,encap-dport=5558" },
-	{ "gre6", "plain ip6gre key 42", "tunnel t6,local=fd00:1::1,remote=fd00:20::9,type=ip6gre,key=42" },
+	{ "gre6", "plain ip6gre key 42", "tunnel t6,local=fd00:1::1,remote=fd00:20::9,type=ip6gre,key=42,encap=none" },
 };
 
 #endif /* GOLDEN_PMTU */
