@@ -202,11 +202,17 @@ fou_pmtu_lower(uint64_t *slot, uint16_t mtu, uint16_t link, uint64_t now, uint64
 	return true;
 }
 
-/* Tunnel t's path MTU lowered to mtu, the egress port's MTU link, and
- * counted either way: the error was about a tunnel. */
+/* Tunnel t's path MTU lowered to mtu, below what its egress port
+ * carries, and counted either way: the error was about a tunnel. */
 static unsigned int
-fou_pmtu_apply(struct fou_lcore *lc, const struct fou_tunnel *t, uint16_t mtu, uint16_t link)
+fou_pmtu_apply(struct fou_lcore *lc, const struct fou_tunnel *t, uint16_t mtu)
 {
+	const struct fou_nexthop *onh;
+	uint16_t tun_mtu, tun_mtu_nodf, link = UINT16_MAX;
+
+	if (fou_tunnel_egress(lc->gw, NULL, t, lc->now, &onh, &tun_mtu, &tun_mtu_nodf) ==
+	    FOU_EGRESS_OK)
+		link = (uint16_t)(tun_mtu_nodf + t->hdr_len);
 	/* written through lc->gw, the context's writable pointer: a
 	 * compare-exchange that only lowers, no lock (fou_private.h) */
 	if (fou_pmtu_lower(&lc->gw->tun_pmtu[t->idx], mtu, link, lc->now,
@@ -226,12 +232,11 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	const struct fou_gw *gw = lc->gw;
 	const uint32_t len = tot - hl;
 	uint8_t buf[FOU_ICMP_HDR + FOU_PMTU_QUOTE_MAX];
-	const struct fou_tunnel *t = NULL;
-	const struct fou_nexthop *onh;
+	const struct fou_tunnel *t;
 	struct fou_pmtu_quote q;
 	const uint8_t *icmp, *qip;
 	uint32_t n, qhl;
-	uint16_t mtu, tun_mtu, tun_mtu_nodf, link = UINT16_MAX;
+	uint16_t mtu;
 
 	/* icmp_rcv: a whole header, and the checksum over the message */
 	if (len < FOU_ICMP_HDR || fou_cksum_fold(m, off + hl, len, 0) != 0xffff)
@@ -262,9 +267,7 @@ fou_pmtu4_input(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	/* __ip_rt_update_pmtu: below ip_rt_min_pmtu (an MTU of 0 from an
 	 * old router too) it is taken as the minimum */
 	mtu = RTE_MAX((uint16_t)(icmp[6] << 8 | icmp[7]), (uint16_t)FOU_PMTU_MIN);
-	if (fou_tunnel_egress(gw, NULL, t, lc->now, &onh, &tun_mtu, &tun_mtu_nodf) == FOU_EGRESS_OK)
-		link = (uint16_t)(tun_mtu_nodf + t->hdr_len);
-	return fou_pmtu_apply(lc, t, mtu, link);
+	return fou_pmtu_apply(lc, t, mtu);
 }
 
 /* The IPv6 extension headers a tunnel may put before its payload in the
@@ -280,11 +283,9 @@ fou_pmtu6_input(struct fou_lcore *lc, struct rte_mbuf *m, const struct rte_ipv6_
 	const struct fou_gw *gw = lc->gw;
 	uint8_t buf[FOU_ICMP_HDR + FOU_PMTU6_QUOTE_MAX];
 	const struct fou_tunnel *t;
-	const struct fou_nexthop *onh;
 	struct fou_pmtu_quote q;
 	const uint8_t *icmp, *qip;
 	uint32_t n, h = 40, mtu32;
-	uint16_t link = UINT16_MAX;
 	uint8_t nh;
 
 	/* icmpv6_rcv: a whole header, and the checksum with its pseudo-header */
@@ -326,8 +327,5 @@ fou_pmtu6_input(struct fou_lcore *lc, struct rte_mbuf *m, const struct rte_ipv6_
 		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_REFUSED], 1);
 		return FOU_CONSUMED;
 	}
-	onh = fou_route6(gw, t->conf.remote.v6);
-	if (onh != NULL && (onh->type == FOU_NH_CONNECTED || onh->type == FOU_NH_GATEWAY))
-		link = gw->iface[onh->port].mtu;
-	return fou_pmtu_apply(lc, t, RTE_MAX((uint16_t)mtu32, (uint16_t)RTE_IPV6_MIN_MTU), link);
+	return fou_pmtu_apply(lc, t, RTE_MAX((uint16_t)mtu32, (uint16_t)RTE_IPV6_MIN_MTU));
 }
