@@ -238,5 +238,109 @@ class Fou6LinuxCaptures(ft.GatewayTestCase):
         self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
 
 
+
+# IPv6-underlay tunnels received, the gateway standing where the captures'
+# far end fd00:99::10 stood: ip6tnl t6 (mode any, to hold both ipip6 and
+# ip6ip6 of one address pair, as Linux keys one ip6tnl per pair), ip6gre g6
+# and g6k (key 42 csum) from the Linux guest fd00:99::2; an ip6tnl mode
+# ipip6 from fd00:99::3, a plain (encap none) ip6tnl ipip6 from fd00:99::4.
+RX_CAPTURES = ('ip6tnl-ipip6-fou', 'ip6tnl-ip6ip6-fou', 'ip6gre-fou',
+               'ip6gre-fou-key-csum-encaplimit-none')
+GUEST6 = 'fd00:99::2'
+TUN6_OPTS = CAPTURE_OPTS + [
+    '--tunnel', 't6,type=ip6tnl,mode=any,local=%s,remote=%s,encap=fou,encap-dport=5555'
+    % (FAR6, GUEST6),
+    '--tunnel', 'g6,type=ip6gre,local=%s,remote=%s,encap=fou,encap-dport=5556' % (FAR6, GUEST6),
+    '--tunnel', 'g6k,type=ip6gre,local=%s,remote=%s,key=42,csum,encap=fou,encap-dport=5556'
+    % (FAR6, GUEST6),
+    '--tunnel', 'm6,type=ip6tnl,mode=ipip6,local=%s,remote=fd00:99::3,encap=fou,encap-dport=5555'
+    % FAR6,
+    '--tunnel', 'p6,type=ip6tnl,mode=ipip6,local=%s,remote=fd00:99::4,encap=none' % FAR6]
+
+
+def from6(src, nh_payload, ext=None):
+    """Ethernet / IPv6 from src to the gateway (fd00:99::10) / payload."""
+    ip6 = IPv6(src=src, dst=FAR6, hlim=64)
+    if ext is not None:
+        ip6 = ip6 / ext
+    return Ether(src=ft.MAC_PEER, dst=FAR_MAC) / ip6 / nh_payload
+
+
+def ptb(quoted, mtu):
+    """ICMPv6 packet too big from a router on the way to the guest, to the
+    gateway, quoting what fits 1280 bytes, as Linux' icmp6_send does."""
+    from scapy.layers.inet6 import ICMPv6PacketTooBig
+    return from6('fd00:99::1', ICMPv6PacketTooBig(mtu=mtu) / Raw(bytes(quoted)[:1232]))
+
+
+class Tun6Receive(ft.GatewayTestCase):
+    def test_tunnels_over_ipv6(self):
+        """Linux 6.1's ip6tnl (ipip6, ip6ip6) and ip6gre (plain, key 42
+        csum) packets over FOU, taken by the matching tunnel (its rx
+        counters) and forwarded; a wrong source (no_tunnel), a mode that
+        does not take the protocol (tunnel_mode_mismatch), a GRE checksum
+        the tunnel does not expect (gre_csum_mismatch), a plain ip6tnl's
+        packet (decapsulated) and one from another source; then packet too
+        big quoting t6's outer packet lowers t6's path MTU in /fou/tunnels
+        (1400), one quoting another remote is pmtu_bad."""
+        frames, inners = [], []
+        for name in RX_CAPTURES:
+            # the ping and the TCP SYN: the hop limit 1 packet is the
+            # capture test's
+            for f in ft.read_frames(ft.linux_capture(name))[:2]:
+                frames.append(bytes(f))
+                inners.append(capture_inner(bytes(f)))
+        taken = {'t6': 4, 'g6': 2, 'g6k': 2}
+        i4 = v4(seq=1, dst='192.168.6.9')
+        i4b = v4(seq=2, dst='192.168.6.9')
+        plain_ok = from6('fd00:99::4', i4b)
+        drops = [
+            ('no_tunnel', from6('fd00:99::11', UDP(sport=41000, dport=5555) / i4)),
+            ('tunnel_mode_mismatch', from6('fd00:99::3', UDP(sport=41000, dport=5557) /
+                                           v6(seq=3, dst='fd00:66::9'))),
+            ('gre_csum_mismatch', from6(GUEST6, UDP(sport=41000, dport=5556) /
+                                        GRE(key_present=1, key=42, proto=0x0800) / i4)),
+            ('no_tunnel', from6('fd00:99::5', i4)),
+        ]
+        # t6's outer packet as the gateway sends it to the guest: the
+        # encap limit header, UDP from the auto range to 5555
+        quote = (IPv6(src=FAR6, dst=GUEST6, hlim=64) / TEL /
+                 UDP(sport=40000, dport=5555) / v4(seq=4, size=1400))
+        other = (IPv6(src=FAR6, dst='fd00:99::9', hlim=64) / TEL /
+                 UDP(sport=40000, dport=5555) / v4(seq=4, size=1400))
+        errs = [ptb(quote, 1400), ptb(other, 1300)]
+        all_frames = frames + [plain_ok] + [f for _, f in drops] + errs
+
+        def read(c):
+            t = c.cmd('/fou/tunnels')
+            return {t[k]['name']: t[k] for k in t if k not in ('count', 'offset')}
+
+        run, tun = self.run_reading({0: ft.write_pcap(self.path('in0.pcap'), all_frames)},
+                                    TUN6_OPTS, len(all_frames), read)
+        want_drops = {'no_tunnel': 2, 'tunnel_mode_mismatch': 1, 'gre_csum_mismatch': 1,
+                      'pmtu_bad': 1}
+        self.assertCounters(
+            run, rx={0: len(all_frames), 1: 0}, tx={0: 0, 1: len(frames) + 1},
+            drops=want_drops,
+            decap=[('%d_6' % Ether(f)[UDP].dport, 'ipv%d' % (i[0] >> 4))
+                   for f, i in zip(frames, inners)] + [(0, 'ipv4')],
+            fou_ports={'5555_6': 'ipip', '5556_6': 'gre', '5557_6': 'sit'})
+        self.assertEqual(run.summary.local.get('pmtu_updates'), 1)
+        for name, n in taken.items():
+            self.assertEqual(tun[name]['rx_packets'], n, name)
+        self.assertEqual(tun['m6']['rx_packets'], 0)
+        self.assertEqual(tun['p6']['rx_packets'], 1)
+        self.assertEqual(tun['t6']['path_mtu'], 1400)
+        self.assertTrue(590 <= tun['t6']['path_mtu_expires'] <= 600)
+        self.assertEqual([tun[n]['path_mtu'] for n in ('g6', 'g6k', 'm6', 'p6')], [0] * 4)
+        # what left port 1: the inner packets, forwarded (tshark reads them)
+        got = [ft.l3_of(f) for f in ft.read_frames(run.outputs[1])]
+        want = [ft.forwarded_l3(i) for i in inners] + [ft.forwarded_l3(bytes(i4b))]
+        self.assertEqual(sorted(got), sorted(want))
+        rows = ft.tshark_fields(run.outputs[1], ['ip.dst', 'ipv6.dst'])
+        self.assertEqual(len(rows), len(want))
+        self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
+
+
 if __name__ == '__main__':
     ft.main()
