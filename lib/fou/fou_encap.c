@@ -13,16 +13,15 @@
 #include "fou_hdr.h"
 
 /*
- * encap-sport auto (udp_flow_src_port): a hash of the inner flow, the
+ * A hash of the inner flow (Linux' skb flow hash as far as it goes): the
  * addresses, the protocol and, for a first fragment or an unfragmented
- * packet, the ports; mapped onto the configured range [MIN, MAX].
+ * packet, the ports. encap-sport auto and the auto flow label take it.
  */
-static inline uint16_t
-fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
+static inline uint32_t
+fou_flow_hash(const struct rte_mbuf *m, bool inner_v6)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint16_t min, max;
-	uint32_t h, l4, range;
+	uint32_t h, l4;
 	uint8_t proto;
 
 	if (!inner_v6) {
@@ -55,10 +54,142 @@ fou_flow_sport(const struct fou_gw *gw, const struct rte_mbuf *m, bool inner_v6)
 			h = rte_hash_crc_4byte(v, h);
 		}
 	}
-	h = rte_hash_crc_4byte(proto, h);
+	return rte_hash_crc_4byte(proto, h);
+}
+
+/* encap-sport auto (udp_flow_src_port): the flow hash mapped onto the
+ * configured range [MIN, MAX]. */
+static inline uint16_t
+fou_flow_sport(const struct fou_gw *gw, uint32_t h)
+{
+	uint16_t min, max;
+	uint32_t range;
+
 	fou_sport_range_load(gw, &min, &max);
 	range = (uint32_t)max - min + 1;
 	return (uint16_t)(min + (((uint64_t)h * range) >> 32));
+}
+
+/* INET_ECN_encapsulate: the outer ECN is the inner's, but CE becomes ECT(0). */
+static inline uint8_t
+fou_ecn_encap(uint8_t outer_ds, uint8_t inner_ds)
+{
+	uint8_t ecn = inner_ds & 3;
+
+	if (ecn == FOU_ECN_CE)
+		ecn = FOU_ECN_ECT0;
+	return (uint8_t)((outer_ds & ~3u) | ecn);
+}
+
+/* The GRE header's protocol, sequence number and checksum (gre_build_header). */
+static inline void
+fou_gre_finish(const struct fou_tunnel *t, struct rte_mbuf *m, uint8_t *h, uint32_t inner_len,
+	       bool inner_v6)
+{
+	uint8_t *g = h + t->gre_off;
+	uint16_t proto = inner_v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
+
+	g[2] = (uint8_t)(proto >> 8);
+	g[3] = (uint8_t)proto;
+	if (t->flags & FOU_TUN_GRE_SEQ) {
+		uint32_t seq = __atomic_fetch_add((uint32_t *)(uintptr_t)&t->seq, 1,
+						  __ATOMIC_RELAXED);
+		rte_be32_t be = rte_cpu_to_be_32(seq);
+
+		memcpy(h + t->seq_off, &be, 4);
+	}
+	if (t->flags & FOU_TUN_GRE_CSUM) {
+		uint16_t c = (uint16_t)~fou_cksum_fold(m, t->gre_off,
+						       t->hdr_len - t->gre_off + inner_len, 0);
+
+		memcpy(g + 4, &c, 2);
+	}
+}
+
+/*
+ * Into an IPv6-underlay tunnel, as ip6_tnl_xmit / ip6gre_xmit with
+ * fou6_build_udp / gue6_build_udp: the template of t->v6 patched with the
+ * payload length, traffic class (configured or inherited, ECN as
+ * INET_ECN_encapsulate), flow label, hop limit, mode any's protocol, UDP
+ * length, source port and checksum (software: over the IPv6 pseudo
+ * header, next header 17 and the UDP length), GRE's fields.
+ *
+ * The flow label, as ip6_make_flowlabel with Linux' default auto flow
+ * labels: the configured one; with flowlabel inherit an inner IPv6
+ * packet's; where that leaves 0, 20 bits of the inner flow's hash (never
+ * 0), so that a flow keeps one label and flows spread.
+ */
+static unsigned int
+fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mbuf *m,
+		  bool inner_v6)
+{
+	const struct fou_tunnel6 *t6 = &t->v6;
+	struct fou_tun_stats *ts = &lc->tun_st[t->idx];
+	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
+	const uint8_t flags = t->flags;
+	uint32_t flow = t6->flow, hash = 0;
+	struct rte_ipv6_hdr *ip6;
+	uint8_t *h, hop, ds;
+
+	if (!inner_v6) {
+		const struct rte_ipv4_hdr *iip = (const struct rte_ipv4_hdr *)inner;
+
+		hop = iip->time_to_live;
+		ds = iip->type_of_service;
+	} else {
+		uint32_t vtc = rte_be_to_cpu_32(((const struct rte_ipv6_hdr *)inner)->vtc_flow);
+
+		hop = ((const struct rte_ipv6_hdr *)inner)->hop_limits;
+		ds = (uint8_t)(vtc >> 20);
+		if (t6->flags6 & FOU_TUN6_FLOW_INHERIT)
+			flow |= vtc & 0xfffff;
+	}
+	if ((flags & FOU_TUN_SPORT_AUTO) ||
+	    ((t6->flags6 & (FOU_TUN6_FLOW_AUTO | FOU_TUN6_FLOW_INHERIT)) && (flow & 0xfffff) == 0))
+		hash = fou_flow_hash(m, inner_v6);
+	if ((flow & 0xfffff) == 0 && (t6->flags6 & (FOU_TUN6_FLOW_AUTO | FOU_TUN6_FLOW_INHERIT))) {
+		uint32_t l = (hash ^ (hash >> 20)) & 0xfffff;
+
+		flow |= l != 0 ? l : 1;
+	}
+	h = (uint8_t *)rte_pktmbuf_prepend(m, t->hdr_len);
+	if (unlikely(h == NULL))
+		return FOU_DROP_NO_HEADROOM;
+	memcpy(h, t6->hdr, t->hdr_len);
+	ip6 = (struct rte_ipv6_hdr *)h;
+	ip6->payload_len = rte_cpu_to_be_16((uint16_t)(t->hdr_len - sizeof(*ip6) + inner_len));
+	ds = fou_ecn_encap((flags & FOU_TUN_TOS_INHERIT) ? ds : (uint8_t)(t6->flow >> 20), ds);
+	ip6->vtc_flow = rte_cpu_to_be_32(6u << 28 | (uint32_t)ds << 20 | (flow & 0xfffff));
+	if (flags & FOU_TUN_TTL_INHERIT)
+		ip6->hop_limits = hop;
+	if ((t6->flags6 & FOU_TUN6_ANY) && t6->proto_off != 0)
+		h[t6->proto_off] = inner_v6 ? IPPROTO_IPV6 : IPPROTO_IPIP;
+	m->l3_len = t6->l4_off;
+	if (flags & FOU_TUN_FOU) {
+		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(h + t6->l4_off);
+		uint16_t ulen = (uint16_t)(t->hdr_len - t6->l4_off + inner_len);
+
+		udp->dgram_len = rte_cpu_to_be_16(ulen);
+		if (flags & FOU_TUN_SPORT_AUTO)
+			udp->src_port = rte_cpu_to_be_16(fou_flow_sport(lc->gw, hash));
+		if (t->gre_off != 0)
+			fou_gre_finish(t, m, h, inner_len, inner_v6);
+		if (flags & FOU_TUN_UDP_CSUM) {
+			uint16_t c = (uint16_t)~fou_cksum_fold(m, t6->l4_off, ulen,
+							       fou_udp6_phdr_sum(ip6, ulen));
+
+			/* RFC 8200: a computed zero is sent as all ones */
+			udp->dgram_cksum = c == 0 ? 0xffff : c;
+		}
+	} else if (t->gre_off != 0) {
+		fou_gre_finish(t, m, h, inner_len, inner_v6);
+	}
+	m->packet_type = RTE_PTYPE_L2_ETHER | RTE_PTYPE_L3_IPV6_EXT_UNKNOWN |
+			 ((flags & FOU_TUN_FOU) ? RTE_PTYPE_L4_UDP : 0);
+	FOU_STAT_ADD(ts->tx_packets, 1);
+	FOU_STAT_ADD(ts->tx_bytes, inner_len);
+	return FOU_FWD;
 }
 
 unsigned int
@@ -71,10 +202,12 @@ fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mb
 	const uint8_t *inner = rte_pktmbuf_mtod(m, const uint8_t *);
 	const uint32_t inner_len = rte_pktmbuf_pkt_len(m);
 	struct rte_ipv4_hdr *ip;
-	uint8_t *h, ttl, ds, ecn;
+	uint8_t *h, ttl, ds;
 	uint16_t sport = 0;
 	bool df = false;
 
+	if (unlikely(fou_tunnel_is6(t)))
+		return fou_tunnel_encap6(lc, t, m, inner_v6);
 	if (!inner_v6) {
 		const struct rte_ipv4_hdr *iip = (const struct rte_ipv4_hdr *)inner;
 
@@ -88,7 +221,7 @@ fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mb
 		ds = (uint8_t)(vtc >> 20);
 	}
 	if (t->flags & FOU_TUN_SPORT_AUTO)
-		sport = fou_flow_sport(gw, m, inner_v6);
+		sport = fou_flow_sport(gw, fou_flow_hash(m, inner_v6));
 
 	h = (uint8_t *)rte_pktmbuf_prepend(m, t->hdr_len);
 	if (unlikely(h == NULL))
@@ -96,12 +229,8 @@ fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mb
 	memcpy(h, t->hdr, t->hdr_len);
 	ip = (struct rte_ipv4_hdr *)h;
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(t->hdr_len + inner_len));
-	/* INET_ECN_encapsulate: the inner ECN, but CE becomes ECT(0) */
-	ecn = ds & 3;
-	if (ecn == FOU_ECN_CE)
-		ecn = FOU_ECN_ECT0;
-	ip->type_of_service = (uint8_t)((((t->flags & FOU_TUN_TOS_INHERIT) ?
-					   ds : ip->type_of_service) & ~3u) | ecn);
+	ip->type_of_service = fou_ecn_encap((t->flags & FOU_TUN_TOS_INHERIT) ?
+					    ds : ip->type_of_service, ds);
 	if (t->flags & FOU_TUN_TTL_INHERIT)
 		ip->time_to_live = ttl;
 	if (df)
@@ -124,27 +253,8 @@ fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mb
 		if (t->flags & FOU_TUN_SPORT_AUTO)
 			udp->src_port = rte_cpu_to_be_16(sport);
 	}
-	if (t->gre_off != 0) {
-		uint8_t *g = h + t->gre_off;
-		uint16_t proto = inner_v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
-
-		g[2] = (uint8_t)(proto >> 8);
-		g[3] = (uint8_t)proto;
-		if (t->flags & FOU_TUN_GRE_SEQ) {
-			uint32_t seq = __atomic_fetch_add((uint32_t *)(uintptr_t)&t->seq, 1,
-							  __ATOMIC_RELAXED);
-			rte_be32_t be = rte_cpu_to_be_32(seq);
-
-			memcpy(h + t->seq_off, &be, 4);
-		}
-		if (t->flags & FOU_TUN_GRE_CSUM) {
-			uint16_t c = (uint16_t)~fou_cksum_fold(m, t->gre_off,
-							       t->hdr_len - t->gre_off + inner_len,
-							       0);
-
-			memcpy(g + 4, &c, 2);
-		}
-	}
+	if (t->gre_off != 0)
+		fou_gre_finish(t, m, h, inner_len, inner_v6);
 	if (t->flags & FOU_TUN_UDP_CSUM) {
 		struct rte_udp_hdr *udp = (struct rte_udp_hdr *)(ip + 1);
 		uint16_t ulen = rte_be_to_cpu_16(udp->dgram_len);

@@ -105,11 +105,13 @@ fou_adj_key(const struct fou_adj *a, union fou_adj_key *key)
  * The MTU a packet meets along a: inner_df, whether it is IPv4 with DF.
  * A nopmtudisc tunnel sends the others without DF: the path MTU does not
  * bound them (Linux' tnl_update_pmtu takes the route's MTU only with DF).
+ * Over IPv6 nothing is fragmented on the way: the path MTU bounds all.
  */
 static inline uint16_t
 fou_adj_mtu(const struct fou_adj *a, bool inner_df)
 {
-	if (a->tun != NULL && !inner_df && !(a->tun->flags & FOU_TUN_PMTUDISC))
+	if (a->tun != NULL && !inner_df && !(a->tun->flags & FOU_TUN_PMTUDISC) &&
+	    !fou_tunnel_is6(a->tun))
 		return a->mtu_nodf;
 	return a->mtu;
 }
@@ -278,8 +280,9 @@ fou_adj_send(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_adj *a,
 		if (r != FOU_FWD)
 			return r;
 	}
-	r = fou_eth_push(lc->gw, m, a->port, neigh,
-			 a->tun != NULL || !v6 ? RTE_ETHER_TYPE_IPV4 : RTE_ETHER_TYPE_IPV6);
+	if (a->tun != NULL)
+		v6 = fou_tunnel_is6(a->tun);	/* what leaves is the outer packet */
+	r = fou_eth_push(lc->gw, m, a->port, neigh, v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4);
 	if (r != FOU_FWD)
 		return r;
 	*out_port = a->port;

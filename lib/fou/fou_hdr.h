@@ -260,6 +260,16 @@ fou_udp4_phdr_sum(const struct rte_ipv4_hdr *ip, uint16_t ulen)
 	       rte_cpu_to_be_16(ulen);
 }
 
+/* Pseudo-header sum of an IPv6 UDP datagram of ulen bytes (RFC 8200 8.1):
+ * next header 17 and the UDP length, whatever extension headers come
+ * between (the Destination Options of a tunnel's encapsulation limit). */
+static inline uint32_t
+fou_udp6_phdr_sum(const struct rte_ipv6_hdr *ip6, uint32_t ulen)
+{
+	return __rte_raw_cksum(ip6->src_addr, 32, 0) + rte_cpu_to_be_16(IPPROTO_UDP) +
+	       rte_cpu_to_be_16((uint16_t)ulen);
+}
+
 /*
  * RFC 1624 eq. 3: the checksum after a 16-bit word of the covered data
  * changes from old to new (all three as stored, in network order).

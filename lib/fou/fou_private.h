@@ -213,7 +213,8 @@ struct fou_tunnel6 {
 	uint8_t hdr[FOU_TUN6_HDR_MAX];
 	uint8_t l4_off;		/* what follows IPv6 and its Destination Options */
 	uint8_t proto_off;	/* the byte that names the inner protocol: the
-				 * last next header, or GUE's proto field */
+				 * last next header, or GUE's proto field; 0:
+				 * none (FOU) */
 	uint8_t flags6;		/* FOU_TUN6_* */
 	uint8_t zero;
 	uint32_t flow;		/* tclass << 20 | flowlabel, as configured */

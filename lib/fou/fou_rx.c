@@ -122,7 +122,9 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 		 * knows no path MTU (mtu_nodf); between the two, a
 		 * nopmtudisc tunnel's outer packet is fragmented, a
 		 * pmtudisc tunnel's has DF and is lost (fou_frag.c) */
-		if (tot > a.mtu_nodf)
+		if (a.tun != NULL && fou_tunnel_is6(a.tun))
+			frag_mtu = mtu;	/* IPv6 underlay: the inner packet, to the path's */
+		else if (tot > a.mtu_nodf)
 			frag_mtu = a.mtu_nodf;
 		else if (a.tun == NULL || (a.tun->flags & FOU_TUN_PMTUDISC))
 			return FOU_DROP_MTU_EXCEEDED;
@@ -871,14 +873,6 @@ fou_ip6_exthdrs(const struct rte_mbuf *m, uint32_t off, uint32_t tot, uint8_t *p
 			return FOU_FWD;
 		}
 	}
-}
-
-/* Pseudo-header sum of an IPv6 UDP datagram of ulen bytes (RFC 8200 8.1). */
-static inline uint32_t
-fou_udp6_phdr_sum(const struct rte_ipv6_hdr *ip6, uint32_t ulen)
-{
-	return __rte_raw_cksum(ip6->src_addr, 32, 0) + rte_cpu_to_be_16(IPPROTO_UDP) +
-	       rte_cpu_to_be_16((uint16_t)ulen);
 }
 
 /*

@@ -588,9 +588,10 @@ fou_tunnel_template6(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 	}
 	t6->l4_off = (uint8_t)(p - t6->hdr);
 	*last_nh = c->encap != FOU_ENCAP_NONE ? IPPROTO_UDP : inner;
-	t6->proto_off = (uint8_t)(last_nh - t6->hdr);
-	if (c->encap == FOU_ENCAP_GUE)
-		t6->proto_off = (uint8_t)(t6->l4_off + sizeof(struct rte_udp_hdr) + 1);
+	/* FOU names no protocol: mode any sends both to the one port */
+	t6->proto_off = c->encap == FOU_ENCAP_NONE ? (uint8_t)(last_nh - t6->hdr) :
+			c->encap == FOU_ENCAP_GUE ?
+			(uint8_t)(t6->l4_off + sizeof(struct rte_udp_hdr) + 1) : 0;
 	p = fou_tunnel_template_l4(t, c, t6->hdr, p);
 	if (c->encap != FOU_ENCAP_NONE && c->encap_csum6)
 		t->flags |= FOU_TUN_UDP_CSUM;

@@ -18,6 +18,7 @@
 #include "fou_hdr.h"
 #define GOLDEN_TX
 #include "golden.h"
+#include "golden6.h"
 
 /* What the transmit cases add to unit_gw_std(): the sender 10.0.0.2 /
  * fd00::2 on port 0 has a neighbour entry, so ICMP errors can go back. */
@@ -328,6 +329,99 @@ test_tx_linux_gue(void **state)
 			fail_msg("%s (%s): not sent, counted as %s", c->name, c->doc,
 				 fou_drop_name(st_verdict()));
 		compare_out_id(c, &got[0], SPORT_MIN, SPORT_MAX, (uint16_t)k++);
+	}
+}
+
+/*
+ * One frame an IPv6-underlay tunnel sent, against Linux's: the same bytes
+ * but for what Linux drew from its own flow hash, the outer flow label
+ * (ours: non-zero, one per inner flow) and the UDP source port (in the
+ * encap-sport range), with the UDP checksum recomputed for ours where
+ * Linux sent one, and checked on what we sent.
+ */
+static void
+compare_out6(const struct golden_tx6 *c, const struct unit_frame *f)
+{
+	static uint8_t exp[UNIT_PKT_MAX];
+	const uint8_t *ip6 = f->b + ETH;
+	uint32_t label, i, at;
+
+	if (f->len != c->out_len)
+		fail_msg("%s: %u bytes sent, Linux sent %u", c->name, f->len, c->out_len);
+	memcpy(exp, c->out, c->out_len);
+	label = unit_get32(ip6) & 0xfffff;
+	if (label == 0)
+		fail_msg("%s: flow label 0 (Linux sends an auto one)", c->name);
+	unit_put32(exp + ETH, (unit_get32(exp + ETH) & ~0xfffffu) | label);
+	at = ETH + 40 + (exp[ETH + 6] == IPPROTO_DSTOPTS ? 8 : 0);
+	if ((exp[ETH + 6] == IPPROTO_UDP || exp[ETH + 40] == IPPROTO_UDP) &&
+	    unit_get16(exp + at + 2) == unit_get16(f->b + at + 2)) {
+		uint16_t sport = unit_get16(f->b + at), ulen = unit_get16(exp + at + 4);
+		uint32_t sum;
+
+		if (sport < SPORT_MIN || sport > SPORT_MAX)
+			fail_msg("%s: encap-sport auto %u outside %u-%u", c->name, sport, SPORT_MIN,
+				 SPORT_MAX);
+		unit_put16(exp + at, sport);
+		if (unit_get16(exp + at + 6) != 0) {
+			unit_put16(exp + at + 6, 0);
+			sum = rfc1071_sum(exp + ETH + 8, 32, IPPROTO_UDP + ulen);
+			sum = (uint16_t)~rfc1071_fold(rfc1071_sum(exp + at, ulen, sum));
+			unit_put16(exp + at + 6, sum == 0 ? 0xffff : (uint16_t)sum);
+			/* and on its own: ours sums to all ones */
+			sum = rfc1071_sum(f->b + ETH + 8, 32, IPPROTO_UDP + ulen);
+			if (rfc1071_fold(rfc1071_sum(f->b + at, ulen, sum)) != 0xffff)
+				fail_msg("%s: UDP checksum over IPv6 wrong", c->name);
+		}
+	}
+	if (memcmp(f->b, exp, f->len) != 0) {
+		for (i = 0; f->b[i] == exp[i]; i++)
+			;
+		fail_msg("%s: output differs at byte %u: got 0x%02x, Linux sent 0x%02x", c->name,
+			 i, f->b[i], exp[i]);
+	}
+}
+
+/*
+ * What Linux 6.1 sent through ip6tnl (ipip6, ip6ip6, any) and ip6gre with
+ * encap fou, gue and none, encaplimit 4 and none, the UDP checksum over
+ * IPv6 on and off, GRE key and checksum: packet by packet through one
+ * gateway per capture, standing where the Linux guest stood. The flow
+ * label of a flow stays one: the same inner flow, the same label.
+ */
+static void
+test_tx_linux_ip6tnl(void **state)
+{
+	struct fou_gw *gw = NULL;
+	struct fou_tunnel_info ti[1];
+	uint32_t labels[8][2];
+	unsigned int i, k = 0, n;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(golden_tx6); i++) {
+		const struct golden_tx6 *c = &golden_tx6[i];
+
+		if (c->first) {
+			gw = tx_gw(c->stmts);
+			unit_lcore_begin(&ul, gw, 0);
+			k = 0;
+		}
+		if (run_copies(gw, c->in, c->in_len, 1) != 1)
+			fail_msg("%s: not sent, counted as %s", c->name,
+				 fou_drop_name(st_verdict()));
+		if (unit_get16(got[0].b + 12) != RTE_ETHER_TYPE_IPV6)
+			fail_msg("%s: not an IPv6 frame", c->name);
+		compare_out6(c, &got[0]);
+		/* the same packet again: the same label */
+		labels[k][0] = unit_get32(got[0].b + ETH) & 0xfffff;
+		assert_int_equal(run_copies(gw, c->in, c->in_len, 1), 1);
+		labels[k][1] = unit_get32(got[0].b + ETH) & 0xfffff;
+		if (labels[k][0] != labels[k][1])
+			fail_msg("%s: one flow, two flow labels", c->name);
+		k++;
+		n = fou_tunnel_list(gw, ti, 1);
+		assert_int_equal(n, 1);
+		assert_int_equal(ti[0].tx_packets, 2 * k);
 	}
 }
 
@@ -1843,6 +1937,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		T(test_tx_golden_cksums),
 		T(test_tx_linux_gue),
+		T(test_tx_linux_ip6tnl),
 		T(test_tx_golden),
 		T(test_rx_tun6_golden),
 		T(test_tx_multiseg),
