@@ -44,8 +44,9 @@ FOU over IPv6 comes in too: a peer fd00:99::2 sends to the ports over IPv6
 Options before UDP or without, a hop-by-hop router alert, a routing header
 with no segment left, outer ECN, a checksum or zero; the named cases drop the
 malformed ones under their reasons (ip6_exthdr_bad, ip6_opt_discard,
-ip6_rthdr, ip6_frag, udp_len_bad, udp_cksum_bad, ...), and the model of what
-Linux sends covers their mutations (decap6()).
+ip6_rthdr, ip6_frag, udp_len_bad, udp_cksum_bad, no_tunnel from a source
+that is not the ip6tnl t6's remote, ...), and the model of what Linux sends
+covers their mutations (decap6()).
 
 The random cases come from a seed printed on stderr; FOU_HOSTILE_SEED=N
 reproduces a run, FOU_HOSTILE_CASES=N sets how many (default 3000)."""
@@ -136,6 +137,11 @@ FOU_PORTS = {**ft.PROTO_FOU_PORTS, GUE_PORT: 'gue',
              **{'%d_6' % p: n for p, n in FOU6_PROTO.items()}}
 for _t in TUNNELS:
     OPTS += ['--tunnel', _t]
+# an ip6tnl (mode any: IPv4 and IPv6 inside) from the IPv6 peer: FOU over
+# IPv6 with protocol 4 or 41 is taken from it alone (no_tunnel otherwise);
+# no ip6gre, so GRE over IPv6 still comes from anyone (decap6())
+OPTS += ['--tunnel', 't6,type=ip6tnl,mode=any,local=%s,remote=%s,encap=fou,encap-dport=5555'
+         % (OUR6, PEER6)]
 for _p, _r in ROUTES.items():
     if isinstance(_r, str):
         OPTS += ['--route', '%s,dev=%s' % (_p, _r)]
@@ -232,13 +238,16 @@ def named_traffic():
     t.drop('over IPv6: outer CE, inner Not-ECT', fou6(5561, v6(seq=64), tc=3), 'ecn_drop')
     t.drop('over IPv6: zero UDP checksum to 5558 (a port over IPv4 only)',
            fou6(5558, i4, chksum=0), 'udp_cksum_bad')
+    t.drop('over IPv6: ipip from fd00:99::3, not the ip6tnl t6\'s remote',
+           fou6(5555, i4, src='fd00:99::3'), 'no_tunnel')
     return t
 
 
-def fou6(dport, payload, ext=None, tc=0, chksum=None, ulen=None, nh=None, udp=True):
+def fou6(dport, payload, ext=None, tc=0, chksum=None, ulen=None, nh=None, udp=True,
+         src=PEER6):
     """Ethernet / IPv6 [/ extension headers] / UDP(dport) / payload from the
-    IPv6 FOU peer to our fd00:99::1."""
-    ip6 = IPv6(src=PEER6, dst=OUR6, tc=tc, fl=0x54321)
+    IPv6 FOU peer (or src) to our fd00:99::1."""
+    ip6 = IPv6(src=src, dst=OUR6, tc=tc, fl=0x54321)
     if nh is not None:
         ip6.nh = nh
     pkt = ip6 / ext if ext is not None else ip6
@@ -633,7 +642,8 @@ def _ecn(inner, outer_ecn):
 
 def decap6(frame):
     """decap() of an IPv6 frame: FOU over IPv6 to our fd00:99::1, to a port
-    over IPv6 (no tunnel over IPv6 to match: from any source)."""
+    over IPv6: IPv4 or IPv6 inside from the ip6tnl's remote only, GRE from
+    any source (no ip6gre to match)."""
     ip = frame[14:]
     if len(ip) < 40 or ip[0] >> 4 != 6 or 40 + int.from_bytes(ip[4:6], 'big') > len(ip):
         return None
@@ -656,7 +666,10 @@ def decap6(frame):
     phdr = ip[8:40] + ulen.to_bytes(4, 'big') + b'\0\0\0\x11'
     if udp[6:8] != b'\0\0' and not _sum_ok(phdr + udp):
         return None
-    p = _fou_payload(FOU6_PROTO[int.from_bytes(udp[2:4], 'big')], udp[8:], False)
+    proto = FOU6_PROTO[int.from_bytes(udp[2:4], 'big')]
+    p = _fou_payload(proto, udp[8:], False)
+    if p is not None and proto != 47 and str(src) != PEER6:
+        return None
     inner = None if p is None else _inner_valid(*p)
     return None if inner is None else _ecn(inner, (ip[1] >> 4) & 3)
 

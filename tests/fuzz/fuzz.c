@@ -169,7 +169,8 @@ fuzz_gw_new(const char *const *stmts, bool small)
  * fd10:T::/32 (sit, gre). Every combination of the options the encap path
  * treats differently; t1, t4, t5, t6 take the Linux peer's traffic
  * (tests/data), t13's remote is inside its own prefix (tunnel_loop), t14-t16
- * are encap gue.
+ * are encap gue; t17-t20 are over IPv6 (t17, t18 take the IPv6 peer's FOU;
+ * t19 is plain, t20 GUE).
  */
 static const char *const fuzz_tunnels[] = {
 	"t1,type=ipip,local=10.99.0.1,remote=10.99.0.2,encap-dport=5555",
@@ -192,6 +193,12 @@ static const char *const fuzz_tunnels[] = {
 	"t15,type=sit,local=10.99.0.1,remote=10.99.0.8,encap=gue,encap-dport=6080",
 	"t16,type=ipip,local=10.99.0.1,remote=10.99.0.8,encap=gue,encap-sport=4001,"
 		"encap-dport=6080",
+	"t17,type=ip6tnl,mode=any,local=fd00:99::1,remote=fd00:99::2,encap=fou,encap-dport=5555",
+	"t18,type=ip6gre,local=fd00:99::1,remote=fd00:99::2,key=42,csum,encap=fou,"
+		"encap-dport=5559",
+	"t19,type=ip6tnl,mode=ipip6,local=fd00:99::1,remote=fd00:99::3,encap=none",
+	"t20,type=ip6gre,local=fd00:99::1,remote=fd00:99::4,key=9,encap=gue,encap-sport=4002,"
+		"encap-dport=5560",
 };
 
 const char *const fuzz_gw_stmts[] = {
@@ -230,6 +237,7 @@ const char *const fuzz_gw_stmts[] = {
 	"port 5556:gre,family=6",
 	"port 5557:sit,family=6",
 	"port 5559:gre,family=6",
+	"port 5560:gue,family=6",
 	"route 0.0.0.0/0,dev=1,via=192.168.1.254",
 	"route ::/0,dev=1,via=fd00:1::fe",
 	"route 192.168.4.0/24,dev=1,via=192.168.1.4",
@@ -289,11 +297,13 @@ fuzz_gw_packet(bool small)
 
 		snprintf(line, sizeof(line), "tunnel %s", fuzz_tunnels[t]);
 		fuzz_gw_apply(gw, v);
-		if (strncmp(type, "sit", 3) != 0) {
+		/* what the tunnel carries: sit and ip6tnl ip6ip6 IPv6 only,
+		 * ipip and ip6tnl ipip6 IPv4 only */
+		if (strncmp(type, "sit", 3) != 0 && strstr(type, "mode=ip6ip6") == NULL) {
 			snprintf(line, sizeof(line), "route 10.%u.0.0/16,dev=t%u", t + 1, t + 1);
 			fuzz_gw_apply(gw, v);
 		}
-		if (strncmp(type, "ipip", 4) != 0) {
+		if (strncmp(type, "ipip", 4) != 0 && strstr(type, "mode=ipip6") == NULL) {
 			snprintf(line, sizeof(line), "route fd10:%x::/32,dev=t%u", t + 1, t + 1);
 			fuzz_gw_apply(gw, v);
 		}

@@ -210,7 +210,40 @@ def fou6_seeds(out):
                 write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / pkt))
 
 
-def encap_seeds(src, out, nb_tunnels=16):
+def tun6_seeds(out):
+    """What the packet gateway's IPv6 tunnels (t17-t20) take: plain IPIP over
+    IPv6 from t19's remote, GRE key 9 in GUE from t20's, FOU from the peer
+    to a port whose tunnel's mode or key refuses it; and ICMPv6 packet too
+    big quoting t17's and t18's outer packets (the encap limit header, UDP
+    from the auto range), one quoting nobody's."""
+    from scapy.layers.l2 import Ether
+    from scapy.layers.inet import IP, UDP, ICMP, GRE
+    from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, HBHOptUnknown, PadN,
+                                    ICMPv6PacketTooBig)
+
+    eth = Ether(src="52:54:00:63:00:02", dst="02:00:0a:63:00:01")
+    i4 = IP(src="192.168.4.2", dst="192.168.1.9", id=5) / ICMP() / b"tun6-in"
+    tel = IPv6ExtHdrDestOpt(options=[HBHOptUnknown(otype=4, optdata=b"\x04"),
+                                     PadN(optdata=b"\x00")])
+    gue = bytes([0, 47, 0, 0])
+    pkts = [IPv6(src="fd00:99::3", dst="fd00:99::1") / i4,
+            IPv6(src="fd00:99::3", dst="fd00:99::1") / tel / i4,
+            IPv6(src="fd00:99::5", dst="fd00:99::1") / i4,
+            IPv6(src="fd00:99::4", dst="fd00:99::1") / UDP(sport=4002, dport=5560) /
+            (gue + bytes(GRE(key_present=1, key=9) / i4)),
+            IPv6(src="fd00:99::2", dst="fd00:99::1") / UDP(sport=40000, dport=5559) /
+            GRE(key_present=1, key=42) / i4]
+    for q in (IPv6(src="fd00:99::1", dst="fd00:99::2") / tel / UDP(sport=40000, dport=5555) / i4,
+              IPv6(src="fd00:99::1", dst="fd00:99::2") / tel / UDP(sport=40000, dport=5559) /
+              GRE(key_present=1, key=42, chksum_present=1) / i4,
+              IPv6(src="fd00:99::1", dst="fd00:99::9") / tel / UDP(sport=40000, dport=5555) / i4):
+        pkts.append(IPv6(src="fd00:99::fe", dst="fd00:99::1") / ICMPv6PacketTooBig(mtu=1300) /
+                    bytes(q))
+    for pkt in pkts:
+        write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / pkt))
+
+
+def encap_seeds(src, out, nb_tunnels=20):
     frames = pcap_frames(os.path.join(src, "tests", "data", "inside-replies.pcap"))
     inner = [f[14:] for f in frames if f[12:14] in (b"\x08\x00", b"\x86\xdd")]
     v4 = [p for p in inner if p[0] >> 4 == 4]
@@ -340,6 +373,7 @@ def main(src, out):
     gue_seeds(out)
     frag_seeds(out)
     fou6_seeds(out)
+    tun6_seeds(out)
     encap_seeds(src, out)
     stmt_seeds(src, out)
     config_seeds(src, out)
