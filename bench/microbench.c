@@ -13,7 +13,9 @@
  *          each tunnel, added only when this stage runs)
  *   decap6 FOU/IPIP over IPv6 as Linux' ip6tnl sends it (the encap limit
  *          Destination Options before UDP, a UDP checksum) to the port over
- *          IPv6, from a source per tunnel: the IPv6 underlay's decap
+ *          IPv6, from a source per tunnel, each matched to its ip6tnl (a
+ *          twin of each tunnel, added only when this stage runs): the IPv6
+ *          underlay's decap
  *
  * Tables grow along two axes, one gateway built incrementally through the
  * control functions of fou.h: tunnels 1 -> 1k -> 64k at the smallest route
@@ -254,9 +256,11 @@ fou_mb_tunnel_conf(struct fou_tunnel_conf *c, uint32_t k)
 }
 
 /* Tunnel k and the route of its /24 into it; with gue, its twin: GRE with
- * encap gue to the same remote, and the route of its own /24. */
+ * encap gue to the same remote, and the route of its own /24; with v6, an
+ * ip6tnl (mode ipip6, encap fou) from decap6's source fd00:ff::1:K, so
+ * that those packets are matched to a tunnel as over IPv4. */
 static void
-fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue)
+fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue, bool v6)
 {
 	struct fou_ip net = fou_mb_ip4(FOU_MB_TUNNET(k), 24);
 	struct fou_tunnel_conf c;
@@ -265,6 +269,23 @@ fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue)
 	fou_mb_tunnel_conf(&c, k);
 	if (fou_tunnel_add(gw, &c, &err) != 0 || fou_route_add_tunnel(gw, &net, c.name, &err) != 0)
 		fou_mb_die("tunnel", &err);
+	if (v6) {
+		struct fou_tunnel_conf c6;
+
+		fou_tunnel_conf_default6(&c6);
+		snprintf(c6.name, sizeof(c6.name), "s%u", k);
+		c6.type = IPPROTO_IPIP;
+		c6.encap = FOU_ENCAP_FOU;
+		c6.encap_dport = FOU_MB_FOU_PORT;
+		c6.local.plen = c6.remote.plen = 128;
+		memcpy(c6.local.v6, "\xfd\x00\x00\xff\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
+		memcpy(c6.remote.v6, c6.local.v6, 13);
+		c6.remote.v6[13] = 1;
+		c6.remote.v6[14] = (uint8_t)(k >> 8);
+		c6.remote.v6[15] = (uint8_t)k;
+		if (fou_tunnel_add(gw, &c6, &err) != 0)
+			fou_mb_die("ip6tnl", &err);
+	}
 	if (!gue)
 		return;
 	snprintf(c.name, sizeof(c.name), "u%u", k);
@@ -280,7 +301,8 @@ static void
 fou_mb_grow_tunnels(struct fou_mb *b, uint32_t n)
 {
 	for (; b->nb_tunnels < n; b->nb_tunnels++)
-		fou_mb_tunnel_add(b->gw, b->nb_tunnels, b->o.stage[FOU_MB_ENCAP_GUE]);
+		fou_mb_tunnel_add(b->gw, b->nb_tunnels, b->o.stage[FOU_MB_ENCAP_GUE],
+				  b->o.stage[FOU_MB_DECAP6]);
 }
 
 /* --- the gateway ------------------------------------------------------- */
@@ -305,8 +327,9 @@ fou_mb_gw_new(const struct fou_mb *b)
 	struct fou_gw_params p;
 	struct fou_err err;
 	struct fou_gw *gw;
-	/* the GUE twins double the tunnels and their routes */
-	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1] * (b->o.stage[FOU_MB_ENCAP_GUE] ? 2 : 1);
+	/* the GUE twins and the ip6tnl ones add to the tunnels */
+	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1] *
+			 (1 + b->o.stage[FOU_MB_ENCAP_GUE] + b->o.stage[FOU_MB_DECAP6]);
 	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
 	char limits[128];
 
@@ -1028,6 +1051,13 @@ struct fou_mb_count {
 	uint64_t tun_tx, tun_rx, tun_tx_bytes, tun_rx_bytes;
 };
 
+/* Every tunnel of the gateway: each of b's, with its twins. */
+static uint32_t
+fou_mb_nb_all(const struct fou_mb *b)
+{
+	return b->nb_tunnels * (1 + b->o.stage[FOU_MB_ENCAP_GUE] + b->o.stage[FOU_MB_DECAP6]);
+}
+
 static void
 fou_mb_count(struct fou_gw *gw, uint32_t nb_tunnels, struct fou_mb_count *c)
 {
@@ -1148,7 +1178,7 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 	fou_mb_stmt(gb, "icmp-rate", errors ? "1000000,burst=1000000" : "0");
 
 	/* in bursts */
-	fou_mb_count(ga, b->nb_tunnels, &ca);
+	fou_mb_count(ga, fou_mb_nb_all(b), &ca);
 	for (p = 0; p < FOU_MB_MIX_PKTS; p += FOU_BURST) {
 		struct rte_mbuf *pkts[FOU_BURST];
 
@@ -1163,11 +1193,11 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 		nfrags[0] += RTE_MIN(call.strays, call.frags_room);
 		strays += call.strays - RTE_MIN(call.strays, call.frags_room);
 	}
-	fou_mb_count(ga, b->nb_tunnels, &after);
+	fou_mb_count(ga, fou_mb_nb_all(b), &after);
 	fou_mb_count_delta(&ca, &after);
 
 	/* one by one, each one's counters apart */
-	fou_mb_count(gb, b->nb_tunnels, &cb);
+	fou_mb_count(gb, fou_mb_nb_all(b), &cb);
 	for (p = 0; p < FOU_MB_MIX_PKTS; p++) {
 		struct fou_mb_got *g = &mx->alone[p];
 		struct rte_mbuf *m;
@@ -1192,7 +1222,7 @@ fou_mb_mix_round(struct fou_mb *b, struct fou_mb_mix *mx, struct fou_gw *ga,
 		g->icmp = fou_mb_moved(after.s.icmp_out, FOU_ICMP_MAX);
 		g->consumed = after.s.local[FOU_LOCAL_CONSUMED] != before.s.local[FOU_LOCAL_CONSUMED];
 	}
-	fou_mb_count(gb, b->nb_tunnels, &after);
+	fou_mb_count(gb, fou_mb_nb_all(b), &after);
 	fou_mb_count_delta(&cb, &after);
 	if (strays != 0) {
 		fprintf(stderr, "fou-microbench: check-mix: %u packets left that were not received\n",
@@ -1335,7 +1365,7 @@ fou_mb_check_mix(struct fou_mb *b)
 	 * same order */
 	gb = fou_mb_gw_new(b);
 	for (i = 0; i < b->nb_tunnels; i++)
-		fou_mb_tunnel_add(gb, i, b->o.stage[FOU_MB_ENCAP_GUE]);
+		fou_mb_tunnel_add(gb, i, b->o.stage[FOU_MB_ENCAP_GUE], b->o.stage[FOU_MB_DECAP6]);
 	for (i = 0; i < b->nb_routes; i++) {
 		struct fou_ip pfx = fou_mb_ip4(b->routes[i].prefix, b->routes[i].plen);
 		struct fou_ip via = fou_mb_ip4(FOU_MB_GW1, 32);
