@@ -73,6 +73,9 @@ pmtu_stmts(const char *name)
 	for (i = 0; i < RTE_DIM(golden_pmtu); i++)
 		if (strcmp(golden_pmtu[i].name, name) == 0)
 			return golden_pmtu[i].stmts;
+	for (i = 0; i < RTE_DIM(golden_pmtu6); i++)
+		if (strcmp(golden_pmtu6[i].name, name) == 0)
+			return golden_pmtu6[i].stmts;
 	fail_msg("no path MTU case %s", name);
 	return NULL;
 }
@@ -666,18 +669,6 @@ expect_path6(uint16_t path_mtu, const char *what)
 	expect_path(path_mtu, (uint16_t)((path_mtu != 0 ? path_mtu : 1500) - ti.overhead), what);
 }
 
-static const char *
-pmtu6_stmts(const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < RTE_DIM(golden_pmtu6); i++)
-		if (strcmp(golden_pmtu6[i].name, name) == 0)
-			return golden_pmtu6[i].stmts;
-	fail_msg("no IPv6 path MTU case %s", name);
-	return NULL;
-}
-
 /*
  * ICMPv6 packet too big about an outer packet an ip6tnl / ip6gre sent
  * (ip6_tnl_err, ip6gre_err, fou6 / gue6 through them; ip6_update_pmtu):
@@ -713,13 +704,13 @@ test_pmtu6(void **state)
 
 	(void)state;
 	for (i = 0; i < RTE_DIM(taken); i++) {
-		pmtu_gw(pmtu6_stmts(taken[i].name));
+		pmtu_gw(pmtu_stmts(taken[i].name));
 		expect_path6(0, taken[i].name);
 		EXPECT_TAKEN(taken[i].b, taken[i].len, taken[i].name);
 		expect_path6(1400, taken[i].name);
 		EXPECT_REFUSED(taken[i].b, taken[i].len, taken[i].name);
 	}
-	pmtu_gw(pmtu6_stmts("ipip6"));
+	pmtu_gw(pmtu_stmts("ipip6"));
 	EXPECT_REFUSED(g_pmtu6_ipip6_err_1500, sizeof(g_pmtu6_ipip6_err_1500), "1500, the port's");
 	EXPECT_REFUSED(g_pmtu6_ipip6_err_huge, sizeof(g_pmtu6_ipip6_err_huge), "70000");
 	expect_path6(0, "nothing learnt");
@@ -731,11 +722,11 @@ test_pmtu6(void **state)
 	expect_err_at(g_pmtu6_ipip6_err, sizeof(g_pmtu6_ipip6_err), V_CONSUMED, 1, 0,
 		      rte_rdtsc() + 601 * rte_get_tsc_hz(), "1400 after 1280 expired");
 	for (i = 0; i < RTE_DIM(forged); i++) {
-		pmtu_gw(pmtu6_stmts("ipip6"));
+		pmtu_gw(pmtu_stmts("ipip6"));
 		EXPECT_BAD(forged[i].b, forged[i].len, forged[i].name);
 		expect_path6(0, forged[i].name);
 	}
-	pmtu_gw(pmtu6_stmts("gre6"));
+	pmtu_gw(pmtu_stmts("gre6"));
 	EXPECT_BAD(g_pmtu6_gre6_key43, sizeof(g_pmtu6_gre6_key43), "GRE key 43");
 	expect_path6(0, "GRE key 43");
 	/* an IPv4 tunnel is not found by an IPv6 quote, nor the other way */
