@@ -21,7 +21,13 @@ fd00:99::2 on port 0 sends to our fd00:99::1; ports 5555 (ipip), 5556
   pointing at it), UDP over IPv6 to 5560: port unreachable;
 - then /fou/ports keys the two families of one UDP port apart, /fou/config
   writes family=6 only where it is 6, and port add / del errors name the
-  problem."""
+  problem.
+
+Then (Tun6Receive, a second run) the tunnels over IPv6: Linux 6.1's ip6tnl
+and ip6gre frames taken by the tunnels that match them (their rx counters in
+/fou/tunnels), a plain ip6tnl, the drops by name (no_tunnel,
+tunnel_mode_mismatch, gre_csum_mismatch), and packet too big lowering the
+right tunnel's path MTU (pmtu_bad for a quote of nobody's)."""
 import os
 import sys
 
@@ -34,7 +40,7 @@ from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.l2 import GRE  # noqa: E402
 from scapy.layers.inet6 import (IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,  # noqa: E402
                                 IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, HBHOptUnknown, PadN,
-                                RouterAlert)
+                                RouterAlert, ICMPv6PacketTooBig)
 from scapy.packet import Raw  # noqa: E402
 
 OUR6, PEER6 = 'fd00:99::1', 'fd00:99::2'
@@ -269,7 +275,6 @@ def from6(src, nh_payload, ext=None):
 def ptb(quoted, mtu):
     """ICMPv6 packet too big from a router on the way to the guest, to the
     gateway, quoting what fits 1280 bytes, as Linux' icmp6_send does."""
-    from scapy.layers.inet6 import ICMPv6PacketTooBig
     return from6('fd00:99::1', ICMPv6PacketTooBig(mtu=mtu) / Raw(bytes(quoted)[:1232]))
 
 
