@@ -302,6 +302,12 @@ class Fou6Transmit(ft.GatewayTestCase):
                                     TX_OPTS, len(frames), read)
         self.assertCounters(run, rx={0: 0, 1: len(frames)}, tx={0: len(sent) + 2, 1: 2},
                             drops={}, icmp={'icmp_frag_needed': 1, 'icmp6_pkt_too_big': 1})
+        # the exit summary names them as `ip link` would
+        self.assertEqual(run.summary.tunnel_conf['ta'], {
+            'type': 'ip6tnl', 'mode': 'ipip6', 'local': OUR6, 'remote': PEER6, 'encap': 'fou',
+            'dport': 5560, 'mtu': MTU_TA, 'unresolved': None})
+        self.assertEqual((run.summary.tunnel_conf['tb']['type'],
+                          run.summary.tunnel_conf['tc']['mode']), ('ip6gre', 'any'))
         self.assertEqual((tun['ta']['mtu'], tun['tb']['mtu'], tun['tc']['mtu']),
                          (MTU_TA, MTU_TB, 1500 - 48))
         self.assertEqual((tun['ta']['type'], tun['ta']['mode'], tun['ta']['encaplimit'],
