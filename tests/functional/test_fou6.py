@@ -296,10 +296,19 @@ class Fou6Transmit(ft.GatewayTestCase):
         frames = [f for _, f in sent] + [f for _, f, _ in too_big] + [frag]
 
         def read(c):
-            return {t['name']: t for k, t in c.cmd('/fou/tunnels').items() if k.isdigit()}
+            return ({t['name']: t for k, t in c.cmd('/fou/tunnels').items() if k.isdigit()},
+                    [ln for ln in ft.config_lines(c) if ln.startswith('tunnel =')])
 
-        run, tun = self.run_reading({1: ft.write_pcap(self.path('in1.pcap'), frames)},
-                                    TX_OPTS, len(frames), read)
+        run, (tun, conf) = self.run_reading({1: ft.write_pcap(self.path('in1.pcap'), frames)},
+                                            TX_OPTS, len(frames), read)
+        # /fou/config: what differs from iproute2's defaults
+        self.assertEqual(conf, [
+            'tunnel = ta,type=ip6tnl,mode=ipip6,local=%s,remote=%s,encap-dport=5560'
+            % (OUR6, PEER6),
+            'tunnel = tb,type=ip6gre,local=%s,remote=%s,tclass=inherit,encaplimit=none,'
+            'noencap-udp6-csum,encap=gue,encap-dport=5561,key=42,csum' % (OUR6, PEER6),
+            'tunnel = tc,type=ip6tnl,mode=any,local=%s,remote=fd00:99::3,hoplimit=9,'
+            'flowlabel=0xabcde,encap=none' % OUR6])
         self.assertCounters(run, rx={0: 0, 1: len(frames)}, tx={0: len(sent) + 2, 1: 2},
                             drops={}, icmp={'icmp_frag_needed': 1, 'icmp6_pkt_too_big': 1})
         # the exit summary names them as `ip link` would
