@@ -16,6 +16,9 @@
  *          IPv6, from a source per tunnel, each matched to its ip6tnl (a
  *          twin of each tunnel, added only when this stage runs): the IPv6
  *          underlay's decap
+ *   encap6 plain IPv4 routed into an ip6tnl (mode ipip6, encap fou, the
+ *          defaults: encaplimit 4, UDP checksum over IPv6) twin of each
+ *          tunnel, added only when this stage runs: the IPv6 underlay's encap
  *
  * Tables grow along two axes, one gateway built incrementally through the
  * control functions of fou.h: tunnels 1 -> 1k -> 64k at the smallest route
@@ -81,10 +84,10 @@
 
 enum fou_mb_stage {
 	FOU_MB_FWD, FOU_MB_DECAP, FOU_MB_ENCAP, FOU_MB_DECAP_GUE, FOU_MB_ENCAP_GUE, FOU_MB_DECAP6,
-	FOU_MB_STAGES
+	FOU_MB_ENCAP6, FOU_MB_STAGES
 };
 static const char *const fou_mb_stage_names[FOU_MB_STAGES] = {
-	"fwd", "decap", "encap", "decap-gue", "encap-gue", "decap6"
+	"fwd", "decap", "encap", "decap-gue", "encap-gue", "decap6", "encap6"
 };
 
 struct fou_mb_opts {
@@ -130,6 +133,7 @@ static const struct rte_ether_addr fou_mb_peer0 = { { 0x02, 0, 0, 0, 0, 0x02 } }
 #define FOU_MB_REMOTE(k) (IP4(100, 64, 0, 1) + (k))	/* tunnel k's remote */
 #define FOU_MB_TUNNET(k) (IP4(11, 0, 0, 0) + ((k) << 8))	/* tunnel k's /24 */
 #define FOU_MB_GUENET(k) (IP4(12, 0, 0, 0) + ((k) << 8))	/* its GUE twin's /24 */
+#define FOU_MB_SIXNET(k) (IP4(13, 0, 0, 0) + ((k) << 8))	/* its ip6tnl twin's /24 */
 #define FOU_MB_SRC(f) (IP4(198, 18, 0, 1) + ((f) & 0x1ffff))	/* flow sources */
 
 static void
@@ -273,7 +277,7 @@ fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue, bool v6)
 		struct fou_tunnel_conf c6;
 
 		fou_tunnel_conf_default6(&c6);
-		snprintf(c6.name, sizeof(c6.name), "s%u", k);
+		snprintf(c6.name, sizeof(c6.name), "r%u", k);
 		c6.type = IPPROTO_IPIP;
 		c6.encap = FOU_ENCAP_FOU;
 		c6.encap_dport = FOU_MB_FOU_PORT;
@@ -297,12 +301,38 @@ fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue, bool v6)
 		fou_mb_die("gue tunnel", &err);
 }
 
+/* Tunnel k's ip6tnl twin: from fd00:ff::1 to fd00:fe::K (routed via one
+ * neighbour), the route of its own /24 into it. */
+static void
+fou_mb_tunnel6_add(struct fou_gw *gw, uint32_t k)
+{
+	struct fou_ip net = fou_mb_ip4(FOU_MB_SIXNET(k), 24);
+	struct fou_tunnel_conf c;
+	struct fou_err err;
+	char a[INET6_ADDRSTRLEN];
+
+	fou_tunnel_conf_default6(&c);
+	snprintf(c.name, sizeof(c.name), "s%u", k);
+	c.type = IPPROTO_IPIP;
+	if (fou_parse_ip("fd00:ff::1", false, &c.local, &err) != 0)
+		fou_mb_die("local", &err);
+	snprintf(a, sizeof(a), "fd00:fe::%x", k + 1);
+	if (fou_parse_ip(a, false, &c.remote, &err) != 0)
+		fou_mb_die("remote", &err);
+	c.encap_dport = FOU_MB_FOU_PORT;
+	if (fou_tunnel_add(gw, &c, &err) != 0 || fou_route_add_tunnel(gw, &net, c.name, &err) != 0)
+		fou_mb_die("ip6tnl tunnel", &err);
+}
+
 static void
 fou_mb_grow_tunnels(struct fou_mb *b, uint32_t n)
 {
-	for (; b->nb_tunnels < n; b->nb_tunnels++)
+	for (; b->nb_tunnels < n; b->nb_tunnels++) {
 		fou_mb_tunnel_add(b->gw, b->nb_tunnels, b->o.stage[FOU_MB_ENCAP_GUE],
 				  b->o.stage[FOU_MB_DECAP6]);
+		if (b->o.stage[FOU_MB_ENCAP6])
+			fou_mb_tunnel6_add(b->gw, b->nb_tunnels);
+	}
 }
 
 /* --- the gateway ------------------------------------------------------- */
@@ -327,9 +357,10 @@ fou_mb_gw_new(const struct fou_mb *b)
 	struct fou_gw_params p;
 	struct fou_err err;
 	struct fou_gw *gw;
-	/* the GUE twins and the ip6tnl ones add to the tunnels */
+	/* the GUE and ip6tnl twins add tunnels (and routes) */
 	uint32_t max_t = b->o.tunnels[b->o.nb_tunnels - 1] *
-			 (1 + b->o.stage[FOU_MB_ENCAP_GUE] + b->o.stage[FOU_MB_DECAP6]);
+			 (1 + b->o.stage[FOU_MB_ENCAP_GUE] + b->o.stage[FOU_MB_ENCAP6] +
+			  b->o.stage[FOU_MB_DECAP6]);
 	uint32_t max_r = b->o.routes[b->o.nb_routes - 1];
 	char limits[128];
 
@@ -355,6 +386,9 @@ fou_mb_gw_new(const struct fou_mb *b)
 	fou_mb_stmt(gw, "neigh", "10.0.0.2,dev=0,lladdr=02:00:00:00:00:02");
 	fou_mb_stmt(gw, "neigh", "10.1.0.2,dev=1,lladdr=02:00:00:00:01:02");
 	fou_mb_stmt(gw, "route", "100.64.0.0/10,dev=0,via=10.0.0.2");
+	/* the ip6tnl twins' remotes */
+	fou_mb_stmt(gw, "neigh", "fd00:ff::2,dev=0,lladdr=02:00:00:00:00:02");
+	fou_mb_stmt(gw, "route", "fd00:fe::/32,dev=0,via=fd00:ff::2");
 	return gw;
 }
 
@@ -481,6 +515,8 @@ fou_mb_frame_len(const struct fou_mb *b, enum fou_mb_stage s, uint32_t f, uint8_
 		dst = FOU_MB_TUNNET(k) | (uint32_t)(1 + (h >> 32) % 254);
 	else if (s == FOU_MB_ENCAP_GUE)
 		dst = FOU_MB_GUENET(k) | (uint32_t)(1 + (h >> 32) % 254);
+	else if (s == FOU_MB_ENCAP6)
+		dst = FOU_MB_SIXNET(k) | (uint32_t)(1 + (h >> 32) % 254);
 	else
 		dst = fou_mb_route_dst(&b->routes[(h >> 20) % b->nb_routes], h >> 24);
 	if (s == FOU_MB_DECAP || s == FOU_MB_DECAP_GUE) {
@@ -566,12 +602,13 @@ FOU_MB_STAGE_FN(encap)
 FOU_MB_STAGE_FN(decap_gue)
 FOU_MB_STAGE_FN(encap_gue)
 FOU_MB_STAGE_FN(decap6)
+FOU_MB_STAGE_FN(encap6)
 #undef FOU_MB_STAGE_FN
 
 typedef uint16_t (*fou_mb_stage_fn)(struct fou_mb *b, struct rte_mbuf **pkts);
 static const fou_mb_stage_fn fou_mb_stage_fns[FOU_MB_STAGES] = {
 	fou_mb_stage_fwd, fou_mb_stage_decap, fou_mb_stage_encap, fou_mb_stage_decap_gue,
-	fou_mb_stage_encap_gue, fou_mb_stage_decap6,
+	fou_mb_stage_encap_gue, fou_mb_stage_decap6, fou_mb_stage_encap6,
 };
 
 /* A packet the stage did not forward: name the counter, stop. */
@@ -1055,7 +1092,8 @@ struct fou_mb_count {
 static uint32_t
 fou_mb_nb_all(const struct fou_mb *b)
 {
-	return b->nb_tunnels * (1 + b->o.stage[FOU_MB_ENCAP_GUE] + b->o.stage[FOU_MB_DECAP6]);
+	return b->nb_tunnels * (1 + b->o.stage[FOU_MB_ENCAP_GUE] + b->o.stage[FOU_MB_ENCAP6] +
+				b->o.stage[FOU_MB_DECAP6]);
 }
 
 static void
@@ -1364,8 +1402,11 @@ fou_mb_check_mix(struct fou_mb *b)
 	/* the second gateway: the same statements, tunnels and routes in the
 	 * same order */
 	gb = fou_mb_gw_new(b);
-	for (i = 0; i < b->nb_tunnels; i++)
+	for (i = 0; i < b->nb_tunnels; i++) {
 		fou_mb_tunnel_add(gb, i, b->o.stage[FOU_MB_ENCAP_GUE], b->o.stage[FOU_MB_DECAP6]);
+		if (b->o.stage[FOU_MB_ENCAP6])
+			fou_mb_tunnel6_add(gb, i);
+	}
 	for (i = 0; i < b->nb_routes; i++) {
 		struct fou_ip pfx = fou_mb_ip4(b->routes[i].prefix, b->routes[i].plen);
 		struct fou_ip via = fou_mb_ip4(FOU_MB_GW1, 32);
@@ -1503,7 +1544,7 @@ static void
 fou_mb_usage(void)
 {
 	fprintf(stderr,
-		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap,decap-gue,encap-gue,decap6]\n"
+		"usage: fou-microbench [--tunnels N,N,...] [--routes N,N,...] [--stages fwd,decap,encap,decap-gue,encap-gue,decap6,encap6]\n"
 		"                      [--flows N] [--bursts N] [--passes N] [--size BYTES]\n"
 		"                      [--cpu N] [--mem MB] [--huge] [--control | --check-mix]\n"
 		"  tunnels grow along the list at the first route count, then routes\n"

@@ -113,7 +113,8 @@ class BenchTiny(unittest.TestCase):
                       if x['stage'] == 'decap' and x['pages'] == pages]
             self.assertEqual(levels, [('1', '10'), ('10', '10'), ('10', '100')], pages)
             self.assertEqual({x['stage'] for x in r if x['pages'] == pages},
-                             {'fwd', 'decap', 'encap', 'decap-gue', 'encap-gue', 'decap6'},
+                             {'fwd', 'decap', 'encap', 'decap-gue', 'encap-gue', 'decap6',
+                              'encap6'},
                              pages)
         for x in r:
             for col in ('packets', 'cycles_per_pkt', 'cycles_per_pkt_min',
@@ -124,7 +125,7 @@ class BenchTiny(unittest.TestCase):
     def test_callgrind_csv(self):
         r = rows(os.path.join(self.out, 'callgrind.csv'))
         totals = {x['stage']: x for x in r if x['function'] == 'TOTAL'}
-        self.assertEqual(set(totals), {'fwd', 'decap', 'encap', 'decap6'})
+        self.assertEqual(set(totals), {'fwd', 'decap', 'encap', 'decap6', 'encap6'})
         for stage, t in totals.items():
             positive(self, t['instructions_per_pkt'], 'instructions of ' + stage)
             funcs = [x for x in r if x['stage'] == stage and x['function'] != 'TOTAL']

@@ -17,7 +17,7 @@
  * addresses, the protocol and, for a first fragment or an unfragmented
  * packet, the ports. encap-sport auto and the auto flow label take it.
  */
-static inline uint32_t
+static __rte_always_inline uint32_t
 fou_flow_hash(const struct rte_mbuf *m, bool inner_v6)
 {
 	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
@@ -119,7 +119,7 @@ fou_gre_finish(const struct fou_tunnel *t, struct rte_mbuf *m, uint8_t *h, uint3
  * packet's; where that leaves 0, 20 bits of the inner flow's hash (never
  * 0), so that a flow keeps one label and flows spread.
  */
-static unsigned int
+static __rte_noinline unsigned int
 fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mbuf *m,
 		  bool inner_v6)
 {

@@ -358,8 +358,9 @@ class Summary:
     _decap_plain = re.compile(r'^decap plain: (\d+)$')
     _tunnel = re.compile(r'^tunnel (\S+): encapsulated (\d+) \((\d+) bytes\) '
                          r'decapsulated (\d+) \((\d+) bytes\)$')
-    _tunnel_conf = re.compile(r'^tunnel (\S+): (ipip|sit|gre) local (\S+) remote (\S+) '
-                              r'encap (fou|none)(?: dport (\d+))?(?: mtu (\d+)| \((.+)\))$')
+    _tunnel_conf = re.compile(r'^tunnel (\S+): (ipip|sit|gre|ip6tnl|ip6gre)(?: (ipip6|ip6ip6|any))? '
+                              r'local (\S+) remote (\S+) '
+                              r'encap (fou|gue|none)(?: dport (\d+))?(?: mtu (\d+)| \((.+)\))$')
     _icmp = re.compile(r'^sent (\w+): (\d+) \(.*\)$')
     _local = re.compile(r'^local (\w+): (\d+) \(.*\)$')
     _dropped = re.compile(r'^dropped: (\d+)$')
@@ -445,9 +446,11 @@ class Summary:
             m = self._tunnel_conf.match(line)
             if m:
                 self.tunnel_conf[m[1]] = {
-                    'type': m[2], 'local': m[3], 'remote': m[4], 'encap': m[5],
-                    'dport': int(m[6]) if m[6] else None, 'mtu': int(m[7]) if m[7] else None,
-                    'unresolved': m[8]}
+                    'type': m[2], 'local': m[4], 'remote': m[5], 'encap': m[6],
+                    'dport': int(m[7]) if m[7] else None, 'mtu': int(m[8]) if m[8] else None,
+                    'unresolved': m[9]}
+                if m[3]:
+                    self.tunnel_conf[m[1]]['mode'] = m[3]
                 continue
             m = self._icmp.match(line)
             if m:

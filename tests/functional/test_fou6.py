@@ -27,7 +27,10 @@ Then (Tun6Receive, a second run) the tunnels over IPv6: Linux 6.1's ip6tnl
 and ip6gre frames taken by the tunnels that match them (their rx counters in
 /fou/tunnels), a plain ip6tnl, the drops by name (no_tunnel,
 tunnel_mode_mismatch, gre_csum_mismatch), and packet too big lowering the
-right tunnel's path MTU (pmtu_bad for a quote of nobody's)."""
+right tunnel's path MTU (pmtu_bad for a quote of nobody's).
+
+Transmit (Fou6Transmit, one more run): ip6tnl and ip6gre tunnels of the
+gateway, their outer headers read by tshark, and the tunnel MTU's edge."""
 import os
 import sys
 
@@ -345,6 +348,150 @@ class Tun6Receive(ft.GatewayTestCase):
         rows = ft.tshark_fields(run.outputs[1], ['ip.dst', 'ipv6.dst'])
         self.assertEqual(len(rows), len(want))
         self.assertEqual(ft.tshark_problems(run.outputs[1], fou_ports=None), [])
+
+
+# Transmit: the gateway's ip6tnl / ip6gre tunnels to the IPv6 peer PEER6
+# (and fd00:99::3), from port 0's fd00:99::1; inner packets come in on
+# port 1 from senders routed back there (ICMP errors go to them).
+TX_OPTS = ft.BASE_OPTS + [
+    '--addr', '0,%s/64' % OUR6,
+    '--neigh', '%s,dev=0,lladdr=%s' % (PEER6, ft.MAC_PEER),
+    '--neigh', 'fd00:99::3,dev=0,lladdr=%s' % ft.MAC_PEER,
+    '--tunnel', 'ta,type=ip6tnl,mode=ipip6,local=%s,remote=%s,hoplimit=64,encap=fou,'
+    'encap-dport=5560,encap-udp6-csum' % (OUR6, PEER6),
+    '--tunnel', 'tb,type=ip6gre,local=%s,remote=%s,key=42,csum,encaplimit=none,'
+    'tclass=inherit,encap=gue,encap-dport=5561,noencap-udp6-csum' % (OUR6, PEER6),
+    '--tunnel', 'tc,type=ip6tnl,mode=any,local=%s,remote=fd00:99::3,hoplimit=9,'
+    'flowlabel=abcde,encap=none' % OUR6,
+    '--route', '10.60.0.0/16,dev=ta', '--route', '10.61.0.0/16,dev=tb',
+    '--route', 'fd00:61::/64,dev=tb', '--route', '10.62.0.0/16,dev=tc',
+    '--route', 'fd00:62::/64,dev=tc']
+SRC4, SRC6 = '192.168.4.2', 'fd00:41::2'
+MTU_TA = 1500 - 40 - 8 - 8            # IPv6, encaplimit 4, UDP: 1444 as Linux
+MTU_TB = 1500 - 40 - 8 - 4 - 12       # IPv6, UDP, GUE, GRE with csum and key
+
+
+def from_p1(pkt, mac=ft.MAC_NH_IPIP):
+    return Ether(src=mac, dst=ft.MAC_P1) / pkt
+
+
+class Fou6Transmit(ft.GatewayTestCase):
+    def test_transmit_over_ipv6(self):
+        """Routed into ip6tnl (ipip6 over FOU, encaplimit 4, UDP checksum;
+        mode any, plain, IPv4 and IPv6 inside) and ip6gre (GUE, key and
+        checksum, no encaplimit, no UDP checksum): tshark reads the outer
+        IPv6, the Destination Options, UDP and its checksum, GUE and GRE.
+        At the tunnel MTU (1444 for ip6tnl over FOU, as Linux) a packet
+        passes; one byte more is answered: fragmentation needed (DF), packet
+        too big (IPv6), or the inner IPv4 packet is fragmented (no DF)."""
+        sent = [
+            ('ta', from_p1(ft.v4(dst='10.60.0.1', src=SRC4, seq=1))),
+            ('tb', from_p1(ft.v4(dst='10.61.0.1', src=SRC4, seq=2, tos=0xb9))),
+            ('tb', from_p1(ft.v6(dst='fd00:61::1', src=SRC6, seq=3), ft.MAC_NH_SIT)),
+            ('tc', from_p1(ft.v4(dst='10.62.0.1', src=SRC4, seq=4))),
+            ('tc', from_p1(ft.v6(dst='fd00:62::1', src=SRC6, seq=5), ft.MAC_NH_SIT)),
+            ('ta', from_p1(ft.v4(dst='10.60.0.2', src=SRC4, seq=6, size=MTU_TA, flags='DF'))),
+            ('tb', from_p1(ft.v6(dst='fd00:61::2', src=SRC6, seq=7, size=MTU_TB),
+                           ft.MAC_NH_SIT)),
+        ]
+        too_big = [
+            ('icmp_frag_needed', from_p1(ft.v4(dst='10.60.0.3', src=SRC4, seq=8,
+                                               size=MTU_TA + 1, flags='DF')), MTU_TA),
+            ('icmp6_pkt_too_big', from_p1(ft.v6(dst='fd00:61::3', src=SRC6, seq=9,
+                                                size=MTU_TB + 1), ft.MAC_NH_SIT), MTU_TB),
+        ]
+        frag = from_p1(ft.v4(dst='10.60.0.4', src=SRC4, seq=10, size=MTU_TA + 1))
+        frames = [f for _, f in sent] + [f for _, f, _ in too_big] + [frag]
+
+        def read(c):
+            return ({t['name']: t for k, t in c.cmd('/fou/tunnels').items() if k.isdigit()},
+                    [ln for ln in ft.config_lines(c) if ln.startswith('tunnel =')])
+
+        run, (tun, conf) = self.run_reading({1: ft.write_pcap(self.path('in1.pcap'), frames)},
+                                            TX_OPTS, len(frames), read)
+        # /fou/config: what differs from iproute2's defaults
+        self.assertEqual(conf, [
+            'tunnel = ta,type=ip6tnl,mode=ipip6,local=%s,remote=%s,encap-dport=5560'
+            % (OUR6, PEER6),
+            'tunnel = tb,type=ip6gre,local=%s,remote=%s,tclass=inherit,encaplimit=none,'
+            'noencap-udp6-csum,encap=gue,encap-dport=5561,key=42,csum' % (OUR6, PEER6),
+            'tunnel = tc,type=ip6tnl,mode=any,local=%s,remote=fd00:99::3,hoplimit=9,'
+            'flowlabel=0xabcde,encap=none' % OUR6])
+        self.assertCounters(run, rx={0: 0, 1: len(frames)}, tx={0: len(sent) + 2, 1: 2},
+                            drops={}, icmp={'icmp_frag_needed': 1, 'icmp6_pkt_too_big': 1})
+        # the exit summary names them as `ip link` would
+        self.assertEqual(run.summary.tunnel_conf['ta'], {
+            'type': 'ip6tnl', 'mode': 'ipip6', 'local': OUR6, 'remote': PEER6, 'encap': 'fou',
+            'dport': 5560, 'mtu': MTU_TA, 'unresolved': None})
+        self.assertEqual((run.summary.tunnel_conf['tb']['type'],
+                          run.summary.tunnel_conf['tc']['mode']), ('ip6gre', 'any'))
+        self.assertEqual((tun['ta']['mtu'], tun['tb']['mtu'], tun['tc']['mtu']),
+                         (MTU_TA, MTU_TB, 1500 - 48))
+        self.assertEqual((tun['ta']['type'], tun['ta']['mode'], tun['ta']['encaplimit'],
+                          tun['tb']['encaplimit'], tun['tb']['encap_csum6'],
+                          tun['tc']['flowlabel'], tun['tc']['hoplimit']),
+                         ('ip6tnl', 'ipip6', 4, 'none', 0, '0xabcde', 9))
+        self.assertEqual((tun['ta']['tx_packets'], tun['tb']['tx_packets'],
+                          tun['tc']['tx_packets'], tun['ta']['tx_frags']), (4, 3, 2, 2))
+
+        fields = ['ipv6.src', 'ipv6.dst', 'ipv6.nxt', 'ipv6.hlim', 'ipv6.tclass', 'ipv6.flow',
+                  'ipv6.opt.tel', 'ipv6.opt.type', 'udp.dstport', 'udp.length', 'udp.checksum',
+                  'udp.checksum.status', 'gue.proto', 'gre.key', 'gre.checksum.status',
+                  'gre.proto', 'ip.dst', 'ip.frag_offset']
+        rows = ft.tshark_fields(run.outputs[0], fields, fou_ports='5560:4,5561:gue')
+        # a zero UDP checksum over IPv6 is what Linux sends with noencap-csum6
+        self.assertEqual(ft.tshark_problems(run.outputs[0], fou_ports='5560:4,5561:gue', prefs=[
+            '-o', 'udp.ignore_ipv6_zero_checksum:TRUE']), [])
+        outer = [(r['ipv6.dst'][0], r['ipv6.nxt'][0], r['ipv6.opt.tel'], r['ipv6.opt.type'],
+                  r['udp.dstport'][:1]) for r in rows]
+        tel = (['4'], ['0x04', '0x01'])      # the limit, then PadN: Linux' layout
+        self.assertEqual(outer, [
+            (PEER6, '60', *tel, ['5560']),
+            (PEER6, '17', [], [], ['5561']),
+            (PEER6, '17', [], [], ['5561']),
+            ('fd00:99::3', '60', *tel, []),
+            ('fd00:99::3', '60', *tel, []),
+            (PEER6, '60', *tel, ['5560']),
+            (PEER6, '17', [], [], ['5561']),
+            (PEER6, '60', *tel, ['5560']),
+            (PEER6, '60', *tel, ['5560'])])
+        # mode any: IPv4 then IPv6 after the Destination Options
+        self.assertEqual((rows[3]['ip.dst'], rows[4]['ipv6.dst'][1:]),
+                         (['10.62.0.1'], ['fd00:62::1']))
+        for r in rows:
+            self.assertEqual(r['ipv6.src'][0], OUR6)
+            self.assertNotEqual(int(r['ipv6.flow'][0], 16), 0, 'auto flow label')
+        # UDP checksum: valid with encap-udp6-csum, zero without
+        self.assertEqual({r['udp.checksum.status'][0] for i, r in enumerate(rows)
+                          if r['udp.dstport'] == ['5560']}, {'1'})    # 1: good
+        self.assertEqual({r['udp.checksum'][0] for r in rows if r['udp.dstport'] == ['5561']},
+                         {'0x0000'})
+        # GUE names GRE; GRE carries key 42, a valid checksum, the inner's type
+        tb = [r for r in rows if r['udp.dstport'] == ['5561']]
+        self.assertEqual([(r['gue.proto'], r['gre.key'], r['gre.checksum.status'],
+                           r['gre.proto']) for r in tb],
+                         [(['47'], ['0x0000002a'], ['1'], ['0x0800']),
+                          (['47'], ['0x0000002a'], ['1'], ['0x86dd']),
+                          (['47'], ['0x0000002a'], ['1'], ['0x86dd'])])
+        # tclass inherit: the inner DSCP, ECN ECT(1) kept; the configured
+        # hop limit and flow label where set
+        self.assertEqual(rows[1]['ipv6.tclass'], ['0x000000b9'])
+        self.assertEqual((rows[3]['ipv6.hlim'], rows[3]['ipv6.flow']), (['9'], ['0x0abcde']))
+        self.assertEqual(rows[0]['ipv6.hlim'], ['64'])
+        # the packets at the MTU fill the port's 1500 bytes; the unfragmented
+        # IPv4 one too big left as two fragments
+        sizes = [len(bytes(f)) - 14 for f in ft.read_frames(run.outputs[0])]
+        self.assertEqual(sizes[5:7], [1500, 1500])
+        # (tshark counts the offset in 8-byte units: 178 is byte 1424)
+        self.assertEqual([r['ip.frag_offset'] for r in rows[7:]], [['0'], ['178']])
+        # the answers, to the senders on port 1
+        back = ft.tshark_fields(run.outputs[1], ['ip.dst', 'icmp.type', 'icmp.code',
+                                                 'icmp.mtu', 'ipv6.dst', 'icmpv6.type',
+                                                 'icmpv6.mtu'])
+        self.assertEqual([(b['ip.dst'][:1], b['icmp.type'][:1], b['icmp.code'][:1], b['icmp.mtu'])
+                          for b in back][0], ([SRC4], ['3'], ['4'], [str(MTU_TA)]))
+        self.assertEqual([(b['ipv6.dst'][:1], b['icmpv6.type'][:1], b['icmpv6.mtu'])
+                          for b in back][1], ([SRC6], ['2'], [str(MTU_TB)]))
 
 
 if __name__ == '__main__':

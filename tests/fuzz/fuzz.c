@@ -169,8 +169,9 @@ fuzz_gw_new(const char *const *stmts, bool small)
  * fd10:T::/32 (sit, gre). Every combination of the options the encap path
  * treats differently; t1, t4, t5, t6 take the Linux peer's traffic
  * (tests/data), t13's remote is inside its own prefix (tunnel_loop), t14-t16
- * are encap gue; t17-t20 are over IPv6 (t17, t18 take the IPv6 peer's FOU;
- * t19 is plain, t20 GUE).
+ * are encap gue; t17-t20 are ip6tnl (ipip6, any, ip6ip6) and ip6gre over IPv6;
+ * t21-t24 too, to be matched: t21, t22 take the IPv6 peer's FOU, t23 is
+ * plain, t24 GUE.
  */
 static const char *const fuzz_tunnels[] = {
 	"t1,type=ipip,local=10.99.0.1,remote=10.99.0.2,encap-dport=5555",
@@ -193,11 +194,20 @@ static const char *const fuzz_tunnels[] = {
 	"t15,type=sit,local=10.99.0.1,remote=10.99.0.8,encap=gue,encap-dport=6080",
 	"t16,type=ipip,local=10.99.0.1,remote=10.99.0.8,encap=gue,encap-sport=4001,"
 		"encap-dport=6080",
-	"t17,type=ip6tnl,mode=any,local=fd00:99::1,remote=fd00:99::2,encap=fou,encap-dport=5555",
-	"t18,type=ip6gre,local=fd00:99::1,remote=fd00:99::2,key=42,csum,encap=fou,"
+	/* over IPv6 from port 2's fd00:98::1 (an address no receive seed uses
+	 * as a source, so what leaves from it is a tunnel's) */
+	"t17,type=ip6tnl,mode=ipip6,local=fd00:98::1,remote=fd00:98::2,encap-dport=5561",
+	"t18,type=ip6gre,local=fd00:98::1,remote=fd00:98::2,key=9,csum,seq,encaplimit=none,"
+		"tclass=inherit,encap=gue,encap-dport=5562,noencap-udp6-csum",
+	"t19,type=ip6tnl,mode=any,local=fd00:98::1,remote=fd00:98::3,hoplimit=inherit,"
+		"flowlabel=inherit,encaplimit=0,encap=none",
+	"t20,type=ip6tnl,local=fd00:98::1,remote=fd00:98::4,tclass=b8,flowlabel=12345,"
+		"encap=gue,encap-sport=4002,encap-dport=6080",
+	"t21,type=ip6tnl,mode=any,local=fd00:99::1,remote=fd00:99::2,encap=fou,encap-dport=5555",
+	"t22,type=ip6gre,local=fd00:99::1,remote=fd00:99::2,key=42,csum,encap=fou,"
 		"encap-dport=5559",
-	"t19,type=ip6tnl,mode=ipip6,local=fd00:99::1,remote=fd00:99::3,encap=none",
-	"t20,type=ip6gre,local=fd00:99::1,remote=fd00:99::4,key=9,encap=gue,encap-sport=4002,"
+	"t23,type=ip6tnl,mode=ipip6,local=fd00:99::1,remote=fd00:99::3,encap=none",
+	"t24,type=ip6gre,local=fd00:99::1,remote=fd00:99::4,key=9,encap=gue,encap-sport=4002,"
 		"encap-dport=5560",
 };
 
@@ -223,6 +233,10 @@ const char *const fuzz_gw_stmts[] = {
 	"neigh 10.98.0.4,dev=2,lladdr=52:54:00:62:00:04",
 	"neigh 10.98.0.5,dev=2,lladdr=52:54:00:62:00:05",
 	"neigh 10.99.0.8,dev=0,lladdr=52:54:00:63:00:08",
+	"addr 2,fd00:98::1/64",
+	"neigh fd00:98::2,dev=2,lladdr=52:54:00:62:00:06",
+	"neigh fd00:98::3,dev=2,lladdr=52:54:00:62:00:07",
+	"neigh fd00:98::4,dev=2,lladdr=52:54:00:62:00:08",
 	"neigh 192.168.1.254,dev=1,lladdr=02:00:00:01:00:fe",
 	"neigh 192.168.1.4,dev=1,lladdr=02:00:00:01:00:04",
 	"neigh fd00:1::fe,dev=1,lladdr=02:00:00:01:01:fe",
@@ -293,17 +307,15 @@ fuzz_gw_packet(bool small)
 	__lsan_disable();
 	for (t = 0; t < RTE_DIM(fuzz_tunnels); t++) {
 		const char *v[2] = { line, NULL };
-		const char *type = strstr(fuzz_tunnels[t], "type=") + 5;
-
 		snprintf(line, sizeof(line), "tunnel %s", fuzz_tunnels[t]);
 		fuzz_gw_apply(gw, v);
-		/* what the tunnel carries: sit and ip6tnl ip6ip6 IPv6 only,
-		 * ipip and ip6tnl ipip6 IPv4 only */
-		if (strncmp(type, "sit", 3) != 0 && strstr(type, "mode=ip6ip6") == NULL) {
+		/* the families the tunnel carries: ipip / ip6tnl ipip6 IPv4 only,
+		 * sit / ip6tnl ip6ip6 IPv6 only (slot t is tunnel t + 1's) */
+		if (gw->tunnels[t].conf.type != IPPROTO_IPV6) {
 			snprintf(line, sizeof(line), "route 10.%u.0.0/16,dev=t%u", t + 1, t + 1);
 			fuzz_gw_apply(gw, v);
 		}
-		if (strncmp(type, "ipip", 4) != 0 && strstr(type, "mode=ipip6") == NULL) {
+		if (gw->tunnels[t].conf.type != IPPROTO_IPIP) {
 			snprintf(line, sizeof(line), "route fd10:%x::/32,dev=t%u", t + 1, t + 1);
 			fuzz_gw_apply(gw, v);
 		}

@@ -95,7 +95,8 @@ fuzz_tunnel_find(const uint8_t *ip, uint8_t proto, const uint8_t *l4, size_t l4l
 		const uint8_t *g = l4;
 		size_t glen = l4len;
 
-		if (memcmp(ip + 12, &t->local.v4, 4) != 0 || memcmp(ip + 16, &t->remote.v4, 4) != 0)
+		if (t->local.family != AF_INET || memcmp(ip + 12, &t->local.v4, 4) != 0 ||
+		    memcmp(ip + 16, &t->remote.v4, 4) != 0)
 			continue;
 		if (t->encap != FOU_ENCAP_NONE) {
 			if (proto != IPPROTO_UDP || l4len < 8 || get16(l4 + 2) != t->encap_dport)
@@ -154,6 +155,18 @@ fuzz_check_gre(const uint8_t *g, size_t glen, const struct fou_tunnel_conf *t, i
 	return hlen;
 }
 
+/* encap-sport: the tunnel's, or auto in the range */
+static void
+fuzz_check_sport(uint16_t sport, const struct fou_tunnel_conf *t)
+{
+	if (t->encap_sport != 0)
+		FUZZ_ASSERT(sport == t->encap_sport, "source port %u, tunnel %s has %u", sport,
+			    t->name, t->encap_sport);
+	else
+		FUZZ_ASSERT(sport >= fuzz_sport_min && sport <= fuzz_sport_max,
+			    "source port %u outside %u-%u", sport, fuzz_sport_min, fuzz_sport_max);
+}
+
 /* The outer UDP header at u of tunnel t; ip is the outer IPv4 header. */
 static void
 fuzz_check_fou(uint8_t *u, size_t ulen_avail, const uint8_t *ip,
@@ -165,12 +178,7 @@ fuzz_check_fou(uint8_t *u, size_t ulen_avail, const uint8_t *ip,
 	ulen = get16(u + 4);
 	FUZZ_ASSERT(ulen == ulen_avail, "UDP length %u, %zu bytes follow the IPv4 header", ulen,
 		    ulen_avail);
-	if (t->encap_sport != 0)
-		FUZZ_ASSERT(sport == t->encap_sport, "source port %u, tunnel %s has %u", sport,
-			    t->name, t->encap_sport);
-	else
-		FUZZ_ASSERT(sport >= fuzz_sport_min && sport <= fuzz_sport_max,
-			    "source port %u outside %u-%u", sport, fuzz_sport_min, fuzz_sport_max);
+	fuzz_check_sport(sport, t);
 	phdr = rfc1071_sum(ip + 12, 8, 0) + IPPROTO_UDP + ulen;
 	if (!t->encap_csum) {
 		FUZZ_ASSERT(cks == 0, "UDP checksum 0x%04x on tunnel %s without encap-csum", cks,
@@ -335,6 +343,113 @@ fuzz_check_ip4(uint8_t *p, size_t len, struct fuzz_ctx *c)
 	}
 }
 
+/* The IPv6-underlay tunnel an IPv6 packet from one of our addresses was
+ * sent by: its endpoints, then its UDP port or, plain, its protocol. */
+static const struct fou_tunnel_info *
+fuzz_tunnel_find6(const uint8_t *p, size_t len)
+{
+	unsigned int i;
+	size_t off = p[6] == IPPROTO_DSTOPTS ? 48 : 40;
+	uint8_t nh = p[6] == IPPROTO_DSTOPTS && len >= 48 ? p[40] : p[6];
+
+	for (i = 0; i < fuzz_nb_tun; i++) {
+		const struct fou_tunnel_conf *t = &fuzz_tun[i].conf;
+
+		if (t->local.family != AF_INET6 || memcmp(p + 8, t->local.v6, 16) != 0 ||
+		    memcmp(p + 24, t->remote.v6, 16) != 0)
+			continue;
+		if (t->encap != FOU_ENCAP_NONE ? nh == IPPROTO_UDP && len >= off + 8 &&
+						 get16(p + off + 2) == t->encap_dport :
+		    (t->type == IPPROTO_GRE ? nh == IPPROTO_GRE :
+					      nh == IPPROTO_IPIP || nh == IPPROTO_IPV6))
+			return &fuzz_tun[i];
+	}
+	return NULL;
+}
+
+/*
+ * An IPv6 packet the gateway built around an inner one for tunnel t
+ * (ip6tnl, ip6gre), as Linux lays it out: IPv6, the Tunnel Encapsulation
+ * Limit in Destination Options (unless none), UDP with the checksum over
+ * IPv6 (encap-udp6-csum) or 0, GUE, GRE; the inner protocol as the mode
+ * says; traffic class, flow label and hop limit as configured or inherited.
+ */
+static void
+fuzz_check_encap6(const uint8_t *p, size_t len, const struct fou_tunnel_info *ti,
+		  struct fuzz_ctx *c)
+{
+	const struct fou_tunnel_conf *t = &ti->conf;
+	struct fuzz_ctx ic = { 0, c->port, c->depth + 1, c->icmp, false };
+	const uint32_t vtc = get32(p);
+	size_t off = 40;
+	uint8_t nh = p[6], proto = t->type, ttl, ecn;
+	int family;
+
+	FUZZ_ASSERT(c->depth == 0, "a tunnel inside tunnel %s", t->name);
+	if (t->encaplimit >= 0) {
+		FUZZ_ASSERT(nh == IPPROTO_DSTOPTS && len >= 48 && p[41] == 0 && p[42] == 4 &&
+			    p[43] == 1 && p[44] == (uint8_t)t->encaplimit && p[45] == 1 &&
+			    p[46] == 1 && p[47] == 0, "tunnel %s: encaplimit option", t->name);
+		nh = p[40];
+		off = 48;
+	}
+	if (t->encap != FOU_ENCAP_NONE) {
+		const uint8_t *u = p + off;
+		uint16_t ulen = get16(u + 4), cks = get16(u + 6);
+
+		FUZZ_ASSERT(nh == IPPROTO_UDP && ulen == len - off, "tunnel %s: UDP %u, length %u "
+			    "of %zu", t->name, nh, ulen, len - off);
+		fuzz_check_sport(get16(u), t);
+		FUZZ_ASSERT(!(c->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM), "UDP offload over IPv6");
+		if (t->encap_csum6)
+			FUZZ_ASSERT(cks != 0 && rfc1071_fold(rfc1071_sum(u, ulen, rfc1071_sum(
+				p + 8, 32, 0) + IPPROTO_UDP + ulen)) == 0xffff,
+				"tunnel %s: UDP checksum over IPv6 wrong", t->name);
+		else
+			FUZZ_ASSERT(cks == 0, "tunnel %s: UDP checksum without encap-udp6-csum",
+				    t->name);
+		off += 8;
+		if (t->encap == FOU_ENCAP_GUE) {
+			FUZZ_ASSERT(len >= off + 4 && p[off] == 0 && p[off + 2] == 0 &&
+				    p[off + 3] == 0, "GUE header on tunnel %s", t->name);
+			proto = p[off + 1];
+			off += 4;
+		} else if (t->type == FOU_TUN_ANY) {
+			proto = len > off && (p[off] >> 4) == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
+		}
+	} else {
+		proto = nh;
+	}
+	if (t->type == FOU_TUN_ANY)
+		FUZZ_ASSERT(proto == IPPROTO_IPIP || proto == IPPROTO_IPV6,
+			    "mode any, protocol %u", proto);
+	else
+		FUZZ_ASSERT(proto == t->type, "tunnel %s: protocol %u", t->name, proto);
+	family = proto == IPPROTO_IPIP ? AF_INET : AF_INET6;
+	if (t->type == IPPROTO_GRE)
+		off += fuzz_check_gre(p + off, len - off, t, &family);
+	FUZZ_ASSERT(len > off, "tunnel %s: nothing inside", t->name);
+	FUZZ_ASSERT(family == AF_INET ? (p[off] >> 4) == 4 : (p[off] >> 4) == 6,
+		    "tunnel %s: protocol %u, version %u inside", t->name, proto, p[off] >> 4);
+	/* the inner packet is checked in the packet's own bytes (no offloads
+	 * inside a tunnel: nothing is written) */
+	fuzz_check_ip((uint8_t *)(uintptr_t)(p + off), len - off, family, &ic);
+	c->icmp_seen = ic.icmp_seen;
+	ecn = fuzz_inner_ecn_ttl(p + off, family, &ttl);
+	FUZZ_ASSERT(((vtc >> 20) & 3) == (ecn == 3 ? 2u : ecn), "outer ECN %u for inner %u",
+		    (vtc >> 20) & 3, ecn);
+	if (!t->tos_inherit)
+		FUZZ_ASSERT(((vtc >> 22) & 0x3f) == (uint32_t)(t->tos >> 2),
+			    "tunnel %s: traffic class 0x%02x", t->name, (vtc >> 20) & 0xff);
+	FUZZ_ASSERT(p[7] == (t->ttl != 0 ? t->ttl : ttl), "outer hop limit %u (tunnel %u, "
+		    "inner %u)", p[7], t->ttl, ttl);
+	if (!t->flowlabel_inherit && t->flowlabel != 0)
+		FUZZ_ASSERT((vtc & 0xfffff) == t->flowlabel, "tunnel %s: flow label 0x%05x",
+			    t->name, vtc & 0xfffff);
+	else
+		FUZZ_ASSERT((vtc & 0xfffff) != 0, "tunnel %s: flow label 0", t->name);
+}
+
 static void
 fuzz_check_ip6(const uint8_t *p, size_t len, struct fuzz_ctx *c)
 {
@@ -352,6 +467,16 @@ fuzz_check_ip6(const uint8_t *p, size_t len, struct fuzz_ctx *c)
 		FUZZ_ASSERT(a[0] != 0xff, "multicast %s sent", i == 8 ? "source" : "destination");
 		FUZZ_ASSERT(!(a[0] == 0xfe && (a[1] & 0xc0) == 0x80), "link-local address sent");
 		FUZZ_ASSERT(!(memcmp(a, zero, 15) == 0 && a[15] <= 1), "::/::1 sent");
+	}
+	/* from a tunnel's local address: the tunnel's packet (the receive
+	 * seeds never send from the one the IPv6 tunnels have) */
+	if (c->depth == 0 && fuzz_ours(AF_INET6, p + 8)) {
+		const struct fou_tunnel_info *t = fuzz_tunnel_find6(p, len);
+
+		if (t != NULL) {
+			fuzz_check_encap6(p, len, t, c);
+			return;
+		}
 	}
 	/* IPv6 from one of our addresses is forwarded (as Linux does): only
 	 * a counted ICMP error is known to be ours */
