@@ -1702,7 +1702,7 @@ main(int argc, char **argv)
 	b.o = (struct fou_mb_opts){
 		.tunnels = { 1, 1000, 65536 }, .nb_tunnels = 3,
 		.routes = { 10, 10000, 1000000 }, .nb_routes = 3,
-		.stage = { true, true, true, true, true, true },
+		.stage = { true, true, true, true, true, true, true },
 		.flows = 65536, .bursts = 4000, .passes = 5, .inner_len = 64, .mem_mb = 2048,
 	};
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)

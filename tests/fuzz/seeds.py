@@ -243,7 +243,7 @@ def tun6_seeds(out):
         write(out, "rx", bytes([0, 0, 0, 0]) + bytes(eth / pkt))
 
 
-def encap_seeds(src, out, nb_tunnels=20):
+def encap_seeds(src, out, nb_tunnels=24):
     frames = pcap_frames(os.path.join(src, "tests", "data", "inside-replies.pcap"))
     inner = [f[14:] for f in frames if f[12:14] in (b"\x08\x00", b"\x86\xdd")]
     v4 = [p for p in inner if p[0] >> 4 == 4]
