@@ -1668,15 +1668,17 @@ main(int argc, char **argv)
 	b.o = (struct fou_mb_opts){
 		.tunnels = { 1, 1000, 65536 }, .nb_tunnels = 3,
 		.routes = { 10, 10000, 1000000 }, .nb_routes = 3,
-		.stage = { true, true, true, true, true, true },
+		.stage = { true, true, true, true, true, true, true },
 		.flows = 65536, .bursts = 4000, .passes = 5, .inner_len = 64, .mem_mb = 2048,
 	};
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)
 		return 2;
-	/* the GUE twins are for the encap-gue stage alone: the control
-	 * operations and the mix count the FOU tunnels */
-	if (b.o.control || b.o.check_mix)
+	/* the GUE and ip6tnl twins are for the encap-gue and encap6 stages
+	 * alone: the control operations and the mix count the FOU tunnels */
+	if (b.o.control || b.o.check_mix) {
 		b.o.stage[FOU_MB_ENCAP_GUE] = false;
+		b.o.stage[FOU_MB_ENCAP6] = false;
+	}
 	fou_mb_eal(argv[0], cpu, b.o.mem_mb, b.o.huge);
 	fou_mb_mbufs(&b);
 	fou_mb_gw_create(&b);
