@@ -1707,10 +1707,12 @@ main(int argc, char **argv)
 	};
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)
 		return 2;
-	/* the GUE twins are for the encap-gue stage alone: the control
-	 * operations and the mix count the FOU tunnels */
-	if (b.o.control || b.o.check_mix)
+	/* the GUE and ip6tnl twins are for the encap-gue and encap6 stages
+	 * alone: the control operations and the mix count the FOU tunnels */
+	if (b.o.control || b.o.check_mix) {
 		b.o.stage[FOU_MB_ENCAP_GUE] = false;
+		b.o.stage[FOU_MB_ENCAP6] = false;
+	}
 	fou_mb_eal(argv[0], cpu, b.o.mem_mb, b.o.huge);
 	fou_mb_mbufs(&b);
 	fou_mb_gw_create(&b);

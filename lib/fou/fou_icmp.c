@@ -133,7 +133,7 @@ fou_icmp_dev_addr(const struct fou_addr_set *as, uint16_t port, uint32_t tunnel,
  * inet_select_addr / ipv6_dev_get_saddr on the device it leaves by (the
  * connected route's preferred source): through a tunnel, the tunnel's
  * address on the network of dst, else its first; a tunnel without an
- * address of the family has, for IPv4, its local, for IPv6, what the
+ * address of the family has, for IPv4 over IPv4, its local, else what the
  * port it leaves by has. Out of a port, the port's address on the network
  * of the next hop (dst itself, or the gateway), else the port's first,
  * else the gateway's first. Slow path: a walk or two over the addresses.
@@ -150,12 +150,14 @@ fou_icmp_src(const struct fou_gw *gw, const struct fou_adj *a, uint8_t family, c
 	memcpy(family == AF_INET ? (void *)&target.v4 : (void *)target.v6, dst, alen);
 	if (a->tun != NULL) {
 		pick = fou_icmp_dev_addr(as, 0, a->tun->idx + 1, &target, &gw_first);
-		if (pick == NULL && family == AF_INET) {
+		/* over IPv6 (ip6tnl, ip6gre) there is no IPv4 local: as the
+		 * other tunnels without an address, the port's */
+		if (pick == NULL && family == AF_INET && !fou_tunnel_is6(a->tun)) {
 			memcpy(src, &((const struct rte_ipv4_hdr *)a->tun->hdr)->src_addr, alen);
 			return true;
 		}
 	}
-	/* the outer next hop of a tunnel is of another family for IPv6 */
+	/* the outer next hop of a tunnel may be of the other family */
 	if (pick == NULL && a->nh->type == FOU_NH_GATEWAY && a->nh->gw.family == family)
 		target = a->nh->gw;
 	if (pick == NULL)

@@ -401,7 +401,10 @@ class Fou6Transmit(ft.GatewayTestCase):
                                                 size=MTU_TB + 1), ft.MAC_NH_SIT), MTU_TB),
         ]
         frag = from_p1(ft.v4(dst='10.60.0.4', src=SRC4, seq=10, size=MTU_TA + 1))
-        frames = [f for _, f in sent] + [f for _, f, _ in too_big] + [frag]
+        # from behind ta, TTL 1: time exceeded goes back into ta, from an
+        # IPv4 address of ours (ta has no IPv4 local)
+        expired = from_p1(ft.v4(dst='192.168.4.1', src='10.60.0.9', seq=11, ttl=1))
+        frames = [f for _, f in sent] + [f for _, f, _ in too_big] + [frag, expired]
 
         def read(c):
             return ({t['name']: t for k, t in c.cmd('/fou/tunnels').items() if k.isdigit()},
@@ -417,8 +420,9 @@ class Fou6Transmit(ft.GatewayTestCase):
             'noencap-udp6-csum,encap=gue,encap-dport=5561,key=42,csum' % (OUR6, PEER6),
             'tunnel = tc,type=ip6tnl,mode=any,local=%s,remote=fd00:99::3,hoplimit=9,'
             'flowlabel=0xabcde,encap=none' % OUR6])
-        self.assertCounters(run, rx={0: 0, 1: len(frames)}, tx={0: len(sent) + 2, 1: 2},
-                            drops={}, icmp={'icmp_frag_needed': 1, 'icmp6_pkt_too_big': 1})
+        self.assertCounters(run, rx={0: 0, 1: len(frames)}, tx={0: len(sent) + 3, 1: 2},
+                            drops={}, icmp={'icmp_frag_needed': 1, 'icmp6_pkt_too_big': 1,
+                                            'icmp_time_exceeded': 1})
         # the exit summary names them as `ip link` would
         self.assertEqual(run.summary.tunnel_conf['ta'], {
             'type': 'ip6tnl', 'mode': 'ipip6', 'local': OUR6, 'remote': PEER6, 'encap': 'fou',
@@ -432,12 +436,12 @@ class Fou6Transmit(ft.GatewayTestCase):
                           tun['tc']['flowlabel'], tun['tc']['hoplimit']),
                          ('ip6tnl', 'ipip6', 4, 'none', 0, '0xabcde', 9))
         self.assertEqual((tun['ta']['tx_packets'], tun['tb']['tx_packets'],
-                          tun['tc']['tx_packets'], tun['ta']['tx_frags']), (4, 3, 2, 2))
+                          tun['tc']['tx_packets'], tun['ta']['tx_frags']), (5, 3, 2, 2))
 
         fields = ['ipv6.src', 'ipv6.dst', 'ipv6.nxt', 'ipv6.hlim', 'ipv6.tclass', 'ipv6.flow',
                   'ipv6.opt.tel', 'ipv6.opt.type', 'udp.dstport', 'udp.length', 'udp.checksum',
                   'udp.checksum.status', 'gue.proto', 'gre.key', 'gre.checksum.status',
-                  'gre.proto', 'ip.dst', 'ip.frag_offset']
+                  'gre.proto', 'ip.src', 'ip.dst', 'ip.frag_offset', 'icmp.type']
         rows = ft.tshark_fields(run.outputs[0], fields, fou_ports='5560:4,5561:gue')
         # a zero UDP checksum over IPv6 is what Linux sends with noencap-csum6
         self.assertEqual(ft.tshark_problems(run.outputs[0], fou_ports='5560:4,5561:gue', prefs=[
@@ -454,7 +458,10 @@ class Fou6Transmit(ft.GatewayTestCase):
             (PEER6, '60', *tel, ['5560']),
             (PEER6, '17', [], [], ['5561']),
             (PEER6, '60', *tel, ['5560']),
+            (PEER6, '60', *tel, ['5560']),
             (PEER6, '60', *tel, ['5560'])])
+        self.assertEqual((rows[9]['ip.src'][:1], rows[9]['ip.dst'][:1],
+                          rows[9]['icmp.type'][:1]), (['10.99.0.1'], ['10.60.0.9'], ['11']))
         # mode any: IPv4 then IPv6 after the Destination Options
         self.assertEqual((rows[3]['ip.dst'], rows[4]['ipv6.dst'][1:]),
                          (['10.62.0.1'], ['fd00:62::1']))
@@ -483,7 +490,7 @@ class Fou6Transmit(ft.GatewayTestCase):
         sizes = [len(bytes(f)) - 14 for f in ft.read_frames(run.outputs[0])]
         self.assertEqual(sizes[5:7], [1500, 1500])
         # (tshark counts the offset in 8-byte units: 178 is byte 1424)
-        self.assertEqual([r['ip.frag_offset'] for r in rows[7:]], [['0'], ['178']])
+        self.assertEqual([r['ip.frag_offset'] for r in rows[7:9]], [['0'], ['178']])
         # the answers, to the senders on port 1
         back = ft.tshark_fields(run.outputs[1], ['ip.dst', 'icmp.type', 'icmp.code',
                                                  'icmp.mtu', 'ipv6.dst', 'icmpv6.type',

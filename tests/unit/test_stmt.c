@@ -1527,6 +1527,12 @@ test_tunnel6_valid(void **state)
 	EXPECT_STMT_ERR(gw, "route", "10.62.0.0/16,dev=c6", -EINVAL,
 			"tunnel c6 is ip6tnl mode ip6ip6: it carries IPv6 only");
 	/* the remote of a tunnel is not deleted under it */
+	/* the local of an IPv6 tunnel stays while it does; its remote is
+	 * never ours */
+	EXPECT_DEL_ERR(gw, "addr", "1,fd00:1::1/64", -EBUSY,
+		       "tunnel a6 has local fd00:1::1 (delete the tunnel first)");
+	EXPECT_STMT_ERR(gw, "addr", "1,fd00:99::2/64", -EBUSY,
+			"fd00:99::2 is the remote of tunnel a6 (delete the tunnel first)");
 	UNIT_DEL(gw, "tunnel", "a6");
 	UNIT_DEL(gw, "tunnel", "b6");
 	assert_int_equal(fou_tunnel_list(gw, NULL, 0), 6);
