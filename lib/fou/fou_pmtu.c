@@ -9,8 +9,9 @@
  * minutes (ip_rt_mtu_expires). Over an IPv6 underlay an ICMPv6 packet too
  * big does the same for an ip6tnl / ip6gre tunnel (ip6_tnl_err,
  * ip6gre_err, and fou6 / gue6's error handlers, through ip6_update_pmtu):
- * never below 1280, the same 10 minutes (ip6_rt_mtu_expires). Called by the receive stage (fou_rx.c);
- * runs on worker lcores: no locks, no logs, no allocation.
+ * never below 1280, the same 10 minutes (ip6_rt_mtu_expires). Called by
+ * the receive stage (fou_rx.c); runs on worker lcores: no locks, no logs,
+ * no allocation.
  *
  * The quote must be an outer packet exactly as the tunnel sends it:
  * source its local, destination its remote, its protocol (UDP to its
