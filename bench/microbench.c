@@ -1708,7 +1708,8 @@ main(int argc, char **argv)
 	if (fou_mb_args(argc, argv, &b.o, &cpu) != 0)
 		return 2;
 	/* the GUE and ip6tnl twins are for the encap-gue and encap6 stages
-	 * alone: the control operations and the mix count the FOU tunnels */
+	 * alone: the control operations and the mix count the FOU tunnels
+	 * (decap6's twins stay: the mix's IPv6 packets are matched to them) */
 	if (b.o.control || b.o.check_mix) {
 		b.o.stage[FOU_MB_ENCAP_GUE] = false;
 		b.o.stage[FOU_MB_ENCAP6] = false;
