@@ -4,7 +4,8 @@
  * (fou_build_udp, gre_build_header) build it: the tunnel's pre-built outer
  * header is copied in front of the inner packet and patched for this
  * packet (lengths, TOS/ECN, TTL, DF, ID, source port, GRE sequence, the
- * checksums). Called by the output step (fou_fwd.h's fou_adj_send()). Data
+ * checksums); over IPv6 as ip6_tnl_xmit / ip6gre_xmit with fou6_build_udp
+ * and gue6_build_udp. Called by the output step (fou_fwd.h's fou_adj_send()). Data
  * path: no locks, no logs, no allocation.
  */
 #include <rte_hash_crc.h>

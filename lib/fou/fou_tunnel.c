@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tunnel endpoints: the FOU receive ports (`ip fou add`), the tunnels
- * (`ip link add ... type ipip|sit|gre ... encap fou`) with their receive
+ * (`ip link add ... type ipip|sit|gre|ip6tnl|ip6gre ... encap fou|gue`) with their receive
  * match table and the pre-built outer header that fou_encap.c patches per
  * packet, the routes into them, and the source ports of encap-sport auto.
  */
