@@ -112,8 +112,8 @@ fou_gre_finish(const struct fou_tunnel *t, struct rte_mbuf *m, uint8_t *h, uint3
  * fou6_build_udp / gue6_build_udp: the template of t->v6 patched with the
  * payload length, traffic class (configured or inherited, ECN as
  * INET_ECN_encapsulate), flow label, hop limit, mode any's protocol, UDP
- * length, source port and checksum (software: over the IPv6 pseudo
- * header, next header 17 and the UDP length), GRE's fields.
+ * length, source port and checksum (over the IPv6 pseudo header, next
+ * header 17 and the UDP length; by the port where it can), GRE's fields.
  *
  * The flow label, as ip6_make_flowlabel with Linux' default auto flow
  * labels: the configured one; with flowlabel inherit an inner IPv6
@@ -122,7 +122,7 @@ fou_gre_finish(const struct fou_tunnel *t, struct rte_mbuf *m, uint8_t *h, uint3
  */
 static __rte_noinline unsigned int
 fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mbuf *m,
-		  bool inner_v6)
+		  bool inner_v6, uint8_t tx_ol)
 {
 	const struct fou_tunnel6 *t6 = &t->v6;
 	struct fou_tun_stats *ts = &lc->tun_st[t->idx];
@@ -176,7 +176,14 @@ fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_m
 			udp->src_port = rte_cpu_to_be_16(fou_flow_sport(lc->gw, hash));
 		if (t->gre_off != 0)
 			fou_gre_finish(t, m, h, inner_len, inner_v6);
-		if (flags & FOU_TUN_UDP_CSUM) {
+		if ((flags & FOU_TUN_UDP_CSUM) && (tx_ol & FOU_TXOL_UDP6)) {
+			/* the port sums the datagram onto the pseudo header's
+			 * sum (next header 17, the UDP length: not the IPv6
+			 * payload length, which counts the Destination Options) */
+			udp->dgram_cksum = __rte_raw_cksum_reduce(fou_udp6_phdr_sum(ip6, ulen));
+			m->l4_len = sizeof(*udp);
+			m->ol_flags |= RTE_MBUF_F_TX_IPV6 | RTE_MBUF_F_TX_UDP_CKSUM;
+		} else if (flags & FOU_TUN_UDP_CSUM) {
 			uint16_t c = (uint16_t)~fou_cksum_fold(m, t6->l4_off, ulen,
 							       fou_udp6_phdr_sum(ip6, ulen));
 
@@ -208,7 +215,7 @@ fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mb
 	bool df = false;
 
 	if (unlikely(fou_tunnel_is6(t)))
-		return fou_tunnel_encap6(lc, t, m, inner_v6);
+		return fou_tunnel_encap6(lc, t, m, inner_v6, tx_ol);
 	if (!inner_v6) {
 		const struct rte_ipv4_hdr *iip = (const struct rte_ipv4_hdr *)inner;
 

@@ -11,7 +11,7 @@
  * Encapsulate the IP packet m (starting at its header, cut to its length)
  * into tunnel t: prepends the outer IPv4 [+ UDP [+ GUE]] [+ GRE] header, or
  * for an ip6tnl / ip6gre IPv6 [+ Destination Options] [+ UDP [+ GUE]]
- * [+ GRE] (its UDP checksum always in software). inner_v6
+ * [+ GRE]. inner_v6
  * says the family; the inner TTL/ECN are final; port is where it leaves (its
  * checksum offloads are used, unless sw_csum: the outer packet is
  * fragmented next, and a port would sum each fragment on its own).

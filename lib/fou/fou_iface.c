@@ -189,6 +189,9 @@ fou_iface_tx_offload_set(struct fou_gw *gw, uint16_t port, uint64_t tx_offloads,
 	/* the UDP checksum offload also needs the IPv4 header flags */
 	if ((tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM) && (ol & FOU_TXOL_IPV4))
 		ol |= FOU_TXOL_UDP;
+	/* over IPv6 there is no header checksum to go with it */
+	if (tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
+		ol |= FOU_TXOL_UDP6;
 	gw->iface[port].tx_ol = ol;
 	return 0;
 }

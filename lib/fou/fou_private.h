@@ -129,6 +129,7 @@ struct fou_iface {
 #define FOU_TXOL_UDP 0x02	/* UDP checksum over IPv4 */
 #define FOU_TXOL_TSO 0x04	/* TCP segmentation (TCP/IPv4; IPv4 and TCP checksums) */
 #define FOU_TXOL_MSEG 0x08	/* sends chained mbufs (merged or resegmented packets) */
+#define FOU_TXOL_UDP6 0x10	/* UDP checksum over IPv6 (extension headers in l3_len) */
 
 /*
  * What fou_rx_burst() records in an mbuf (a dynamic field) for GRO on its

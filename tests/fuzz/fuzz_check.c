@@ -396,18 +396,28 @@ fuzz_check_encap6(const uint8_t *p, size_t len, const struct fou_tunnel_info *ti
 	if (t->encap != FOU_ENCAP_NONE) {
 		const uint8_t *u = p + off;
 		uint16_t ulen = get16(u + 4), cks = get16(u + 6);
+		uint32_t phdr;
 
 		FUZZ_ASSERT(nh == IPPROTO_UDP && ulen == len - off, "tunnel %s: UDP %u, length %u "
 			    "of %zu", t->name, nh, ulen, len - off);
 		fuzz_check_sport(get16(u), t);
-		FUZZ_ASSERT(!(c->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM), "UDP offload over IPv6");
-		if (t->encap_csum6)
-			FUZZ_ASSERT(cks != 0 && rfc1071_fold(rfc1071_sum(u, ulen, rfc1071_sum(
-				p + 8, 32, 0) + IPPROTO_UDP + ulen)) == 0xffff,
-				"tunnel %s: UDP checksum over IPv6 wrong", t->name);
-		else
+		phdr = rfc1071_sum(p + 8, 32, 0) + IPPROTO_UDP + ulen;
+		if (t->encap_csum6 && (c->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)) {
+			/* the port's: the field holds the pseudo-header sum */
+			FUZZ_ASSERT(fuzz_port[c->port].tx_cksum && (c->ol_flags &
+				    RTE_MBUF_F_TX_IPV6), "UDP checksum offload over IPv6 on port %u",
+				    c->port);
+			FUZZ_ASSERT(cks == rfc1071_fold(phdr), "pseudo-header sum 0x%04x over IPv6, "
+				    "expected 0x%04x", cks, rfc1071_fold(phdr));
+		} else if (t->encap_csum6) {
+			FUZZ_ASSERT(cks != 0 && rfc1071_fold(rfc1071_sum(u, ulen, phdr)) == 0xffff,
+				    "tunnel %s: UDP checksum over IPv6 wrong", t->name);
+		} else {
+			FUZZ_ASSERT(!(c->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM),
+				    "UDP offload without encap-udp6-csum");
 			FUZZ_ASSERT(cks == 0, "tunnel %s: UDP checksum without encap-udp6-csum",
 				    t->name);
+		}
 		off += 8;
 		if (t->encap == FOU_ENCAP_GUE) {
 			FUZZ_ASSERT(len >= off + 4 && p[off] == 0 && p[off + 2] == 0 &&
@@ -619,7 +629,18 @@ fuzz_check_frame(const struct rte_mbuf *m, uint16_t port, int icmp, bool held)
 			    "destination MAC is no neighbour on %u", port);
 	FUZZ_ASSERT(et == RTE_ETHER_TYPE_IPV4 || et == RTE_ETHER_TYPE_IPV6, "ethertype 0x%04x",
 		    et);
-	if (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM)) {
+	if (et == RTE_ETHER_TYPE_IPV6 && (m->ol_flags & RTE_MBUF_F_TX_UDP_CKSUM)) {
+		const uint8_t *ip6 = frame + RTE_ETHER_HDR_LEN;
+		const unsigned int l3 = ip6[6] == IPPROTO_DSTOPTS ? 48 : 40;
+
+		/* an IPv6 tunnel's UDP: l3_len covers the Destination Options */
+		FUZZ_ASSERT(!(m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_IPV4)) &&
+			    (m->ol_flags & RTE_MBUF_F_TX_IPV6) && m->l2_len == RTE_ETHER_HDR_LEN &&
+			    m->l3_len == l3 && m->l4_len == 8 &&
+			    (l3 == 40 ? ip6[6] : ip6[40]) == IPPROTO_UDP,
+			    "UDP offload over IPv6: flags %#" PRIx64 " l2 %u l3 %u l4 %u",
+			    m->ol_flags, m->l2_len, m->l3_len, m->l4_len);
+	} else if (m->ol_flags & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM)) {
 		FUZZ_ASSERT(et == RTE_ETHER_TYPE_IPV4 && (m->ol_flags & RTE_MBUF_F_TX_IPV4),
 			    "checksum offload without TX_IPV4");
 		FUZZ_ASSERT(m->l2_len == RTE_ETHER_HDR_LEN &&

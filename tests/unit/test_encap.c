@@ -425,6 +425,64 @@ test_tx_linux_ip6tnl(void **state)
 	}
 }
 
+/*
+ * The same on an egress port that sums UDP itself (UDP_CKSUM only: over
+ * IPv6 there is no header checksum to need IPV4_CKSUM): where Linux sent a
+ * checksum, the packet leaves with the offload asked for (l3_len covering
+ * the Destination Options, the pseudo header's sum over next header 17 and
+ * the UDP length in the field); completed as the port would, the bytes are
+ * Linux's. Without a checksum, nothing is asked of the port.
+ */
+static void
+test_tx_linux_ip6tnl_offload(void **state)
+{
+	struct fou_err err;
+	unsigned int i, asked = 0;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(golden_tx6); i++) {
+		const struct golden_tx6 *c = &golden_tx6[i];
+		struct fou_gw *gw = tx_gw(c->stmts);
+		struct unit_frame *f = &got[0];
+		uint32_t at, sum;
+		uint16_t ulen;
+
+		assert_int_equal(fou_iface_tx_offload_set(gw, EG_PORT, RTE_ETH_TX_OFFLOAD_UDP_CKSUM,
+							  &err), 0);
+		unit_lcore_begin(&ul, gw, 0);
+		if (run_copies(gw, c->in, c->in_len, 1) != 1)
+			fail_msg("%s: not sent, counted as %s", c->name,
+				 fou_drop_name(st_verdict()));
+		at = ETH + 40 + (f->b[ETH + 6] == IPPROTO_DSTOPTS ? 8 : 0);
+		if (f->b[at - 8] != IPPROTO_UDP && f->b[ETH + 6] != IPPROTO_UDP) {
+			assert_int_equal(f->ol_flags & RTE_MBUF_F_TX_L4_MASK, 0);
+			continue;
+		}
+		if (unit_get16(c->out + at + 6) == 0) {
+			if ((f->ol_flags & RTE_MBUF_F_TX_L4_MASK) != 0)
+				fail_msg("%s: offload asked without encap-udp6-csum", c->name);
+			compare_out6(c, f);
+			continue;
+		}
+		if ((f->ol_flags & RTE_MBUF_F_TX_L4_MASK) != RTE_MBUF_F_TX_UDP_CKSUM ||
+		    !(f->ol_flags & RTE_MBUF_F_TX_IPV6) || f->l2_len != ETH ||
+		    f->l3_len != at - ETH || f->l4_len != 8)
+			fail_msg("%s: flags %#" PRIx64 " l2 %u l3 %u l4 %u", c->name, f->ol_flags,
+				 f->l2_len, f->l3_len, f->l4_len);
+		ulen = unit_get16(f->b + at + 4);
+		sum = rfc1071_sum(f->b + ETH + 8, 32, IPPROTO_UDP + ulen);
+		if (unit_get16(f->b + at + 6) != rfc1071_fold(sum))
+			fail_msg("%s: pseudo-header sum 0x%04x, expected 0x%04x", c->name,
+				 unit_get16(f->b + at + 6), rfc1071_fold(sum));
+		/* the port: the datagram's sum onto the field's */
+		sum = (uint16_t)~rfc1071_fold(rfc1071_sum(f->b + at, ulen, 0));
+		unit_put16(f->b + at + 6, sum == 0 ? 0xffff : (uint16_t)sum);
+		compare_out6(c, f);
+		asked++;
+	}
+	assert_true(asked > 10);
+}
+
 /* The golden outputs themselves carry valid checksums (the tests' own code). */
 static void
 test_tx_golden_cksums(void **state)
@@ -1938,6 +1996,7 @@ main(int argc, char **argv)
 		T(test_tx_golden_cksums),
 		T(test_tx_linux_gue),
 		T(test_tx_linux_ip6tnl),
+		T(test_tx_linux_ip6tnl_offload),
 		T(test_tx_golden),
 		T(test_rx_tun6_golden),
 		T(test_tx_multiseg),
