@@ -1384,28 +1384,34 @@ class InteropTest:
                     states and states <= {'REACHABLE', 'STALE', 'DELAY', 'PROBE'},
                     json.dumps(neighs))
 
+    def both_ways(self, label, t, nbytes):
+        """Through tunnel t: the client pings the guest, sends nbytes over
+        TCP to its echo server and reads them back; the guest pings the
+        client (a flow that starts on the Linux side)."""
+        a, c, n = self.a, self.checks, t['name']
+        (tx, rx), out = self.ping(NS_CLIENT, t['guest'], a.pings)
+        c.check('%s: %s: client pings %s through dpdk-fou: %d/%d replies'
+                % (label, n, t['guest'], rx, a.pings), tx == a.pings and rx == a.pings, out)
+        workaround = t['kind'] in ('gre', 'ip6gre') and not a.gre_gro
+        if workaround:
+            self.guest_gro(False)
+        res = self.client('tcp', t['guest'], '--port', ECHO_PORT, '--bytes', nbytes,
+                          '--timeout', 30)
+        if workaround:
+            self.guest_gro(True)
+        c.check('%s: %s: TCP %d bytes client -> guest echo -> client identical (%ss%s)'
+                % (label, n, nbytes, res.get('seconds', '?'),
+                   ', guest GRO off' if workaround else ''), res.get('ok'), json.dumps(res))
+        (tx, rx), out = self.guest_ping(t['guest'], t['client'], a.pings)
+        c.check('%s: %s: guest pings %s through dpdk-fou: %d/%d replies'
+                % (label, n, t['client'], rx, a.pings), tx == a.pings and rx == a.pings, out)
+
     def traffic(self, label, combo_index):
         a, c = self.a, self.checks
         self.local_stack(label)
         for t in self.tunnels:
             n = t['name']
-            (tx, rx), out = self.ping(NS_CLIENT, t['guest'], a.pings)
-            c.check('%s: %s: client pings %s through dpdk-fou: %d/%d replies'
-                    % (label, n, t['guest'], rx, a.pings), tx == a.pings and rx == a.pings, out)
-            workaround = t['kind'] == 'gre' and not a.gre_gro
-            if workaround:
-                self.guest_gro(False)
-            res = self.client('tcp', t['guest'], '--port', ECHO_PORT, '--bytes', a.bytes,
-                              '--timeout', 30)
-            if workaround:
-                self.guest_gro(True)
-            c.check('%s: %s: TCP %d bytes client -> guest echo -> client identical (%ss%s)'
-                    % (label, n, a.bytes, res.get('seconds', '?'),
-                       ', guest GRO off' if workaround else ''), res.get('ok'),
-                    json.dumps(res))
-            (tx, rx), out = self.guest_ping(t['guest'], t['client'], a.pings)
-            c.check('%s: %s: guest pings %s through dpdk-fou: %d/%d replies'
-                    % (label, n, t['client'], rx, a.pings), tx == a.pings and rx == a.pings, out)
+            self.both_ways(label, t, a.bytes)
             self.client('ecn', t['guest'])
             if t['family'] == 4:
                 self.big_datagram(label, t)
@@ -1551,24 +1557,7 @@ class InteropTest:
                 label, dst, 'ND' if ':' in dst else 'ARP', out.strip()),
                 MAC_GW0.lower() in out.lower() and 'REACHABLE' in out, out)
         for t in self.new_tunnels:
-            n = t['name']
-            (tx, rx), out = self.ping(NS_CLIENT, t['guest'], a.pings)
-            c.check('%s: %s: client pings %s through dpdk-fou: %d/%d replies'
-                    % (label, n, t['guest'], rx, a.pings), tx == a.pings and rx == a.pings, out)
-            workaround = t['kind'] in ('gre', 'ip6gre') and not a.gre_gro
-            if workaround:
-                self.guest_gro(False)
-            res = self.client('tcp', t['guest'], '--port', ECHO_PORT, '--bytes', a.new_bytes,
-                              '--timeout', 30)
-            if workaround:
-                self.guest_gro(True)
-            c.check('%s: %s: TCP %d bytes client -> guest echo -> client identical (%ss%s)'
-                    % (label, n, a.new_bytes, res.get('seconds', '?'),
-                       ', guest GRO off' if workaround else ''), res.get('ok'),
-                    json.dumps(res))
-            (tx, rx), out = self.guest_ping(t['guest'], t['client'], a.pings)
-            c.check('%s: %s: guest pings %s through dpdk-fou: %d/%d replies'
-                    % (label, n, t['client'], rx, a.pings), tx == a.pings and rx == a.pings, out)
+            self.both_ways(label, t, a.new_bytes)
 
     def analyse(self):
         rows = tshark_rows(self.a.tshark, self.pcaps[TAP], ' || '.join(
