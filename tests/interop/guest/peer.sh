@@ -33,9 +33,11 @@ peer_sysctls() {
 # The outer network: IPv4, and IPv6 for the IPv6-underlay tunnels (no
 # link-local address, DAD or router solicitation: the NIC existed before
 # peer_sysctls changed the defaults, so its own settings are set here, before
-# IPv6 goes on). Its addresses (and their MLD reports) come at boot, long
-# before the run that uses them. dpdk-fou is resolved with ARP and ND like
-# any neighbour (no static entry).
+# IPv6 goes on). Joining its addresses' solicited-node groups sends MLD
+# reports, repeated at random within the unsolicited report interval (1 s by
+# default): 1 ms here, and mld_quiet waits for the last before the guest is
+# ready (the first dpdk-fou run would drop one: its source is ::). dpdk-fou
+# is resolved with ARP and ND like any neighbour (no static entry).
 peer_outer() {
     local d dev="" a
     for d in /sys/class/net/*; do
@@ -46,6 +48,8 @@ peer_outer() {
     echo 0 > /proc/sys/net/ipv6/conf/$dev/accept_dad
     echo 0 > /proc/sys/net/ipv6/conf/$dev/accept_ra
     echo 0 > /proc/sys/net/ipv6/conf/$dev/router_solicitations
+    echo 1 > /proc/sys/net/ipv6/conf/$dev/mldv1_unsolicited_report_interval
+    echo 1 > /proc/sys/net/ipv6/conf/$dev/mldv2_unsolicited_report_interval
     echo 0 > /proc/sys/net/ipv6/conf/$dev/disable_ipv6
     must ip link set lo up &&
     must ip link set "$dev" up &&
@@ -162,6 +166,21 @@ peer_setup() {
     # busybox nc listens on IPv4 and IPv6).
     nc -ll -p "$ECHO_PORT" -e /bin/cat </dev/null >/dev/null 2>&1 &
     echo "@@GUEST ECHO pid=$! port=$ECHO_PORT"
+    mld_quiet
+}
+
+# Wait (at most 5 s) until the MLD reports of peer_outer's IPv6 addresses are
+# all sent: no new one for half a second. The first dpdk-fou run starts as
+# soon as the guest is ready and would drop a late one (source ::).
+mld_quiet() {
+    local n=-1 i=0 m
+    while [ $i -lt 10 ]; do
+        m=$(grep Icmp6OutMLDv2Reports /proc/net/snmp6)
+        [ "$m" = "$n" ] && return 0
+        n=$m
+        sleep 0.5
+        i=$((i + 1))
+    done
 }
 
 # The control loop on ttyS1: "TAG COMMAND" in, COMMAND's output and
