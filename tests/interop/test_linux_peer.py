@@ -556,7 +556,7 @@ def gateway_new_opts(tunnels=NEW_TUNNELS):
             spec = 'type=%s%s,local=%s,remote=%s,hoplimit=%d%s,%s%s' % (
                 t['kind'], ',mode=' + t['mode'] if t['mode'] else '', GW_OUTER_IP6, t['outer'],
                 OUTER_TTL, ',encaplimit=' + t['dlimit'] if t['dlimit'] else '', common,
-                ',encap-udp6-csum' if t['dcsum'] else '')
+                ',encap-udp6-csum' if t['dcsum'] else ',noencap-udp6-csum')
         opts += ['--tunnel', '%s,%s' % (t['gw_dev'], spec),
                  '--addr', '%s,%s/%d' % (t['gw_dev'], t['gw_addr'], 24 if t['family'] == 4 else 64),
                  '--route', '%s,dev=1,via=%s' % (t['client_net'],
