@@ -30,18 +30,33 @@ peer_sysctls() {
     echo 1 > /proc/sys/net/ipv6/conf/default/addr_gen_mode
 }
 
-# The outer network: IPv4 only; dpdk-fou is resolved with ARP like any
-# neighbour (no static entry).
+# The outer network: IPv4, and IPv6 for the IPv6-underlay tunnels (no
+# link-local address, DAD or router solicitation: the NIC existed before
+# peer_sysctls changed the defaults, so its own settings are set here, before
+# IPv6 goes on). Joining its addresses' solicited-node groups sends MLD
+# reports, repeated at random within the unsolicited report interval (1 s by
+# default): 1 ms here, and mld_quiet waits for the last before the guest is
+# ready (the first dpdk-fou run would drop one: its source is ::). dpdk-fou
+# is resolved with ARP and ND like any neighbour (no static entry).
 peer_outer() {
-    local d dev=""
+    local d dev="" a
     for d in /sys/class/net/*; do
         [ -e "$d/device" ] && { dev=${d##*/}; break; }
     done
     [ -n "$dev" ] || { echo "@@GUEST FAILED no network device"; return 1; }
-    echo 1 > /proc/sys/net/ipv6/conf/$dev/disable_ipv6
+    echo 1 > /proc/sys/net/ipv6/conf/$dev/addr_gen_mode
+    echo 0 > /proc/sys/net/ipv6/conf/$dev/accept_dad
+    echo 0 > /proc/sys/net/ipv6/conf/$dev/accept_ra
+    echo 0 > /proc/sys/net/ipv6/conf/$dev/router_solicitations
+    echo 1 > /proc/sys/net/ipv6/conf/$dev/mldv1_unsolicited_report_interval
+    echo 1 > /proc/sys/net/ipv6/conf/$dev/mldv2_unsolicited_report_interval
+    echo 0 > /proc/sys/net/ipv6/conf/$dev/disable_ipv6
     must ip link set lo up &&
     must ip link set "$dev" up &&
     must ip addr add "$GUEST_IP/$OUTER_PLEN" dev "$dev" || return 1
+    for a in $GUEST_IP6; do
+        must ip -6 addr add "$a/64" dev "$dev" nodad || return 1
+    done
     echo "$dev" > /tmp/outer-dev
     echo "@@GUEST OUTER dev=$dev mac=$(cat /sys/class/net/$dev/address) ip=$GUEST_IP"
 }
@@ -80,6 +95,33 @@ tunnels() {
     must ip -6 route add "$GRE6_CLIENT" dev fou_gre &&
     must ip -6 route add "$SIT_CLIENT" dev fou_sit || return 1
     echo "@@GUEST TUNNELS encap-csum=$1"
+}
+
+# new_tunnels on|off: on replaces the FOU tunnels by the GUE and
+# IPv6-underlay ones of the new-tunnels run: /interop/tunnels-new, written by
+# the test, has their iproute2 commands (without `ip`), one a line: the
+# receive ports (`fou add ...`), then per tunnel `link add`, its address, up
+# and the route back to the client. off deletes them and those ports again
+# (`tunnels` then brings the FOU tunnels back).
+new_tunnels() {
+    local t line
+    if [ "$1" = off ]; then
+        while read -r line; do
+            case $line in
+                "link add name "*) set -- $line; ip link del "$4" ;;
+                "fou add "*-6) set -- $line; ip fou del port "$4" -6 ;;
+                "fou add "*) set -- $line; ip fou del port "$4" ;;
+            esac
+        done < /interop/tunnels-new
+        return 0
+    fi
+    for t in ipip gre sit; do
+        ip link del "fou_$t" 2>/dev/null
+    done
+    while read -r line; do
+        must ip $line || return 1
+    done < /interop/tunnels-new
+    echo "@@GUEST NEW TUNNELS"
 }
 
 # narrow_path MTU CSUM: the outer path of the reassembly case. The outer
@@ -124,6 +166,21 @@ peer_setup() {
     # busybox nc listens on IPv4 and IPv6).
     nc -ll -p "$ECHO_PORT" -e /bin/cat </dev/null >/dev/null 2>&1 &
     echo "@@GUEST ECHO pid=$! port=$ECHO_PORT"
+    mld_quiet
+}
+
+# Wait (at most 5 s) until the MLD reports of peer_outer's IPv6 addresses are
+# all sent: no new one for half a second. The first dpdk-fou run starts as
+# soon as the guest is ready and would drop a late one (source ::).
+mld_quiet() {
+    local n=-1 i=0 m
+    while [ $i -lt 10 ]; do
+        m=$(grep Icmp6OutMLDv2Reports /proc/net/snmp6)
+        [ "$m" = "$n" ] && return 0
+        n=$m
+        sleep 0.5
+        i=$((i + 1))
+    done
 }
 
 # The control loop on ttyS1: "TAG COMMAND" in, COMMAND's output and
