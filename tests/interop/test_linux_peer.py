@@ -1719,8 +1719,7 @@ class InteropTest:
         os.makedirs(self.workdir, exist_ok=True)
         log('work directory %s, namespaces %s %s' % (self.workdir, NS_CLIENT, NS_GW))
         self.tunnels = [t for t in TUNNELS if t['name'] in self.a.tunnels.split(',')]
-        self.new_tunnels = [t for t in NEW_TUNNELS if t['name'] in self.a.tunnels.split(',')
-                            and not self.a.skip_until_gue_ip6u_merged]
+        self.new_tunnels = [t for t in NEW_TUNNELS if t['name'] in self.a.tunnels.split(',')]
         combos = COMBOS if not self.a.combos else [] if self.a.combos == 'none' else \
             [COMBOS[int(i)] for i in self.a.combos.split(',')]
         try:
@@ -1839,12 +1838,6 @@ def main():
                     help='a subset of %(default)s (the last nine: the new-tunnels run)')
     ap.add_argument('--new-bytes', type=int, default=1 << 18,
                     help='TCP transfer size through each tunnel of the new-tunnels run')
-    # Until the GUE and IPv6-underlay branches are merged, main's dpdk-fou
-    # does not know the new run's statements: meson.build passes this switch.
-    # Remove the switch (here and in meson.build) when merging them.
-    ap.add_argument('--skip-until-gue-ip6u-merged', action='store_true',
-                    help='leave the new-tunnels run out (GUE, IPv6 underlay); to be removed '
-                    'when dpdk-fou has them')
     ap.add_argument('--combos', help='indexes into %s (guest, dpdk-fou encap-csum), or none'
                     % (COMBOS,))
     ap.add_argument('--bytes', type=int, default=1 << 20, help='TCP transfer size')
