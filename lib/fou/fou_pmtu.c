@@ -67,7 +67,8 @@ fou_pmtu_lookup(const struct fou_gw *gw, const struct fou_pmtu_quote *q, uint8_t
 	if (rte_hash_lookup_data(gw->tun_rx6, &k6, &data) < 0)
 		return NULL;
 	t = &gw->tunnels[(uintptr_t)data];
-	if (type6 == FOU_TUN6_IP6TNL && t->conf.type != FOU_TUN_ANY && t->conf.type != type)
+	if (type6 == FOU_TUN6_IP6TNL && fou_tunnel6_type(t) != FOU_TUN_ANY &&
+	    fou_tunnel6_type(t) != type)
 		return NULL;
 	return t;
 }

@@ -226,7 +226,9 @@ struct fou_tunnel6 {
  * outer header patched per packet (lengths, TTL, TOS, ID, checksums). An
  * IPv6-underlay tunnel has hdr[0] 0x60 (the version nibble: 6) and its
  * header in v6.hdr; hdr_len, gre_off, seq_off, flags and seq hold for it as
- * for IPv4 ones (FOU_TUN_UDP_CSUM is encap-csum6, FOU_TUN_PMTUDISC unset).
+ * for IPv4 ones (FOU_TUN_UDP_CSUM is encap-csum6, FOU_TUN_PMTUDISC unset),
+ * and hdr[1] is its type (fou_tunnel6_type()), which the receive side
+ * checks an ip6tnl's mode by without reading past the first line.
  */
 struct fou_tunnel {
 	uint8_t hdr[FOU_TUN_HDR_MAX];	/* IPv4 [+ UDP] [+ GRE] template */
@@ -250,6 +252,14 @@ static inline bool
 fou_tunnel_is6(const struct fou_tunnel *t)
 {
 	return (t->hdr[0] >> 4) == 6;
+}
+
+/* An IPv6 tunnel's conf.type: IPPROTO_IPIP, IPPROTO_IPV6, FOU_TUN_ANY (ip6tnl
+ * modes ipip6, ip6ip6, any) or IPPROTO_GRE. */
+static inline uint8_t
+fou_tunnel6_type(const struct fou_tunnel *t)
+{
+	return t->hdr[1];
 }
 
 /* The IPv6 tunnel's remote: the outer destination in its template. */

@@ -576,7 +576,8 @@ fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rt
 	if (rte_hash_lookup_data(gw->tun_rx6, &k, &data) < 0)
 		return FOU_DROP_NO_TUNNEL;
 	t = &gw->tunnels[(uintptr_t)data];
-	if (type == FOU_TUN6_IP6TNL && t->conf.type != FOU_TUN_ANY && t->conf.type != proto)
+	if (type == FOU_TUN6_IP6TNL && fou_tunnel6_type(t) != FOU_TUN_ANY &&
+	    fou_tunnel6_type(t) != proto)
 		return FOU_DROP_TUNNEL_MODE_MISMATCH;
 	return fou_tunnel_rx(lc, t, gflags, len);
 }

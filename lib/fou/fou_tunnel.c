@@ -607,6 +607,7 @@ fou_tunnel_template6(struct fou_tunnel *t, const struct fou_tunnel_conf *c)
 		t6->flags6 |= FOU_TUN6_ANY;
 	t->hdr_len = (uint8_t)(p - t6->hdr);
 	t->hdr[0] = 0x60;	/* see fou_tunnel_is6() */
+	t->hdr[1] = c->type;	/* fou_tunnel6_type() */
 	t->remote = 0;
 }
 
