@@ -204,8 +204,9 @@ fou_gro_parse(const struct fou_gw *gw, struct rte_mbuf *m, uint16_t rx_port, uin
 					     sizeof(struct rte_tcp_hdr))
 		return false;
 	/* GRE with sequence numbers is not merged (gre_gro_receive); nor
-	 * what came out of an IPv6 outer header (struct fou_gro_tag) */
-	if (tag->proto & ((FOU_GRE_S << 8) | FOU_GRO_OUTER6))
+	 * what came out of an IPv6 outer header without a tunnel (struct
+	 * fou_gro_tag) */
+	if ((tag->proto & (FOU_GRE_S << 8)) || ((tag->proto & FOU_GRO_OUTER6) && tag->src == 0))
 		return false;
 	p->l3 = d + RTE_ETHER_HDR_LEN;
 	etype = rte_be_to_cpu_16(((const struct rte_ether_hdr *)d)->ether_type);

@@ -140,7 +140,7 @@ struct fou_iface {
  * CHECKSUM_UNNECESSARY and CHECKSUM_COMPLETE).
  */
 struct fou_gro_tag {
-	rte_be32_t src, dst;	/* outer IPv4 addresses */
+	rte_be32_t src, dst;	/* outer IPv4 addresses; IPv6: the tunnel's index + 1, 0 */
 	uint32_t ports;		/* outer UDP source and destination port; 0: plain */
 	uint32_t key;		/* GRE key */
 	uint32_t proto;		/* tunnel protocol | GRE flags << 8 | FOU_GRO_UDP_CSUM |
@@ -152,8 +152,10 @@ struct fou_gro_tag {
 /*
  * The mbuf's dynamic field area is 36 bytes, 8 of them the Rx timestamp
  * that the pcap PMD registers: no room for two IPv6 addresses. A packet
- * that came out of an IPv6 outer header is therefore never merged
- * (FOU_GRO_OUTER6), rather than merged with another tunnel's.
+ * that came out of an IPv6 outer header (FOU_GRO_OUTER6) has the index + 1
+ * of the tunnel it matched in src instead, which stands for the addresses
+ * (and key) exactly; one a port took without a tunnel (src 0) is never
+ * merged, rather than merged with another sender's.
  */
 static_assert(sizeof(struct fou_gro_tag) <= 28, "the GRO tag does not fit an mbuf");
 #define FOU_GRO_KEY_LEN offsetof(struct fou_gro_tag, l4sum)
@@ -161,7 +163,7 @@ static_assert(sizeof(struct fou_gro_tag) <= 28, "the GRO tag does not fit an mbu
 #define FOU_GRO_UDP_CSUM (1u << 24)
 /* Received on a GUE port: never one flow with what a FOU port received. */
 #define FOU_GRO_GUE (1u << 25)
-/* The outer header was IPv6: not merged (see above). */
+/* The outer header was IPv6: src is its tunnel (see above). */
 #define FOU_GRO_OUTER6 (1u << 26)
 /* tag.csum: nothing known; the port found the inner TCP checksum good;
  * l4sum is the one's complement sum of the inner IP payload as received

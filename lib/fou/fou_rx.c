@@ -559,17 +559,18 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
  * protocol: 4 or 41) drops it there, as ipxip6_rcv does; ip6gre on the
  * addresses and key. Without any of the type, the FOU port's fallback
  * stays. The burst's look-ahead holds IPv4 keys only: an IPv6 packet
- * looks its tunnel up itself.
+ * looks its tunnel up itself. *tidx: the tunnel matched, -1 none.
  */
 static inline unsigned int
 fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte_ipv6_hdr *ip6,
-		  uint8_t proto, uint16_t gflags, uint32_t key, uint32_t len)
+		  uint8_t proto, uint16_t gflags, uint32_t key, uint32_t len, int32_t *tidx)
 {
 	const uint8_t type = proto == IPPROTO_GRE ? IPPROTO_GRE : FOU_TUN6_IP6TNL;
 	const struct fou_tunnel *t;
 	struct fou_tun_key6 k;
 	void *data;
 
+	*tidx = -1;
 	if (__atomic_load_n(&gw->tun_types6[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
 	fou_tun_key6_make(&k, type, ip6->dst_addr, ip6->src_addr, (gflags & FOU_GRE_K) != 0, key);
@@ -579,6 +580,7 @@ fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rt
 	if (type == FOU_TUN6_IP6TNL && fou_tunnel6_type(t) != FOU_TUN_ANY &&
 	    fou_tunnel6_type(t) != proto)
 		return FOU_DROP_TUNNEL_MODE_MISMATCH;
+	*tidx = (int32_t)(uintptr_t)data;
 	return fou_tunnel_rx(lc, t, gflags, len);
 }
 
@@ -946,6 +948,7 @@ fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 	uint32_t at, ptr, key = 0;
 	uint16_t gflags = 0;
 	uint8_t proto = ip6->proto;
+	int32_t tidx;
 	bool inner_v6;
 	unsigned int r;
 
@@ -955,10 +958,8 @@ fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 				       out_port);
 	if (r != FOU_FWD)
 		return r;
-	/* GRO never merges these (struct fou_gro_tag): nothing to keep of
-	 * the checksum for it */
 	in.outer_ecn = loc.ecn;
-	in.gro = false;
+	in.gro = gro;
 	in.csum = FOU_GRO_CSUM_NONE;
 	in.sum = 0;
 	if (proto == IPPROTO_UDP) {
@@ -988,12 +989,28 @@ fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 	r = fou_tunnel_proto(m, &in, proto, &inner_v6, &gflags, &key);
 	if (r != FOU_FWD)
 		return r;
-	r = fou_tunnel_match6(gw, lc, ip6, proto, gflags, key, in.len);
+	r = fou_tunnel_match6(gw, lc, ip6, proto, gflags, key, in.len, &tidx);
 	if (r != FOU_FWD)
 		return r;
-	if (gro)
-		RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, struct fou_gro_tag *)->proto =
-			proto | FOU_GRO_OUTER6;
+	if (gro) {
+		struct fou_gro_tag *tag = RTE_MBUF_DYNFIELD(m, gw->gro_tag_off,
+							    struct fou_gro_tag *);
+		const struct rte_udp_hdr *udp = in.slot == 0 ? NULL :
+			rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, at);
+
+		/* no room for the outer IPv6 addresses (struct fou_gro_tag):
+		 * the tunnel they matched stands for them; a port's fallback
+		 * (no tunnel) leaves src 0, never merged */
+		*tag = (struct fou_gro_tag){
+			.src = tidx < 0 ? 0 : rte_cpu_to_be_32((uint32_t)tidx + 1),
+			.key = key,
+			.proto = proto | (uint32_t)gflags << 8 | FOU_GRO_OUTER6 |
+				 (udp != NULL && udp->dgram_cksum != 0 ? FOU_GRO_UDP_CSUM : 0) |
+				 (in.slot != 0 && gw->udp[in.slot].gue ? FOU_GRO_GUE : 0),
+		};
+		if (udp != NULL)
+			memcpy(&tag->ports, udp, sizeof(tag->ports));
+	}
 	return inner_v6 ? fou_inner6(gw, lc, m, &in, out_port) : fou_inner4(gw, lc, m, &in, out_port);
 }
 

@@ -41,6 +41,7 @@ enum path {
 	P_GRE6,		/* FOU gre, IPv6 inside */
 	P_PLAIN_IPIP,	/* ipip without FOU (a tunnel with encap none) */
 	P_PLAIN_GRE,	/* gre without FOU, IPv4 inside */
+	P_FOU6,		/* FOU ipip over IPv6 (5555, family=6), zero UDP checksum */
 };
 
 struct how {
@@ -144,6 +145,31 @@ plain_frame(struct unit_pkt *p, const struct how *h, const uint8_t *in, uint32_t
 	unit_put16(b + ETH + 10, (uint16_t)~rfc1071_fold(rfc1071_sum(b + ETH, 20, 0)));
 }
 
+/* FOU over IPv6 from fd00:99::2 to fd00:99::1, port 5555, around the inner
+ * packet; the UDP checksum zero, as Linux takes it over IPv6 on a FOU port. */
+static void
+fou6_frame(struct unit_pkt *p, const uint8_t *in, uint32_t in_len)
+{
+	uint8_t *b = p->b, *u = b + ETH + 40;
+
+	memset(p, 0, sizeof(*p));
+	memcpy(b, mac_rx.addr_bytes, 6);
+	memcpy(b + 6, mac_peer.addr_bytes, 6);
+	unit_put16(b + 12, RTE_ETHER_TYPE_IPV6);
+	unit_put32(b + ETH, 6u << 28);
+	unit_put16(b + ETH + 4, (uint16_t)(8 + in_len));
+	b[ETH + 6] = IPPROTO_UDP;
+	b[ETH + 7] = 64;
+	inet_pton(AF_INET6, "fd00:99::2", b + ETH + 8);
+	inet_pton(AF_INET6, "fd00:99::1", b + ETH + 24);
+	unit_put16(u, 40000);
+	unit_put16(u + 2, 5555);
+	unit_put16(u + 4, (uint16_t)(8 + in_len));
+	memcpy(u + 8, in, in_len);
+	p->inner = ETH + 48;
+	p->len = ETH + 48 + in_len;
+}
+
 /* Segment i of the test flow the way h says; its inner packet at p->inner. */
 static void
 seg_frame(struct unit_pkt *p, const struct how *h, unsigned int i, bool bad)
@@ -156,6 +182,9 @@ seg_frame(struct unit_pkt *p, const struct how *h, unsigned int i, bool bad)
 	case P_PLAIN_IPIP:
 	case P_PLAIN_GRE:
 		plain_frame(p, h, in, len);
+		return;
+	case P_FOU6:
+		fou6_frame(p, in, len);
 		return;
 	case P_IPIP:
 		unit_spec_ipip(&s);
@@ -203,6 +232,21 @@ gro_gw(bool plain)
 		UNIT_APPLY(g, "tunnel", "t3,type=gre,local=10.0.0.1,remote=10.0.0.2,encap=none,"
 			   "key=9,csum");
 	}
+	return g;
+}
+
+/* gro_gw(false) with a FOU port over IPv6 on fd00:99::1, and with tunnel:
+ * an ip6tnl from fd00:99::2 that its packets match. */
+static struct fou_gw *
+gro_gw6(bool tunnel)
+{
+	struct fou_gw *g = gro_gw(false);
+
+	UNIT_APPLY(g, "addr", "0,fd00:99::1/64");
+	UNIT_APPLY(g, "port", "5555:ipip,family=6");
+	if (tunnel)
+		UNIT_APPLY(g, "tunnel", "t6,type=ip6tnl,mode=ipip6,local=fd00:99::1,"
+			   "remote=fd00:99::2,encap=fou,encap-dport=5555");
 	return g;
 }
 
@@ -667,6 +711,32 @@ test_gro_port_verdict(void **state)
 }
 
 /* The contexts end before the gateway they count into goes. */
+/*
+ * FOU over IPv6: no room in the tag for the outer addresses, the tunnel
+ * they match stands for them; a port's packets without a tunnel (Linux's
+ * fallback ip6tnl0) are never merged.
+ */
+static void
+test_gro_outer6(void **state)
+{
+	static const struct how h = { P_FOU6, false, 0, 0 };
+	static struct unit_pkt in[NSEG];
+	static struct got g;
+	static const bool none[NSEG];
+	unsigned int i;
+
+	(void)state;
+	gw = gro_gw6(true);
+	expect_all_merged(&h, 0, 0, "FOU over IPv6 matching an ip6tnl");
+	fou_gw_free(gw);
+	gw = gro_gw6(false);
+	unit_ctx("FOU over IPv6, no tunnel");
+	assert_int_equal(run_flow(&h, none, 0, 0, in, &g), 0);
+	assert_int_equal(g.n, NSEG);
+	for (i = 0; i < NSEG; i++)
+		expect_frame(&g, i, in, false, i, i);
+}
+
 static int
 teardown(void **state)
 {
@@ -690,6 +760,7 @@ main(int argc, char **argv)
 		T(test_gro_outer_cksum_bad_tcp),
 		T(test_gro_outer_cksum_zero),
 		T(test_gro_port_verdict),
+		T(test_gro_outer6),
 	};
 	int failures;
 
