@@ -331,15 +331,19 @@ fou_tun_key6_make(struct fou_tun_key6 *k, uint8_t type, const uint8_t *local,
  * saves; a packet the stages read otherwise looks up for itself.
  */
 #define FOU_MEMO4 2		/* outer or inner destination, a tunnel's remote */
+#define FOU_MEMO6 2		/* the same over IPv6 */
 struct fou_route_memo {
 	uint8_t n4, n6;
-	bool tk_set;
+	uint8_t tk_fam;				/* 0, AF_INET: tk, AF_INET6: tk6 */
 	int32_t tidx;				/* the tunnel match: index, -1 none */
-	struct fou_tun_key tk;
+	union {
+		struct fou_tun_key tk;
+		struct fou_tun_key6 tk6;
+	};
 	rte_be32_t a4[FOU_MEMO4];
 	const struct fou_nexthop *nh4[FOU_MEMO4];
-	uint8_t a6[16];
-	const struct fou_nexthop *nh6;
+	uint8_t a6[FOU_MEMO6][16];
+	const struct fou_nexthop *nh6[FOU_MEMO6];
 };
 
 struct fou_udp_port {

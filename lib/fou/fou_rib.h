@@ -182,8 +182,12 @@ fou_route4_memo(const struct fou_gw *gw, const struct fou_route_memo *memo, rte_
 static inline const struct fou_nexthop *
 fou_route6_memo(const struct fou_gw *gw, const struct fou_route_memo *memo, const uint8_t *dst)
 {
-	if (memo != NULL && memo->n6 != 0 && memcmp(memo->a6, dst, 16) == 0)
-		return memo->nh6;
+	unsigned int k;
+
+	if (memo != NULL)
+		for (k = 0; k < memo->n6; k++)
+			if (memcmp(memo->a6[k], dst, 16) == 0)
+				return memo->nh6[k];
 	return fou_route6(gw, dst);
 }
 

@@ -541,7 +541,7 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
 	fou_tun_key_make(&k, type, ip->dst_addr, ip->src_addr, (gflags & FOU_GRE_K) != 0, key);
-	if (lc->memo != NULL && lc->memo->tk_set && fou_tun_key_eq(&lc->memo->tk, &k)) {
+	if (lc->memo != NULL && lc->memo->tk_fam == AF_INET && fou_tun_key_eq(&lc->memo->tk, &k)) {
 		if (lc->memo->tidx < 0)
 			return FOU_DROP_NO_TUNNEL;
 		data = (void *)(uintptr_t)lc->memo->tidx;
@@ -558,8 +558,8 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
  * take the packet's protocol (the next header, FOU port's or GUE's
  * protocol: 4 or 41) drops it there, as ipxip6_rcv does; ip6gre on the
  * addresses and key. Without any of the type, the FOU port's fallback
- * stays. The burst's look-ahead holds IPv4 keys only: an IPv6 packet
- * looks its tunnel up itself. *tidx: the tunnel matched, -1 none.
+ * stays. A burst's look-ahead is taken for the same key only, as over
+ * IPv4. *tidx: the tunnel matched, -1 none.
  */
 static inline unsigned int
 fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte_ipv6_hdr *ip6,
@@ -574,8 +574,14 @@ fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rt
 	if (__atomic_load_n(&gw->tun_types6[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
 	fou_tun_key6_make(&k, type, ip6->dst_addr, ip6->src_addr, (gflags & FOU_GRE_K) != 0, key);
-	if (rte_hash_lookup_data(gw->tun_rx6, &k, &data) < 0)
+	if (lc->memo != NULL && lc->memo->tk_fam == AF_INET6 &&
+	    memcmp(&lc->memo->tk6, &k, sizeof(k)) == 0) {
+		if (lc->memo->tidx < 0)
+			return FOU_DROP_NO_TUNNEL;
+		data = (void *)(uintptr_t)lc->memo->tidx;
+	} else if (rte_hash_lookup_data(gw->tun_rx6, &k, &data) < 0) {
 		return FOU_DROP_NO_TUNNEL;
+	}
 	t = &gw->tunnels[(uintptr_t)data];
 	if (type == FOU_TUN6_IP6TNL && fou_tunnel6_type(t) != FOU_TUN_ANY &&
 	    fou_tunnel6_type(t) != proto)
@@ -1199,8 +1205,13 @@ struct fou_rx_ahead {
 	uint8_t a6_pkt[FOU_BURST];
 	const void *tk[FOU_BURST];
 	uint8_t tk_pkt[FOU_BURST];
+	unsigned int ntk6, nrem6;
+	const void *tk6[FOU_BURST];
+	uint8_t tk6_pkt[FOU_BURST];
 	rte_be32_t rem[FOU_BURST];
 	uint8_t rem_pkt[FOU_BURST];
+	uint8_t rem6[FOU_BURST][16];
+	uint8_t rem6_pkt[FOU_BURST];
 };
 
 static inline void
@@ -1221,6 +1232,123 @@ fou_ahead_dst6(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, cons
 	ah->a6_pkt[ah->n6++] = i;
 }
 
+/*
+ * What a tunnel packet to us carries at *off, of IP protocol proto: a UDP
+ * datagram to a FOU port (slots: the family's port table) stepped into,
+ * GUE version 0 without options or version 1; GRE's flags and key read.
+ * *type: the tunnel type the match is for (IPIP, IPV6, GRE), *inner the
+ * protocol inside (IPIP, IPV6, 0 unknown). false: nothing to look up.
+ */
+static inline bool
+fou_ahead_payload(const struct fou_gw *gw, const uint8_t *p, uint32_t len, uint32_t *off,
+		  const uint8_t *slots, const uint8_t *plain, uint8_t proto, uint8_t *type,
+		  uint8_t *inner, uint16_t *gflags, uint32_t *key)
+{
+	uint32_t o = *off;
+	uint16_t etype;
+	uint8_t slot;
+
+	if (proto == IPPROTO_UDP) {
+		if (len < o + sizeof(struct rte_udp_hdr))
+			return false;
+		slot = __atomic_load_n(&slots[(uint16_t)(p[o + 2] << 8 | p[o + 3])],
+				       __ATOMIC_ACQUIRE);
+		if (slot == 0)
+			return false;
+		o += sizeof(struct rte_udp_hdr);
+		proto = gw->udp[slot].ipproto;
+		/* GUE: version 0 without options, or version 1 */
+		if (gw->udp[slot].gue) {
+			if (len < o + FOU_GUE_HLEN)
+				return false;
+			if (FOU_GUE_VER(p[o]) == 1) {
+				proto = (p[o] >> 4) == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
+			} else if (p[o] == 0) {
+				proto = p[o + 1];
+				o += FOU_GUE_HLEN;
+			} else {
+				return false;
+			}
+		}
+	} else if (!__atomic_load_n(&plain[proto], __ATOMIC_ACQUIRE)) {
+		return false;
+	}
+	*type = proto;
+	*inner = proto;
+	*gflags = 0;
+	*key = 0;
+	if (proto == IPPROTO_GRE) {
+		if (len < o + 4)
+			return false;
+		*gflags = (uint16_t)(p[o] << 8 | p[o + 1]);
+		etype = (uint16_t)(p[o + 2] << 8 | p[o + 3]);
+		if (*gflags & FOU_GRE_K && len >= o + 12) {
+			rte_be32_t k;
+
+			memcpy(&k, p + o + fou_gre_key_off(*gflags), sizeof(k));
+			*key = rte_be_to_cpu_32(k);
+		}
+		o += fou_gre_hlen(*gflags);
+		*inner = etype == RTE_ETHER_TYPE_IPV4 ? IPPROTO_IPIP :
+			 etype == RTE_ETHER_TYPE_IPV6 ? IPPROTO_IPV6 : 0;
+	}
+	*off = o;
+	return proto == IPPROTO_IPIP || proto == IPPROTO_IPV6 || proto == IPPROTO_GRE;
+}
+
+/* The inner destination at off of a tunnel packet, to route ahead. */
+static inline void
+fou_ahead_inner(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, const uint8_t *p,
+		uint32_t len, uint32_t off, uint8_t inner)
+{
+	if (inner == IPPROTO_IPIP && len >= off + sizeof(struct rte_ipv4_hdr))
+		fou_ahead_dst4(gw, ah, i, ((const struct rte_ipv4_hdr *)(p + off))->dst_addr);
+	else if (inner == IPPROTO_IPV6 && len >= off + sizeof(struct rte_ipv6_hdr))
+		fou_ahead_dst6(gw, ah, i, ((const struct rte_ipv6_hdr *)(p + off))->dst_addr);
+}
+
+/*
+ * An IPv6 packet at off: routed, or, to us, a tunnel packet's match and
+ * inner destination. Of the extension headers only the Destination
+ * Options header that Linux' ip6tnl sends (the encapsulation limit) is
+ * stepped over; a packet with others looks up for itself.
+ */
+static inline void
+fou_ahead_peek6(const struct fou_gw *gw, const uint8_t *p, uint32_t len, uint32_t off,
+		uint8_t i, struct fou_rx_ahead *ah)
+{
+	const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)(p + off);
+	struct fou_route_memo *memo = &ah->memo[i];
+	uint8_t proto = ip6->proto, type, inner;
+	uint16_t gflags;
+	uint32_t key;
+
+	if (ip6->dst_addr[0] == 0xff || fou_ll6_addr(ip6->dst_addr))
+		return;
+	if (fou_own6(gw, ip6->dst_addr) == NULL) {
+		fou_ahead_dst6(gw, ah, i, ip6->dst_addr);
+		return;
+	}
+	off += sizeof(*ip6);
+	if (proto == IPPROTO_DSTOPTS) {
+		if (len < off + 8)
+			return;
+		proto = p[off];
+		off += (p[off + 1] + 1u) * 8;
+	}
+	if (!fou_ahead_payload(gw, p, len, &off, gw->udp_slot6, gw->plain_rx6, proto, &type,
+			       &inner, &gflags, &key))
+		return;
+	type = type == IPPROTO_GRE ? IPPROTO_GRE : FOU_TUN6_IP6TNL;
+	if (__atomic_load_n(&gw->tun_types6[type], __ATOMIC_ACQUIRE) != 0) {
+		fou_tun_key6_make(&memo->tk6, type, ip6->dst_addr, ip6->src_addr,
+				  (gflags & FOU_GRE_K) != 0, key);
+		ah->tk6[ah->ntk6] = &memo->tk6;
+		ah->tk6_pkt[ah->ntk6++] = i;
+	}
+	fou_ahead_inner(gw, ah, i, p, len, off, inner);
+}
+
 /* The first pass over packet i: what it will look up. */
 static inline void
 fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
@@ -1230,13 +1358,13 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 	const uint32_t len = rte_pktmbuf_data_len(m);
 	struct fou_route_memo *memo = &ah->memo[i];
 	const struct rte_ipv4_hdr *ip;
-	uint32_t off = RTE_ETHER_HDR_LEN, hl, key = 0;
-	uint16_t etype, gflags = 0, slot;
-	uint8_t proto, type;
+	uint32_t off = RTE_ETHER_HDR_LEN, key;
+	uint16_t etype, gflags;
+	uint8_t type, inner;
 
 	memo->n4 = 0;
 	memo->n6 = 0;
-	memo->tk_set = false;
+	memo->tk_fam = 0;
 	if (len < off + sizeof(struct rte_ipv6_hdr))
 		return;
 	etype = (uint16_t)(p[12] << 8 | p[13]);
@@ -1247,7 +1375,7 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 			return;
 	}
 	if (etype == RTE_ETHER_TYPE_IPV6) {
-		fou_ahead_dst6(gw, ah, i, ((const struct rte_ipv6_hdr *)(p + off))->dst_addr);
+		fou_ahead_peek6(gw, p, len, off, i, ah);
 		return;
 	}
 	if (etype != RTE_ETHER_TYPE_IPV4)
@@ -1260,51 +1388,9 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 		return;
 	}
 	/* to us: a tunnel packet's match and inner destination */
-	hl = (ip->version_ihl & 0xfu) * 4;
-	off += hl;
-	proto = ip->next_proto_id;
-	if (proto == IPPROTO_UDP) {
-		if (len < off + sizeof(struct rte_udp_hdr))
-			return;
-		slot = __atomic_load_n(&gw->udp_slot[(uint16_t)(p[off + 2] << 8 | p[off + 3])],
-				       __ATOMIC_ACQUIRE);
-		if (slot == 0)
-			return;
-		off += sizeof(struct rte_udp_hdr);
-		proto = gw->udp[slot].ipproto;
-		/* GUE: version 0 without options, or version 1 */
-		if (gw->udp[slot].gue) {
-			if (len < off + FOU_GUE_HLEN)
-				return;
-			if (FOU_GUE_VER(p[off]) == 1) {
-				proto = (p[off] >> 4) == 4 ? IPPROTO_IPIP : IPPROTO_IPV6;
-			} else if (p[off] == 0) {
-				proto = p[off + 1];
-				off += FOU_GUE_HLEN;
-			} else {
-				return;
-			}
-		}
-	} else if (!__atomic_load_n(&gw->plain_rx[proto], __ATOMIC_ACQUIRE)) {
-		return;
-	}
-	type = proto;
-	if (proto == IPPROTO_GRE) {
-		if (len < off + 4)
-			return;
-		gflags = (uint16_t)(p[off] << 8 | p[off + 1]);
-		etype = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
-		if (gflags & FOU_GRE_K && len >= off + 12) {
-			rte_be32_t k;
-
-			memcpy(&k, p + off + fou_gre_key_off(gflags), sizeof(k));
-			key = rte_be_to_cpu_32(k);
-		}
-		off += fou_gre_hlen(gflags);
-		proto = etype == RTE_ETHER_TYPE_IPV4 ? IPPROTO_IPIP :
-			etype == RTE_ETHER_TYPE_IPV6 ? IPPROTO_IPV6 : 0;
-	}
-	if (type != IPPROTO_IPIP && type != IPPROTO_IPV6 && type != IPPROTO_GRE)
+	off += (ip->version_ihl & 0xfu) * 4;
+	if (!fou_ahead_payload(gw, p, len, &off, gw->udp_slot, gw->plain_rx, ip->next_proto_id,
+			       &type, &inner, &gflags, &key))
 		return;
 	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) != 0) {
 		fou_tun_key_make(&memo->tk, type, ip->dst_addr, ip->src_addr,
@@ -1312,10 +1398,7 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 		ah->tk[ah->ntk] = &memo->tk;
 		ah->tk_pkt[ah->ntk++] = i;
 	}
-	if (proto == IPPROTO_IPIP && len >= off + sizeof(struct rte_ipv4_hdr))
-		fou_ahead_dst4(gw, ah, i, ((const struct rte_ipv4_hdr *)(p + off))->dst_addr);
-	else if (proto == IPPROTO_IPV6 && len >= off + sizeof(struct rte_ipv6_hdr))
-		fou_ahead_dst6(gw, ah, i, ((const struct rte_ipv6_hdr *)(p + off))->dst_addr);
+	fou_ahead_inner(gw, ah, i, p, len, off, inner);
 }
 
 /* A route found for packet i: kept, and a tunnel's remote routed next. */
@@ -1331,10 +1414,26 @@ fou_ahead_routed(const struct fou_gw *gw, struct fou_lcore *lc, struct fou_rx_ah
 	rte_prefetch0(t);
 	rte_prefetch0(&lc->tun_st[nh->tunnel]);
 	rte_prefetch0(&gw->tun_pmtu[nh->tunnel]);
-	if (fou_tunnel_is6(t))
-		return;	/* an IPv6 remote: the packet routes it for itself */
+	if (fou_tunnel_is6(t)) {
+		memcpy(ah->rem6[ah->nrem6], fou_tunnel_remote6(t), 16);
+		ah->rem6_pkt[ah->nrem6++] = i;
+		return;
+	}
 	ah->rem[ah->nrem] = t->remote;
 	ah->rem_pkt[ah->nrem++] = i;
+}
+
+/* The tunnel match k of a bulk lookup, into memo; the tunnel's entry and
+ * counters prefetched. */
+static inline void
+fou_ahead_matched(const struct fou_gw *gw, struct fou_lcore *lc, struct fou_route_memo *memo,
+		  uint64_t hits, unsigned int k, void *data)
+{
+	memo->tidx = (hits >> k) & 1 ? (int32_t)(uintptr_t)data : -1;
+	if (memo->tidx >= 0) {
+		rte_prefetch0(&gw->tunnels[memo->tidx]);
+		rte_prefetch0(&lc->tun_st[memo->tidx]);
+	}
 }
 
 /* The burst's lookups (see above), into each packet's memo. */
@@ -1348,7 +1447,7 @@ fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts,
 	unsigned int k;
 	uint16_t i;
 
-	ah->n4 = ah->n6 = ah->ntk = ah->nrem = 0;
+	ah->n4 = ah->n6 = ah->ntk = ah->nrem = ah->ntk6 = ah->nrem6 = 0;
 	for (i = 0; i < n; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (i = 0; i < n; i++)
@@ -1358,12 +1457,17 @@ fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts,
 		for (k = 0; k < ah->ntk; k++) {
 			struct fou_route_memo *memo = &ah->memo[ah->tk_pkt[k]];
 
-			memo->tk_set = true;
-			memo->tidx = (hits >> k) & 1 ? (int32_t)(uintptr_t)data[k] : -1;
-			if (memo->tidx >= 0) {
-				rte_prefetch0(&gw->tunnels[memo->tidx]);
-				rte_prefetch0(&lc->tun_st[memo->tidx]);
-			}
+			memo->tk_fam = AF_INET;
+			fou_ahead_matched(gw, lc, memo, hits, k, data[k]);
+		}
+	}
+	if (ah->ntk6 != 0) {
+		rte_hash_lookup_bulk_data(gw->tun_rx6, ah->tk6, ah->ntk6, &hits, data);
+		for (k = 0; k < ah->ntk6; k++) {
+			struct fou_route_memo *memo = &ah->memo[ah->tk6_pkt[k]];
+
+			memo->tk_fam = AF_INET6;
+			fou_ahead_matched(gw, lc, memo, hits, k, data[k]);
 		}
 	}
 	if (ah->n4 != 0) {
@@ -1382,8 +1486,8 @@ fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts,
 		for (k = 0; k < ah->n6; k++) {
 			struct fou_route_memo *memo = &ah->memo[ah->a6_pkt[k]];
 
-			memcpy(memo->a6, ah->a6[k], 16);
-			memo->nh6 = nh[k];
+			memcpy(memo->a6[0], ah->a6[k], 16);
+			memo->nh6[0] = nh[k];
 			memo->n6 = 1;
 			fou_ahead_routed(gw, lc, ah, ah->a6_pkt[k], nh[k]);
 		}
@@ -1396,6 +1500,17 @@ fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts,
 			if (memo->n4 < FOU_MEMO4) {
 				memo->a4[memo->n4] = ah->rem[k];
 				memo->nh4[memo->n4++] = nh[k];
+			}
+		}
+	}
+	if (ah->nrem6 != 0) {
+		fou_route6_bulk(gw, ah->rem6[0], nh, ah->nrem6);
+		for (k = 0; k < ah->nrem6; k++) {
+			struct fou_route_memo *memo = &ah->memo[ah->rem6_pkt[k]];
+
+			if (memo->n6 < FOU_MEMO6) {
+				memcpy(memo->a6[memo->n6], ah->rem6[k], 16);
+				memo->nh6[memo->n6++] = nh[k];
 			}
 		}
 	}

@@ -59,6 +59,7 @@
 #include "fou_hdr.h"
 #include "fou_private.h"	/* the hold ring: which packet waits for which neighbour */
 #define GOLDEN_RX
+#define GOLDEN_TX	/* the IPv6-underlay frames */
 #include "golden.h"
 
 #define C FOU_GRE_C
@@ -74,7 +75,7 @@
 #define ICMP_BURST 1000000		/* the bucket's size: above every error sent */
 #define NB_ROUNDS 40
 #define SEED 0x6b75727au
-#define MAX_CASES 160
+#define MAX_CASES 200
 
 /*
  * Both gateways: unit_gw_std() and these. Receive tunnels from the peer
@@ -118,7 +119,25 @@ static const char config[] =
 	"route fd00:53::/32,dev=t_pgre\n"
 	"route 10.54.0.0/16,dev=t_held\n"
 	"route 10.55.0.0/16,dev=t_noroute\n"
-	"route 10.56.0.0/16,dev=t_loop\n";
+	"route 10.56.0.0/16,dev=t_loop\n"
+	/* over an IPv6 underlay: FOU ports, tunnels from fd00::2 (r6_*), and
+	 * to send into (t6_*) */
+	"port 5555:ipip,family=6\n"
+	"port 5556:gre,family=6\n"
+	"port 5557:sit,family=6\n"
+	"port 5558:gue,family=6\n"
+	"tunnel r6_tnl,type=ip6tnl,local=fd00::1,remote=fd00::2,mode=ipip6,encap=fou,"
+	"encap-dport=5555\n"
+	"tunnel r6_gre,type=ip6gre,local=fd00::1,remote=fd00::2,key=42,csum,encap=fou,"
+	"encap-dport=5556\n"
+	"tunnel t6_fou,type=ip6tnl,local=fd00:1::1,remote=fd00:20::9,mode=any,encap=fou,"
+	"encap-dport=5555\n"
+	"tunnel t6_gre,type=ip6gre,local=fd00:1::1,remote=fd00:20::a,key=3,encap=none\n"
+	"tunnel t6_held,type=ip6tnl,local=fd00:1::1,remote=fd00:21::9,mode=any,encap=none\n"
+	"route 10.57.0.0/16,dev=t6_fou\n"
+	"route fd00:57::/32,dev=t6_fou\n"
+	"route 10.58.0.0/16,dev=t6_gre\n"
+	"route fd00:58::/32,dev=t6_held\n";
 
 /* --- the set of frames ------------------------------------------------------ */
 
@@ -386,6 +405,34 @@ case_arp(const char *name, uint32_t tip, unsigned int verdict, uint16_t out_port
 	case_add(name, RX_PORT, b, sizeof(b), verdict, out_port);
 }
 
+/* A frame of golden.h's receive and transmit tables, by name: its input on
+ * RX_PORT. */
+static void
+case_frame(const char *name, unsigned int verdict, uint16_t out_port)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(golden_tx); i++)
+		if (strcmp(golden_tx[i].name, name) == 0) {
+			case_add(name, RX_PORT, golden_tx[i].in, golden_tx[i].in_len, verdict,
+				 out_port);
+			return;
+		}
+	for (i = 0; i < RTE_DIM(golden_rx_drop); i++)
+		if (strcmp(golden_rx_drop[i].name, name) == 0) {
+			case_add(name, RX_PORT, golden_rx_drop[i].in, golden_rx_drop[i].in_len,
+				 verdict, out_port);
+			return;
+		}
+	for (i = 0; i < RTE_DIM(golden_linux_tx); i++)
+		if (strcmp(golden_linux_tx[i].name, name) == 0) {
+			case_add(name, RX_PORT, golden_linux_tx[i].in, golden_linux_tx[i].in_len,
+				 verdict, out_port);
+			return;
+		}
+	fail_msg("no frame %s in golden.h", name);
+}
+
 /* Insert a tag (tpid, vid) after the MAC addresses of c. */
 static void
 tag_push(struct bcase *c, uint16_t tpid, uint16_t vid)
@@ -645,6 +692,45 @@ cases_build(void)
 	case_plain("v4 of 1300 into r_ipip", RX_PORT, &s, V_FWD, RX_PORT);
 	spec6(&s, "fd00::2", "fd00:30::5", 8);
 	case_plain("v6 into r_sit", RX_PORT, &s, V_FWD, RX_PORT);
+
+	/* --- over an IPv6 underlay, from fd00::2 to fd00::1: r6_tnl (mode
+	 * ipip6) and r6_gre (key 42, csum) match, or not, or refuse the
+	 * mode; decapsulated to 10.20.0.7 out of port 1 --- */
+	case_frame("fou6_ipip", V_FWD, EG_PORT);
+	case_frame("fou6_ipip_nocsum", V_FWD, EG_PORT);
+	case_frame("fou6_ipip_encaplimit", V_FWD, EG_PORT);
+	case_frame("tun6_ipip6_fou", V_FWD, EG_PORT);
+	case_frame("fou6_ipip_rthdr0", V_FWD, EG_PORT);
+	case_frame("tun6_any_gue_ipip", V_FWD, EG_PORT);
+	case_frame("tun6_ip6gre_fou_kc", V_FWD, EG_PORT);
+	case_frame("tun6_plain_ipip6", V_FWD, EG_PORT);
+	case_frame("fou6_sit_encaplimit", FOU_DROP_TUNNEL_MODE_MISMATCH, 0);
+	case_frame("tun6_ip6ip6_gue", FOU_DROP_TUNNEL_MODE_MISMATCH, 0);
+	case_frame("tun6_ipip6_got_ipv6", FOU_DROP_TUNNEL_MODE_MISMATCH, 0);
+	case_frame("tun6_plain_ip6ip6_encaplimit", FOU_DROP_TUNNEL_MODE_MISMATCH, 0);
+	case_frame("fou6_gre_encaplimit", FOU_DROP_NO_TUNNEL, 0);
+	case_frame("tun6_wrong_src", FOU_DROP_NO_TUNNEL, 0);
+	case_frame("tun6_plain_wrong_src", FOU_DROP_NO_TUNNEL, 0);
+	case_frame("tun6_plain_ip6gre", FOU_DROP_NO_TUNNEL, 0);
+	case_frame("tun6_ip6gre_other_key", FOU_DROP_NO_TUNNEL, 0);
+	case_frame("tun6_ip6gre_no_csum", FOU_DROP_GRE_CSUM_MISMATCH, 0);
+	case_frame("fou6_ipip", V_FWD, EG_PORT);
+	case_frame("tun6_wrong_src", FOU_DROP_NO_TUNNEL, 0);
+	/* into tunnels over IPv6, their remotes routed through fd00:1::2 */
+	spec4(&s, PEER, IP4(10, 57, 0, 7), 8);
+	case_plain("v4 into t6_fou (ip6tnl, fou)", RX_PORT, &s, V_FWD, EG_PORT);
+	spec6(&s, "fd00::2", "fd00:57::7", 8);
+	case_plain("v6 into t6_fou (ip6tnl, fou)", RX_PORT, &s, V_FWD, EG_PORT);
+	spec4(&s, PEER, IP4(10, 58, 0, 7), 8);
+	case_plain("v4 into t6_gre (ip6gre, encap none)", RX_PORT, &s, V_FWD, EG_PORT);
+	spec6(&s, "fd00::2", "fd00:58::7", 8);
+	case_plain("v6 into t6_held, remote without neighbour", RX_PORT, &s, V_HELD, EG_PORT);
+	unit_spec_ipip(&s);
+	s.in_dst4 = IP4(10, 57, 0, 9);
+	case_spec("ipip, inner into t6_fou", &s, V_FWD, EG_PORT);
+	unit_spec_sit(&s);
+	ip6(s.in_dst6, "fd00:57::9");
+	case_spec("sit, inner into t6_fou", &s, V_FWD, EG_PORT);
 
 	/* --- to our own addresses, not tunnels --- */
 	case_ip4("ping 10.0.0.1", RX_PORT, PEER, ME0, IPPROTO_ICMP, l4, echo(l4, 8), V_FWD,
