@@ -596,6 +596,23 @@ fou_tun_key_eq(const struct fou_tun_key *a, const struct fou_tun_key *b)
 	return ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
 }
 
+/* Whether k is the key fou_tun_key6_make() would make of the rest: read
+ * from the packet's header rather than from a key just built, whose
+ * narrow stores the wide loads of a comparison would wait for. */
+static inline bool
+fou_tun_key6_is(const struct fou_tun_key6 *k, uint8_t type, const uint8_t *local,
+		const uint8_t *remote, bool key_set, uint32_t key)
+{
+	uint64_t x[4], y[4];
+
+	memcpy(x, k->local, 32);	/* local, then remote */
+	memcpy(y, local, 16);
+	memcpy(y + 2, remote, 16);
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3])) == 0 &&
+	       k->key == (key_set ? key : 0) && k->type == type && k->key_set == key_set;
+}
+static_assert(offsetof(struct fou_tun_key6, remote) == 16, "fou_tun_key6_is's addresses");
+
 /* The encap-sport auto range, read once so both ends are of one setting. */
 static inline void
 fou_sport_range_load(const struct fou_gw *gw, uint16_t *min, uint16_t *max)

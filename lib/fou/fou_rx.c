@@ -573,14 +573,17 @@ fou_tunnel_match6(const struct fou_gw *gw, struct fou_lcore *lc, const struct rt
 	*tidx = -1;
 	if (__atomic_load_n(&gw->tun_types6[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
-	fou_tun_key6_make(&k, type, ip6->dst_addr, ip6->src_addr, (gflags & FOU_GRE_K) != 0, key);
 	if (lc->memo != NULL && lc->memo->tk_fam == AF_INET6 &&
-	    memcmp(&lc->memo->tk6, &k, sizeof(k)) == 0) {
+	    fou_tun_key6_is(&lc->memo->tk6, type, ip6->dst_addr, ip6->src_addr,
+			    (gflags & FOU_GRE_K) != 0, key)) {
 		if (lc->memo->tidx < 0)
 			return FOU_DROP_NO_TUNNEL;
 		data = (void *)(uintptr_t)lc->memo->tidx;
-	} else if (rte_hash_lookup_data(gw->tun_rx6, &k, &data) < 0) {
-		return FOU_DROP_NO_TUNNEL;
+	} else {
+		fou_tun_key6_make(&k, type, ip6->dst_addr, ip6->src_addr,
+				  (gflags & FOU_GRE_K) != 0, key);
+		if (rte_hash_lookup_data(gw->tun_rx6, &k, &data) < 0)
+			return FOU_DROP_NO_TUNNEL;
 	}
 	t = &gw->tunnels[(uintptr_t)data];
 	if (type == FOU_TUN6_IP6TNL && fou_tunnel6_type(t) != FOU_TUN_ANY &&
