@@ -164,15 +164,17 @@ fou_mb_mix(uint64_t x)
 
 /* --- the routes -------------------------------------------------------- */
 
-/* First octets the plain routes use: not local (10, 11, 100), not the flow
- * sources (198), not the long-prefix groups (200), nothing never routed. */
+/* First octets the plain routes use: not local (10, 11, 100), not the
+ * tunnels' twins' (12, 13), not the flow sources (198), not the
+ * long-prefix groups (200), nothing never routed. */
 static unsigned int
 fou_mb_octets(uint8_t *out)
 {
 	unsigned int n = 0, o;
 
 	for (o = 1; o < 224; o++)
-		if (o != 10 && o != 11 && o != 100 && o != 127 && o != 198 && o != 200)
+		if (o != 10 && o != 11 && o != 12 && o != 13 && o != 100 && o != 127 &&
+		    o != 198 && o != 200)
 			out[n++] = (uint8_t)o;
 	return n;
 }
@@ -301,7 +303,8 @@ fou_mb_tunnel_add(struct fou_gw *gw, uint32_t k, bool gue, bool v6)
 		fou_mb_die("gue tunnel", &err);
 }
 
-/* Tunnel k's ip6tnl twin: from fd00:ff::1 to fd00:fe::K (routed via one
+/* Tunnel k's ip6tnl twin: from fd00:ff::1 to fd00:fe::K (K + 1 in the last
+ * 32 bits: 65536 tunnels need them; routed via one
  * neighbour), the route of its own /24 into it. */
 static void
 fou_mb_tunnel6_add(struct fou_gw *gw, uint32_t k)
@@ -316,7 +319,7 @@ fou_mb_tunnel6_add(struct fou_gw *gw, uint32_t k)
 	c.type = IPPROTO_IPIP;
 	if (fou_parse_ip("fd00:ff::1", false, &c.local, &err) != 0)
 		fou_mb_die("local", &err);
-	snprintf(a, sizeof(a), "fd00:fe::%x", k + 1);
+	snprintf(a, sizeof(a), "fd00:fe::%x:%x", (k + 1) >> 16, (k + 1) & 0xffff);
 	if (fou_parse_ip(a, false, &c.remote, &err) != 0)
 		fou_mb_die("remote", &err);
 	c.encap_dport = FOU_MB_FOU_PORT;
