@@ -132,6 +132,7 @@ fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_m
 	uint32_t flow = t6->flow, hash = 0;
 	struct rte_ipv6_hdr *ip6;
 	uint8_t *h, hop, ds;
+	bool auto_label;
 
 	if (!inner_v6) {
 		const struct rte_ipv4_hdr *iip = (const struct rte_ipv4_hdr *)inner;
@@ -146,10 +147,11 @@ fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_m
 		if (t6->flags6 & FOU_TUN6_FLOW_INHERIT)
 			flow |= vtc & 0xfffff;
 	}
-	if ((flags & FOU_TUN_SPORT_AUTO) ||
-	    ((t6->flags6 & (FOU_TUN6_FLOW_AUTO | FOU_TUN6_FLOW_INHERIT)) && (flow & 0xfffff) == 0))
+	auto_label = (t6->flags6 & (FOU_TUN6_FLOW_AUTO | FOU_TUN6_FLOW_INHERIT)) &&
+		     (flow & 0xfffff) == 0;
+	if ((flags & FOU_TUN_SPORT_AUTO) || auto_label)
 		hash = fou_flow_hash(m, inner_v6);
-	if ((flow & 0xfffff) == 0 && (t6->flags6 & (FOU_TUN6_FLOW_AUTO | FOU_TUN6_FLOW_INHERIT))) {
+	if (auto_label) {
 		uint32_t l = (hash ^ (hash >> 20)) & 0xfffff;
 
 		flow |= l != 0 ? l : 1;
