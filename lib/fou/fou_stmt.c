@@ -486,23 +486,31 @@ fou_stmt_gro_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	return fou_stmt_gro_any(gw, f, false, err);
 }
 
+/* A number in hex, with or without 0x (as iproute2's get_u8 / get_u32 with
+ * base 16 read tclass and flowlabel), at most max. */
+static int
+fou_parse_hex(const char *s, uint32_t max, uint32_t *out)
+{
+	unsigned long v;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (s[0] == '\0' || strspn(s, "0123456789abcdefABCDEF") != strlen(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, NULL, 16);
+	if (errno != 0 || v > max)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 /* A number in decimal or 0x hex, at most max. */
 static int
 fou_parse_num(const char *s, uint32_t max, uint32_t *out)
 {
-	char *end;
-	unsigned long v;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		if (s[2] == '\0' || strspn(s + 2, "0123456789abcdefABCDEF") != strlen(s + 2))
-			return -EINVAL;
-		errno = 0;
-		v = strtoul(s + 2, &end, 16);
-		if (errno != 0 || v > max)
-			return -ERANGE;
-		*out = (uint32_t)v;
-		return 0;
-	}
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return fou_parse_hex(s, max, out);
 	return fou_parse_u32(s, max, out);
 }
 
@@ -543,21 +551,6 @@ fou_tunnel_refuse(const struct fou_fields *f, const char *const *opts, const cha
 			return -EINVAL;
 		}
 	}
-	return 0;
-}
-
-/* iproute2 reads tclass and flowlabel in hex (get_u8/get_u32 base 16). */
-static int
-fou_parse_hex(const char *s, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 16);
-	if (errno != 0 || end == s || *end != '\0' || *s == '-' || *s == '+' || v > max)
-		return -EINVAL;
-	*out = (uint32_t)v;
 	return 0;
 }
 
