@@ -618,8 +618,9 @@ const char *fou_proto_name(uint8_t ipproto);	/* "ipip", "sit", "gre" or NULL */
 
 /*
  * A tunnel, as `ip link add NAME type ipip|sit|gre local L remote R ...
- * encap fou encap-sport auto encap-dport P`. fou_tunnel_conf_default()
- * gives iproute2's defaults. The outer header is IPv4.
+ * encap fou|gue|none encap-sport auto encap-dport P` (outer IPv4), or
+ * `type ip6tnl|ip6gre ...` (outer IPv6). fou_tunnel_conf_default() and
+ * fou_tunnel_conf_default6() give iproute2's defaults.
  */
 struct fou_tunnel_conf {
 	char name[FOU_TUNNEL_NAMESIZE];
