@@ -19,6 +19,7 @@
 
 #include "fou_ctl.h"
 #include "fou_idpool.h"
+#include "fou_plpmtu.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)
@@ -314,6 +315,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tun_pmtu = rte_zmalloc_socket("fou_tun_pmtu", sizeof(*gw->tun_pmtu) *
 					  p->max_tunnels, RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->plpmtu = rte_zmalloc_socket("fou_plpmtu", sizeof(*gw->plpmtu) * p->max_tunnels, 0,
+					p->socket_id);
 	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (gw->routes == NULL || gw->raux == NULL || gw->own_sets == NULL ||
@@ -321,7 +324,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	    gw->stats_base == NULL || gw->tun_base == NULL ||
 	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL ||
-				     gw->tun_pmtu == NULL)))
+				     gw->tun_pmtu == NULL || gw->plpmtu == NULL)))
 		goto fail;
 	fou_gw_routes_init(gw);
 	gw->own = &gw->own_sets[0];
@@ -375,6 +378,7 @@ fou_gw_free(struct fou_gw *gw)
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
 	rte_free(gw->tun_pmtu);
+	rte_free(gw->plpmtu);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
 	rte_free(gw->workers);
