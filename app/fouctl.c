@@ -35,6 +35,7 @@ fouctl_help(FILE *f)
 		"  NAME set ARG              link, sport-range, icmp-rate\n"
 		"  port|tunnel|route|addr|neigh|lcore|punt show\n"
 		"  tunnel show NAME          one tunnel\n"
+		"  tunnel mtu-probe NAME     search its path MTU again now (probe=on)\n"
 		"  neigh flush               forget the learnt neighbours\n"
 		"  stats                     counters (ports: the NIC's; the rest since a reset)\n"
 		"  stats -w SECONDS [-c N]   rates every SECONDS, until interrupted or N times\n"
@@ -152,6 +153,7 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 {
 	const char *encap = fouctl_str(e, "encap");
 	const char *why = fouctl_str(e, "unresolved");
+	const char *search = fouctl_str(e, "mtu_search");
 
 	(void)key;
 	printf("%s: %s%s%s remote %s local %s",
@@ -183,6 +185,9 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 		printf("    path mtu %llu, expires in %llu s\n",
 		       (unsigned long long)fouctl_u64(e, "path_mtu"),
 		       (unsigned long long)fouctl_u64(e, "path_mtu_expires"));
+	if (search != NULL && strcmp(search, "disabled") != 0)
+		printf("    probed mtu %llu, search %s\n",
+		       (unsigned long long)fouctl_u64(e, "probed_mtu"), search);
 	if (why != NULL)
 		printf("    unresolved: %s\n", why);
 	printf("    rx packets %llu bytes %llu, tx packets %llu bytes %llu\n",
@@ -548,6 +553,18 @@ fouctl_run(struct fouctl *c, int argc, char **argv)
 		if (argc > 2)
 			fouctl_usage_error("unexpected '%s' after neigh flush", argv[2]);
 		r = fouctl_cmd(c, "/fou/neigh/flush", NULL);
+		if (c->json)
+			fouctl_print_json(r);
+		json_decref(r);
+		return 0;
+	}
+	if (strcmp(object, "tunnel") == 0 && fouctl_is(verb, "mtu-probe", NULL)) {
+		json_t *r;
+
+		if (argc != 3)
+			fouctl_usage_error("tunnel mtu-probe takes a tunnel's name%s",
+					   argc > 3 ? " only" : "");
+		r = fouctl_cmd(c, "/fou/tunnel/mtu_probe", argv[2]);
 		if (c->json)
 			fouctl_print_json(r);
 		json_decref(r);

@@ -544,6 +544,8 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	rte_tel_data_add_dict_u64(e, "mtu", ti->mtu);
 	rte_tel_data_add_dict_u64(e, "path_mtu", ti->path_mtu);
 	rte_tel_data_add_dict_u64(e, "path_mtu_expires", ti->path_mtu_expires);
+	rte_tel_data_add_dict_u64(e, "probed_mtu", ti->probed_mtu);
+	rte_tel_data_add_dict_string(e, "mtu_search", ti->mtu_search);
 	if (ti->unresolved != NULL)
 		rte_tel_data_add_dict_string(e, "unresolved", ti->unresolved);
 	rte_tel_data_add_dict_u64(e, "tx_packets", ti->tx_packets);
@@ -954,6 +956,39 @@ fou_tel_neigh_flush(const char *cmd __rte_unused, const char *params, struct rte
 	return 0;
 }
 
+/* /fou/tunnel/mtu_probe,NAME: {"status": "ok"} once the search started
+ * again, logged. */
+static int
+fou_tel_mtu_probe(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	char what[FOU_TEL_LOG_ARG + 64];
+	struct fou_err err = { "" };
+	const char *msg;
+	struct fou_gw *gw;
+	int ret;
+
+	fou_tel_what("tunnel mtu_probe", params, what, sizeof(what));
+	gw = fou_tel_enter(&ret, &msg);
+	if (gw == NULL) {
+		if (ret == -EAGAIN)
+			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
+		return fou_tel_error(d, ret, msg);
+	}
+	if (params == NULL || params[0] == '\0') {
+		fou_err_set(&err, "which tunnel? /fou/tunnel/mtu_probe,NAME");
+		ret = -EINVAL;
+	} else {
+		ret = fou_tunnel_mtu_probe(gw, params, &err);
+	}
+	fou_tel_leave();
+	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err.msg) : "ok");
+	if (ret < 0)
+		return fou_tel_error(d, ret, err.msg);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "status", "ok");
+	return 0;
+}
+
 /*
  * /fou/NAME/add|set|del,ARG: the statement NAME (with '_' for '-') given
  * ARG, exactly as on the command line. {"status": "ok"} once it is in
@@ -1007,7 +1042,8 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
 	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
 	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
-	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, path MTU and its seconds left, counters") \
+	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N): name, type, endpoints, encap, MTU, path MTU (s left), probed MTU, its search, counters") \
+	X("/fou/tunnel/mtu_probe", fou_tel_mtu_probe, "Search the path MTU of tunnel NAME again now (/fou/tunnel/mtu_probe,NAME; tunnels with probe=on)") \
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
 	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \
