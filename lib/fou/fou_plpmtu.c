@@ -27,6 +27,7 @@
 #include <rte_cycles.h>
 
 #include "fou_ctl.h"
+#include "fou_hdr.h"
 #include "fou_plpmtu.h"
 
 static void
@@ -196,6 +197,21 @@ fou_plpmtu_state_name(uint8_t state)
 	};
 
 	return state < RTE_DIM(names) ? names[state] : "?";
+}
+
+void
+fou_plpmtu_df(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod(m, struct rte_ipv4_hdr *);
+
+	if ((ip->version_ihl >> 4) != 4 ||
+	    (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG)) != 0)
+		return;
+	ip->fragment_offset |= rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	if (!(m->ol_flags & RTE_MBUF_F_TX_IP_CKSUM)) {
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = (uint16_t)~fou_ip4_hdr_sum(ip, (ip->version_ihl & 0xf) * 4u);
+	}
 }
 
 /* --- on the gateway's tunnels --------------------------------------------- */

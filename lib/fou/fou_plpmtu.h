@@ -80,6 +80,16 @@ bool fou_plpmtu_lost(struct fou_plpmtu *s, uint16_t size, bool path_ok, uint64_t
 /* "disabled", "base", "searching", "search_complete", "error" */
 const char *fou_plpmtu_state_name(uint8_t state);
 
+/*
+ * An MTU probe leaves with DF whatever its tunnel's pmtudisc: the search
+ * must see the path drop what is too big, not fragment it. m: the outer
+ * packet just encapsulated (at its IP header); an IPv4 one without DF gets
+ * it, its header checksum fixed unless the port fills it in. IPv6 is
+ * never fragmented on the way.
+ */
+struct rte_mbuf;
+void fou_plpmtu_df(struct rte_mbuf *m);
+
 /* --- on the gateway's tunnels --------------------------------------------- */
 
 /* A tunnel's search and the path it searches (control only). */

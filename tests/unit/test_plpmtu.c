@@ -4,7 +4,7 @@
  * asks for, where it ends over paths that drop every packet over some
  * size, ERROR when not even BASE_PLPMTU passes, losses that say nothing
  * about the size, the raise timer, black holes found by the confirmation
- * probes, and a start again. Time is a made-up TSC (HZ a second): nothing
+ * probes, and a start again; and the DF an MTU probe leaves with. Time is a made-up TSC (HZ a second): nothing
  * here waits.
  */
 #include <inttypes.h>
@@ -306,8 +306,53 @@ test_plpmtu_restart(void **state)
 	assert_string_equal(fou_plpmtu_state_name(FOU_PLPMTU_SEARCH_COMPLETE), "search_complete");
 }
 
+/*
+ * An MTU probe leaves with DF (fou_plpmtu_df): an outer IPv4 header
+ * without it (a nopmtudisc tunnel's, IPv6 inside) gets it with its
+ * checksum fixed, or left to a port that fills it; one with DF and an
+ * outer IPv6 header are left as they are.
+ */
+static void
+test_plpmtu_df(void **state)
+{
+	uint8_t b[60] = { 0x45, 0, 0, 60, 0x12, 0x34, 0, 0, 64, IPPROTO_UDP, 0, 0,
+			  192, 168, 1, 1, 10, 20, 0, 9 };
+	uint8_t orig[sizeof(b)];
+	struct rte_mbuf *m;
+	uint8_t *ip;
+
+	(void)state;
+	unit_ip4_cksum_fix(b);
+	memcpy(orig, b, sizeof(b));
+	m = unit_mbuf(b, sizeof(b));
+	ip = rte_pktmbuf_mtod(m, uint8_t *);
+	fou_plpmtu_df(m);
+	assert_int_equal(unit_get16(ip + 6), 0x4000);
+	assert_true(unit_cksum_ok(ip, 20));
+	assert_memory_equal(ip + 12, orig + 12, sizeof(b) - 12);
+	/* with DF: nothing to do */
+	memcpy(orig, ip, sizeof(b));
+	fou_plpmtu_df(m);
+	assert_memory_equal(ip, orig, sizeof(b));
+	/* the port sums the header: left to it */
+	unit_put16(ip + 6, 0);
+	unit_put16(ip + 10, 0);
+	m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	fou_plpmtu_df(m);
+	assert_int_equal(unit_get16(ip + 6), 0x4000);
+	assert_int_equal(unit_get16(ip + 10), 0);
+	/* IPv6 */
+	ip[0] = 0x60;
+	unit_put16(ip + 6, 0);
+	memcpy(orig, ip, sizeof(b));
+	fou_plpmtu_df(m);
+	assert_memory_equal(ip, orig, sizeof(b));
+	rte_pktmbuf_free(m);
+	UNIT_POOL_FULL();
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plpmtu_sizes),
@@ -316,7 +361,12 @@ main(void)
 		cmocka_unit_test(test_plpmtu_raise),
 		cmocka_unit_test(test_plpmtu_black_hole),
 		cmocka_unit_test(test_plpmtu_restart),
+		cmocka_unit_test(test_plpmtu_df),
 	};
+	int failures;
 
-	return cmocka_run_group_tests_name("plpmtu", tests, NULL, NULL);
+	(void)argc;
+	unit_eal_init(argv[0]);
+	failures = cmocka_run_group_tests_name("plpmtu", tests, NULL, NULL);
+	return unit_eal_fini(failures);
 }
