@@ -748,6 +748,29 @@ test_pmtu_probed(void **state)
 	expect_probed(0, "disabled", 1472, "added again");
 }
 
+/* A search on demand: refused, named, for no tunnel or one that does not
+ * probe; a searched one starts again at BASE and keeps its probed MTU. */
+static void
+test_pmtu_probe_on_demand(void **state)
+{
+	struct fou_err err = { "" };
+
+	(void)state;
+	pmtu_gw(pmtu_stmts("ipip"));
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t9", &err), -ENODEV);
+	assert_non_null(strstr(err.msg, "no tunnel 't9'"));
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "probe=on"));
+	expect_probed(0, "disabled", 1472, "refused");
+	search_to(1400);
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), 0);
+	expect_probed(1400, "base", 1372, "on demand");
+	/* without a way to the remote: nothing to search through */
+	UNIT_DEL(cur_gw, "route", "10.20.0.0/16");
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), -ENETUNREACH);
+	assert_non_null(strstr(err.msg, "no route"));
+}
+
 /* Plain sit, IPv6 inside: an IPv6 packet over the probed MTU gets packet
  * too big with it (probed 1392: tunnel MTU 1372, as test_pmtu_sit_ipv6). */
 static void
@@ -857,6 +880,7 @@ main(int argc, char **argv)
 		T(test_pmtu_tunnel_again),
 		T(test_pmtu_probed),
 		T(test_pmtu_probed_sit),
+		T(test_pmtu_probe_on_demand),
 		T(test_pmtu6),
 	};
 	int failures;
