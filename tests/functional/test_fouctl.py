@@ -118,6 +118,8 @@ class NoGateway(FouctlCase):
             (['tunnel', 'show', 'a', 'b'], "unexpected 'b' after tunnel show"),
             (['route', 'show', 'x'], "unexpected 'x' after route show"),
             (['neigh', 'flush', 'x'], "unexpected 'x' after neigh flush"),
+            (['tunnel', 'mtu-probe'], "tunnel mtu-probe takes a tunnel's name"),
+            (['tunnel', 'mtu-probe', 'a', 'b'], "tunnel mtu-probe takes a tunnel's name only"),
             (['config', 'x'], "unexpected 'x' after config"),
             (['stats', 'x'], "unexpected 'x' after stats"),
             (['stats', 'reset', 'x'], "unexpected 'x' after stats reset"),
@@ -198,6 +200,9 @@ class WithGateway(FouctlCase):
         self.fails(pre + ['route', 'set', '10.7.0.0/16,dev=1'], re.escape(
             "dpdk-fou has no 'route set' (/fou/route/set): route takes add, del"))
         self.fails(pre + ['tunnel', 'show', 'nope'], "no tunnel 'nope'")
+        self.fails(pre + ['tunnel', 'mtu-probe', 'nope'], "no tunnel 'nope'")
+        self.fails(pre + ['tunnel', 'mtu-probe', 't1'], re.escape(
+            'tunnel t1: MTU probing runs on tunnels with probe=on'))
         self.assertEqual(ft.config_lines(c), before)
 
         self.check_tables(gw, c)
