@@ -832,6 +832,24 @@ static const char *const fou_tel_no_keys[] = { NULL };
 static const char *const fou_tel_offset_keys[] = { "offset", NULL };
 static const char *const fou_tel_stats_keys[] = { "lcore", NULL };
 
+/* The gateway for the command logged as what, or NULL with the error
+ * answered in d (not ready yet, or stopping). */
+static struct fou_gw *
+fou_tel_enter_for(const char *what, struct rte_tel_data *d)
+{
+	const char *msg;
+	struct fou_gw *gw;
+	int ret;
+
+	gw = fou_tel_enter(&ret, &msg);
+	if (gw == NULL) {
+		if (ret == -EAGAIN)
+			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
+		fou_tel_error(d, ret, msg);
+	}
+	return gw;
+}
+
 /*
  * The start of every command: the gateway under the locks and params
  * parsed by keys, or NULL once the error reply is in d. A refusal while
@@ -844,17 +862,12 @@ fou_tel_begin(const char *what, const char *params, const char *const *keys, boo
 	      struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_err err;
-	const char *msg;
 	struct fou_gw *gw;
 	int ret;
 
-	gw = fou_tel_enter(&ret, &msg);
-	if (gw == NULL) {
-		if (ret == -EAGAIN)
-			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
-		fou_tel_error(d, ret, msg);
+	gw = fou_tel_enter_for(what, d);
+	if (gw == NULL)
 		return NULL;
-	}
 	ret = fou_tel_args_parse(params, keys, a, &err);
 	if (ret < 0) {
 		fou_tel_leave();
@@ -956,6 +969,20 @@ fou_tel_neigh_flush(const char *cmd __rte_unused, const char *params, struct rte
 	return 0;
 }
 
+/* A change's end, the lock left: logged as "telemetry: WHAT: ok|ERROR"
+ * (the message may quote the client's bytes), and answered. */
+static int
+fou_tel_change_done(const char *what, int ret, const struct fou_err *err,
+		    struct rte_tel_data *d)
+{
+	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err->msg) : "ok");
+	if (ret < 0)
+		return fou_tel_error(d, ret, err->msg);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "status", "ok");
+	return 0;
+}
+
 /* /fou/tunnel/mtu_probe,NAME: {"status": "ok"} once the search started
  * again, logged. */
 static int
@@ -963,17 +990,12 @@ fou_tel_mtu_probe(const char *cmd __rte_unused, const char *params, struct rte_t
 {
 	char what[FOU_TEL_LOG_ARG + 64];
 	struct fou_err err = { "" };
-	const char *msg;
 	struct fou_gw *gw;
 	int ret;
 
-	fou_tel_what("tunnel mtu_probe", params, what, sizeof(what));
-	gw = fou_tel_enter(&ret, &msg);
-	if (gw == NULL) {
-		if (ret == -EAGAIN)
-			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
-		return fou_tel_error(d, ret, msg);
-	}
+	gw = fou_tel_enter_for(fou_tel_what("tunnel mtu_probe", params, what, sizeof(what)), d);
+	if (gw == NULL)
+		return 0;
 	if (params == NULL || params[0] == '\0') {
 		fou_err_set(&err, "which tunnel? /fou/tunnel/mtu_probe,NAME");
 		ret = -EINVAL;
@@ -981,12 +1003,7 @@ fou_tel_mtu_probe(const char *cmd __rte_unused, const char *params, struct rte_t
 		ret = fou_tunnel_mtu_probe(gw, params, &err);
 	}
 	fou_tel_leave();
-	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err.msg) : "ok");
-	if (ret < 0)
-		return fou_tel_error(d, ret, err.msg);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "status", "ok");
-	return 0;
+	return fou_tel_change_done(what, ret, &err, d);
 }
 
 /*
@@ -1003,7 +1020,6 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 	const char *verb = strrchr(cmd, '/');
 	const char *arg = params != NULL ? params : "";
 	struct fou_err err = { "" };
-	const char *msg;
 	struct fou_gw *gw;
 	size_t i, len;
 	int ret;
@@ -1015,24 +1031,15 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 			name[i] = '-';
 	snprintf(what, sizeof(what), "%s %s%s%s", name, verb + 1, arg[0] != '\0' ? " " : "",
 		 arg[0] != '\0' ? TELLOGSTR(arg) : "");
-	gw = fou_tel_enter(&ret, &msg);
-	if (gw == NULL) {
-		if (ret == -EAGAIN)
-			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
-		return fou_tel_error(d, ret, msg);
-	}
+	gw = fou_tel_enter_for(what, d);
+	if (gw == NULL)
+		return 0;
 	if (strcmp(verb, "/del") == 0)
 		ret = fou_stmt_del(gw, name, arg, &err);
 	else
 		ret = fou_stmt_apply(gw, name, arg, &err);
 	fou_tel_leave();
-	/* the parser's message may quote the client's bytes */
-	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err.msg) : "ok");
-	if (ret < 0)
-		return fou_tel_error(d, ret, err.msg);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "status", "ok");
-	return 0;
+	return fou_tel_change_done(what, ret, &err, d);
 }
 
 
