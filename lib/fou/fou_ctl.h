@@ -64,6 +64,19 @@ void fou_neigh_tbl_free(struct fou_gw *gw);
 bool fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void *target,
 		   void *src);
 
+/* Send m out of port through the first started worker (its inject ring),
+ * which counts it as sent; without one, or with its ring full, it is
+ * dropped under reason. */
+void fou_neigh_emit(struct fou_gw *gw, struct rte_mbuf *m, uint16_t port, unsigned int reason);
+
+/*
+ * The failover hook: whether the routes whose next hop is tunnel carry
+ * traffic. usable=false: they stop (the prefix's next best live routes
+ * take over); true: they come back. Every tunnel starts usable. Returns
+ * after a grace period. Control lock held. 0 or -errno.
+ */
+int fou_tunnel_usable_set(struct fou_gw *gw, uint32_t tunnel, bool usable);
+
 /* fou_stats.c: counters of tunnel i summed over lcores, less base (if not
  * NULL), added to ti. */
 void fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stats *base,
