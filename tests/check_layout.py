@@ -32,6 +32,9 @@ ROLES = {
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the kernel interfaces (--punt): the control thread's side
     'fou_punt.c': 'control',
+    # tunnel health: the control thread's probes, and the hook the routes
+    # implement (fou_usable_tmp.c: until they do)
+    'fou_probe.c': 'control', 'fou_usable_tmp.c': 'control',
     # the rte_log types (fou.ctl, fou.telemetry, ...)
     'fou_log.c': 'control',
     # the per-lcore context: created by control, driven by its worker
@@ -47,6 +50,7 @@ ROLES = {
     'fou_ndisc.c': 'datapath', 'fou_ndisc.h': 'datapath',
     'fou_local.c': 'datapath', 'fou_local.h': 'datapath',
     'fou_punt.h': 'datapath',
+    'fou_probe.h': 'datapath',
     # the text layer
     'fou_parse.c': 'text', 'fou_stmt.c': 'text', 'fou_config.c': 'text',
     'fou_telemetry.c': 'text',

@@ -93,26 +93,6 @@ fou_health_name(enum fou_health h)
 	return (unsigned int)h < RTE_DIM(fou_health_names) ? fou_health_names[h] : "?";
 }
 
-/* --- the data path ---------------------------------------------------------- */
-
-unsigned int
-fou_probe_rx(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t tot,
-	     uint32_t tunnel)
-{
-	const struct fou_probe_stamp s = { .rx_tsc = lc->now, .tunnel = tunnel };
-	const struct fou_gw *gw = lc->gw;
-
-	static_assert(sizeof(struct fou_probe_stamp) <= sizeof(struct fou_gro_tag),
-		      "the probe stamp does not fit the GRO tag's field");
-	fou_l3_isolate(m, off, tot);
-	memcpy(RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, void *), &s, sizeof(s));
-	if (rte_ring_mp_enqueue(gw->probe_ring, m) != 0)
-		return FOU_DROP_PROBE_RING_FULL;
-	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PROBES_IN], 1);
-	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_CONSUMED], 1);
-	return FOU_TAKEN;
-}
-
 /* --- the table ---------------------------------------------------------------- */
 
 int

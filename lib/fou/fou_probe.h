@@ -7,7 +7,7 @@
 #ifndef FOU_PROBE_H
 #define FOU_PROBE_H
 
-#include "fou_lcore.h"
+#include "fou_fwd.h"
 
 #define FOU_PROBE_KIND_ECHO 1
 #define FOU_PROBE_KIND_MTU 2
@@ -40,8 +40,23 @@ struct fou_probe_stamp {
  * its IP packet, stamped and handed to the control thread. FOU_TAKEN
  * (counted consumed), or FOU_DROP_PROBE_RING_FULL. Never waits.
  */
-unsigned int fou_probe_rx(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t tot,
-			  uint32_t tunnel);
+static inline unsigned int
+fou_probe_rx(struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off, uint32_t tot,
+	     uint32_t tunnel)
+{
+	const struct fou_probe_stamp s = { .rx_tsc = lc->now, .tunnel = tunnel };
+	const struct fou_gw *gw = lc->gw;
+
+	static_assert(sizeof(struct fou_probe_stamp) <= sizeof(struct fou_gro_tag),
+		      "the probe stamp does not fit the GRO tag's field");
+	fou_l3_isolate(m, off, tot);
+	memcpy(RTE_MBUF_DYNFIELD(m, gw->gro_tag_off, void *), &s, sizeof(s));
+	if (rte_ring_mp_enqueue(gw->probe_ring, m) != 0)
+		return FOU_DROP_PROBE_RING_FULL;
+	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PROBES_IN], 1);
+	FOU_STAT_ADD(lc->st->local[FOU_LOCAL_CONSUMED], 1);
+	return FOU_TAKEN;
+}
 
 /* With the gateway (fou_gw.c): the ring and the per-tunnel table. */
 int fou_probe_create(struct fou_gw *gw);

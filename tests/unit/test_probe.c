@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tunnel health (fou_probe.c) on a real gateway: a control context whose
+ * fou_probe_service() runs at times the test chooses, and a started worker
+ * context on this thread that sends what the control side built
+ * (fou_lcore_idle()) and receives the replies the test makes from it
+ * (fou_lcore_rx() at a chosen TSC). Tunnel t1 (ipip over FOU to 10.0.0.2,
+ * 172.16.0.1/30 on it) gets its probes back as a forwarding peer would;
+ * t2 (to 10.0.0.3, 172.16.1.1/30) only ever gets forged ones.
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_lcore.h>
+
+#include "unit.h"
+
+#define T1_IP IP4(172, 16, 0, 1)
+#define T2_IP IP4(172, 16, 1, 1)
+#define INTERVAL_MS 100
+#define OUTER 14			/* the frames' Ethernet header */
+#define IN(f) ((f)->b + OUTER + 20 + 8)	/* the inner IPv4 header */
+#define PL(f) (IN(f) + 20 + 8)		/* the probe payload */
+
+static const struct rte_ether_addr mac_p2 = { { 0x02, 0, 0, 0, 0, 0x02 } };
+static const struct rte_ether_addr mac_p3 = { { 0x02, 0, 0, 0, 0, 0x03 } };
+
+static struct fou_gw *pgw;
+static struct fou_lcore *pctl;
+static struct unit_lcore pu;
+static struct unit_frame psent[16];
+static unsigned int nb_psent;
+static uint64_t pt0, phz;
+
+/* What the worker sends: kept, and counted sent as the app's TX counts it. */
+static void
+emit_keep(void *ctx, struct rte_mbuf **pkts, const uint16_t *ports, uint16_t n)
+{
+	struct fou_lcore_stats *st = fou_lcore_stats(pgw, pu.lcore_id);
+	uint16_t i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++) {
+		st->tx[ports[i]]++;
+		if (nb_psent < RTE_DIM(psent))
+			unit_frame_copy(pkts[i], ports[i], &psent[nb_psent]);
+		nb_psent++;
+		rte_pktmbuf_free(pkts[i]);
+	}
+}
+
+static uint64_t
+at(uint64_t ms)
+{
+	return pt0 + phz / 1000 * ms;
+}
+
+/* The probe round at t0 + ms, then what the worker sends: how many frames. */
+static unsigned int
+service_at(uint64_t ms)
+{
+	nb_psent = 0;
+	fou_probe_service(pctl, at(ms));
+	fou_lcore_idle(pu.lc, rte_rdtsc(), emit_keep, NULL);
+	assert_true(nb_psent <= RTE_DIM(psent));
+	return nb_psent;
+}
+
+static int
+setup_probe(void **state)
+{
+	const struct fou_lcore_conf c = { .direct = unit_pool, .indirect = unit_pool,
+					  .socket_id = SOCKET_ID_ANY };
+	struct fou_err err = { "" };
+
+	(void)state;
+	pgw = unit_gw_std();
+	UNIT_APPLY_LINES(pgw,
+		"neigh 10.0.0.2,dev=0,lladdr=02:00:00:00:00:02\n"
+		"neigh 10.0.0.3,dev=0,lladdr=02:00:00:00:00:03\n"
+		"tunnel t1,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555,"
+		"probe=on,interval=100,timeout=3\n"
+		"tunnel t2,type=ipip,local=10.0.0.1,remote=10.0.0.3,encap-dport=5555,"
+		"probe=on,interval=100\n"
+		"tunnel t3,type=ipip,local=10.0.0.1,remote=10.0.0.4,encap-dport=5555\n"
+		"addr t1,172.16.0.1/30\n"
+		"addr t2,172.16.1.1/30\n"
+		"addr t3,172.16.2.1/30\n");
+	pctl = fou_lcore_create(pgw, FOU_LCORE_CONTROL, &c, &err);
+	assert_non_null(pctl);
+	unit_lcore_begin(&pu, pgw, 0);
+	assert_int_equal(fou_lcore_start(pu.lc), 0);
+	phz = rte_get_tsc_hz();
+	pt0 = rte_rdtsc();
+	return 0;
+}
+
+static int
+teardown_probe(void **state)
+{
+	struct fou_gw *gw_ = pgw;
+
+	unit_lcore_end(&pu);
+	fou_neigh_stop(pgw);
+	fou_probe_stop(pgw);
+	fou_lcore_free(pctl);
+	pctl = NULL;
+	pgw = NULL;
+	return unit_test_teardown_gw(state, gw_);
+}
+
+static struct fou_tunnel_health
+health(const char *name)
+{
+	struct fou_tunnel_health h;
+	struct fou_err err;
+
+	assert_int_equal(fou_tunnel_health_get(pgw, name, &h, &err), 0);
+	return h;
+}
+
+/* The probe sent to the peer of mac: in psent[], whose first is i. */
+static const struct unit_frame *
+sent_to(const struct rte_ether_addr *mac)
+{
+	unsigned int i;
+
+	for (i = 0; i < nb_psent; i++)
+		if (memcmp(psent[i].b, mac, 6) == 0)
+			return &psent[i];
+	fail_msg("no probe sent to %02x", mac->addr_bytes[5]);
+	return NULL;
+}
+
+/*
+ * The reply a forwarding peer sends for probe f: the same inner packet,
+ * its TTL ttl, back in the tunnel (outer addresses and ports swapped, to
+ * our FOU port 5555, no UDP checksum).
+ */
+static struct rte_mbuf *
+reply(const struct unit_frame *f, uint8_t ttl)
+{
+	uint8_t b[UNIT_PKT_MAX];
+	uint8_t *ip = b + OUTER, *udp = ip + 20, *in;
+
+	memcpy(b, f->b, f->len);
+	memcpy(b, f->b + 6, 6);
+	memcpy(b + 6, f->b, 6);
+	memcpy(ip + 12, f->b + OUTER + 16, 4);
+	memcpy(ip + 16, f->b + OUTER + 12, 4);
+	ip[8] = 64;
+	unit_ip4_cksum_fix(ip);
+	unit_put16(udp, 40000);
+	unit_put16(udp + 2, PORT_IPIP);
+	unit_put16(udp + 6, 0);
+	in = udp + 8;
+	in[8] = ttl;
+	unit_ip4_cksum_fix(in);
+	return unit_mbuf(b, f->len);
+}
+
+/* m received by the worker at t0 + ms: handed to the control thread. */
+static void
+rx_at(struct rte_mbuf *m, uint64_t ms)
+{
+	uint64_t consumed = pu.st.local[FOU_LOCAL_CONSUMED];
+	uint64_t in = pu.st.local[FOU_LOCAL_PROBES_IN];
+	uint16_t port;
+
+	assert_int_equal(unit_rx_at(&pu, RX_PORT, &m, 1, &port, at(ms)), 0);
+	assert_int_equal(pu.st.local[FOU_LOCAL_CONSUMED], consumed + 1);
+	assert_int_equal(pu.st.local[FOU_LOCAL_PROBES_IN], in + 1);
+}
+
+/*
+ * The probes: one per probing tunnel with an address, none for t3
+ * (probe off); FOU to the remote's port 5555, inside UDP 3785 -> 3785 from
+ * the tunnel address to itself, TTL 255, DF, the payload FOUP v1 echo with
+ * the tunnel's index and sequence 1; checksums right. Every one counted
+ * originated and probes_out on the control row and sent by the worker.
+ */
+static void
+test_probe_format(void **state)
+{
+	const struct fou_lcore_stats *ctl = unit_ctl_stats(pgw);
+	const struct unit_frame *f;
+	const uint8_t *in, *pl;
+
+	(void)state;
+	assert_int_equal(service_at(0), 2);
+	f = sent_to(&mac_p2);
+	assert_int_equal(f->port, RX_PORT);
+	assert_int_equal(f->len, OUTER + 20 + 8 + 20 + 8 + 32);
+	assert_int_equal(f->b[OUTER + 9], IPPROTO_UDP);
+	assert_int_equal(unit_get32(f->b + OUTER + 16), IP4(10, 0, 0, 2));
+	assert_int_equal(unit_get16(f->b + OUTER + 22), PORT_IPIP);
+	in = IN(f);
+	assert_int_equal(in[0], 0x45);
+	assert_int_equal(in[8], 255);
+	assert_int_equal(in[9], IPPROTO_UDP);
+	assert_int_equal(unit_get16(in + 6), 0x4000);
+	assert_int_equal(unit_get32(in + 12), T1_IP);
+	assert_int_equal(unit_get32(in + 16), T1_IP);
+	assert_true(unit_cksum_ok(in, 20));
+	assert_int_equal(unit_get16(in + 20), 3785);
+	assert_int_equal(unit_get16(in + 22), 3785);
+	assert_true(unit_udp4_cksum_ok(in));
+	pl = PL(f);
+	assert_memory_equal(pl, "FOUP\x01\x01\x00\x00", 8);
+	assert_int_equal(unit_get32(pl + 8), 0);	/* t1: the first slot */
+	assert_int_equal(unit_get32(pl + 12), 1);
+	f = sent_to(&mac_p3);
+	assert_int_equal(unit_get32(IN(f) + 12), T2_IP);
+	assert_int_equal(unit_get32(PL(f) + 8), 1);
+	assert_int_equal(ctl->local[FOU_LOCAL_PROBES_OUT], 2);
+	assert_int_equal(ctl->local[FOU_LOCAL_ORIGINATED], 2);
+	/* nothing more before the interval */
+	assert_int_equal(service_at(INTERVAL_MS - 1), 0);
+	assert_int_equal(service_at(INTERVAL_MS), 2);
+	assert_int_equal(unit_get32(PL(sent_to(&mac_p2)) + 12), 2);
+	assert_string_equal(fou_health_name(health("t3").state), "off");
+	assert_int_equal(health("t1").sent, 2);
+	assert_true(health("t1").probing4);
+	assert_false(health("t1").probing6);
+}
+
+/*
+ * unknown while nothing comes back (lost counted, never down); up with the
+ * first valid reply, its RTT the time between the round that sent it and
+ * the burst that brought it back; down after timeout (3) probes in a row
+ * unanswered within the interval; up again with the next reply. The loss
+ * window counts what was decided.
+ */
+static void
+test_probe_states(void **state)
+{
+	struct fou_tunnel_health h;
+	uint64_t t = 0;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 5; i++, t += INTERVAL_MS)
+		service_at(t);
+	h = health("t1");
+	assert_string_equal(fou_health_name(h.state), "unknown");
+	assert_int_equal(h.lost, 4);	/* the fifth is still within its interval */
+	assert_int_equal(h.window, 4);
+	assert_int_equal(h.window_lost, 4);
+	assert_int_equal(h.transitions, 0);
+
+	/* the fifth (sent at 400) comes back at 430 */
+	rx_at(reply(sent_to(&mac_p2), 254), 430);
+	assert_int_equal(service_at(440), 0);
+	h = health("t1");
+	assert_string_equal(fou_health_name(h.state), "up");
+	assert_int_equal(h.received, 1);
+	assert_int_equal(h.transitions, 1);
+	assert_int_equal(h.unanswered, 0);
+	assert_in_range(h.rtt_last_us, 29999, 30001);
+	assert_in_range(h.rtt_min_us, 29999, 30001);
+	assert_in_range(h.rtt_avg_us, 29999, 30001);
+	assert_int_equal(h.rtt_jitter_us, 0);
+	assert_int_equal(h.window, 5);
+	assert_int_equal(h.window_lost, 4);
+
+	/* the next one, at 500, back at 510: RTT 10 ms; SRTT 30 - 20/8,
+	 * jitter 20/16 (ms) */
+	service_at(500);
+	rx_at(reply(sent_to(&mac_p2), 254), 510);
+	service_at(520);
+	h = health("t1");
+	assert_in_range(h.rtt_last_us, 9999, 10001);
+	assert_in_range(h.rtt_min_us, 9999, 10001);
+	assert_in_range(h.rtt_avg_us, 27499, 27501);
+	assert_in_range(h.rtt_jitter_us, 1249, 1251);
+
+	/* 600, 700, 800 unanswered: the third decided at 900 makes it down */
+	service_at(600);
+	service_at(700);
+	service_at(800);
+	assert_string_equal(fou_health_name(health("t1").state), "up");
+	assert_int_equal(health("t1").unanswered, 2);
+	service_at(900);
+	h = health("t1");
+	assert_string_equal(fou_health_name(h.state), "down");
+	assert_int_equal(h.unanswered, 3);
+	assert_int_equal(h.transitions, 2);
+	assert_int_equal(h.lost, 7);
+
+	/* the probe of 900 answered: up */
+	rx_at(reply(sent_to(&mac_p2), 254), 905);
+	service_at(910);
+	h = health("t1");
+	assert_string_equal(fou_health_name(h.state), "up");
+	assert_int_equal(h.transitions, 3);
+	assert_int_equal(h.received, 3);
+	assert_int_equal(h.sent, 10);
+	assert_int_equal(h.window, 10);
+	assert_int_equal(h.window_lost, 7);
+	assert_int_equal(h.forged + h.late + h.replayed + h.wrong_tunnel + h.bad_ttl, 0);
+	/* t2 never answered: still unknown */
+	assert_string_equal(fou_health_name(health("t2").state), "unknown");
+}
+
+/*
+ * What is not a valid reply never makes a tunnel up, and is counted:
+ * t2's own probe with a sequence never sent, another token, TTL 255 (not
+ * through a router) or 253; t1's probe coming out of t2 (wrong tunnel);
+ * on t1, a reply twice (replayed) and one after its interval (late).
+ */
+static void
+test_probe_forged(void **state)
+{
+	struct unit_frame f1, f2, x;
+	struct fou_tunnel_health h;
+
+	(void)state;
+	service_at(0);
+	f1 = *sent_to(&mac_p2);
+	f2 = *sent_to(&mac_p3);
+
+	x = f2;
+	unit_put32(PL(&x) + 12, 77);		/* never sent */
+	unit_put16(IN(&x) + 20 + 6, 0);		/* no UDP checksum: still valid UDP */
+	rx_at(reply(&x, 254), 10);
+	x = f2;
+	PL(&x)[24] ^= 1;			/* the token */
+	unit_put16(IN(&x) + 20 + 6, 0);
+	rx_at(reply(&x, 254), 10);
+	x = f2;
+	PL(&x)[0] = 'X';			/* the magic */
+	unit_put16(IN(&x) + 20 + 6, 0);
+	rx_at(reply(&x, 254), 10);
+	rx_at(reply(&f2, 255), 10);
+	rx_at(reply(&f2, 253), 10);
+	/* t1's probe, inside t2's outer header */
+	x = f1;
+	memcpy(x.b, f2.b, OUTER + 20 + 8);
+	rx_at(reply(&x, 254), 10);
+	service_at(20);
+	h = health("t2");
+	assert_string_equal(fou_health_name(h.state), "unknown");
+	assert_int_equal(h.forged, 3);
+	assert_int_equal(h.bad_ttl, 2);
+	assert_int_equal(h.wrong_tunnel, 1);
+	assert_int_equal(h.received, 0);
+	assert_int_equal(h.transitions, 0);
+
+	/* t1: valid, then the same again */
+	rx_at(reply(&f1, 254), 10);
+	rx_at(reply(&f1, 254), 11);
+	service_at(30);
+	h = health("t1");
+	assert_string_equal(fou_health_name(h.state), "up");
+	assert_int_equal(h.received, 1);
+	assert_int_equal(h.replayed, 1);
+	/* the probe of 100 back at 250 (no round in between): late, and
+	 * counted lost */
+	service_at(100);
+	f1 = *sent_to(&mac_p2);
+	rx_at(reply(&f1, 254), 250);
+	service_at(260);
+	h = health("t1");
+	assert_int_equal(h.late, 1);
+	assert_int_equal(h.lost, 1);		/* that one */
+	assert_string_equal(fou_health_name(h.state), "up");
+	assert_int_equal(h.received, 1);
+	assert_int_equal(h.forged + h.wrong_tunnel + h.bad_ttl, 0);
+	/* t2 had them all: never up */
+	assert_string_equal(fou_health_name(health("t2").state), "unknown");
+}
+
+/* The balance holds on every row: what was built and received went
+ * somewhere (sent, consumed, dropped). */
+static void
+test_probe_balance(void **state)
+{
+	struct fou_lcore_stats s;
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		service_at(i * INTERVAL_MS);
+		rx_at(reply(sent_to(&mac_p2), 254), i * INTERVAL_MS + 1);
+	}
+	service_at(1000);
+	fou_stats_sum(pgw, &s);
+	assert_true(fou_stats_balanced(&s));
+	assert_int_equal(s.local[FOU_LOCAL_PROBES_IN], 3);
+	assert_int_equal(health("t1").received, 3);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup_probe, teardown_probe)
+
+int
+main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_probe_format),
+		T(test_probe_states),
+		T(test_probe_forged),
+		T(test_probe_balance),
+	};
+	int failures;
+
+	(void)argc;
+	unit_eal_init(argv[0]);
+	failures = cmocka_run_group_tests_name("probe", tests, NULL, NULL);
+	return unit_eal_fini(failures);
+}
