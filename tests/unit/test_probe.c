@@ -6,7 +6,8 @@
  * (fou_lcore_idle()) and receives the replies the test makes from it
  * (fou_lcore_rx() at a chosen TSC). Tunnel t1 (ipip over FOU to 10.0.0.2,
  * 172.16.0.1/30 on it) gets its probes back as a forwarding peer would;
- * t2 (to 10.0.0.3, 172.16.1.1/30) only ever gets forged ones.
+ * t2 (to 10.0.0.3, 172.16.1.1/30) only ever gets forged ones; t4, GRE to
+ * 10.0.0.5 with 172.16.3.1/30 and fd00:50::1/64, probes over both families.
  */
 #include <string.h>
 
@@ -24,6 +25,7 @@
 
 static const struct rte_ether_addr mac_p2 = { { 0x02, 0, 0, 0, 0, 0x02 } };
 static const struct rte_ether_addr mac_p3 = { { 0x02, 0, 0, 0, 0, 0x03 } };
+static const struct rte_ether_addr mac_p5 = { { 0x02, 0, 0, 0, 0, 0x05 } };
 
 static struct fou_gw *pgw;
 static struct fou_lcore *pctl;
@@ -78,11 +80,15 @@ setup_probe(void **state)
 	UNIT_APPLY_LINES(pgw,
 		"neigh 10.0.0.2,dev=0,lladdr=02:00:00:00:00:02\n"
 		"neigh 10.0.0.3,dev=0,lladdr=02:00:00:00:00:03\n"
+		"neigh 10.0.0.5,dev=0,lladdr=02:00:00:00:00:05\n"
 		"tunnel t1,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555,"
 		"probe=on,interval=100,timeout=3\n"
 		"tunnel t2,type=ipip,local=10.0.0.1,remote=10.0.0.3,encap-dport=5555,"
 		"probe=on,interval=100\n"
 		"tunnel t3,type=ipip,local=10.0.0.1,remote=10.0.0.4,encap-dport=5555\n"
+		"tunnel t4,type=gre,local=10.0.0.1,remote=10.0.0.5,encap-dport=5556,probe=on\n"
+		"addr t4,172.16.3.1/30\n"
+		"addr t4,fd00:50::1/64\n"
 		"addr t1,172.16.0.1/30\n"
 		"addr t2,172.16.1.1/30\n"
 		"addr t3,172.16.2.1/30\n");
@@ -119,29 +125,36 @@ health(const char *name)
 	return h;
 }
 
-/* The probe sent to the peer of mac: in psent[], whose first is i. */
+/* The n-th probe sent to the peer of mac. */
 static const struct unit_frame *
-sent_to(const struct rte_ether_addr *mac)
+sent_to_nth(const struct rte_ether_addr *mac, unsigned int n)
 {
 	unsigned int i;
 
 	for (i = 0; i < nb_psent; i++)
-		if (memcmp(psent[i].b, mac, 6) == 0)
+		if (memcmp(psent[i].b, mac, 6) == 0 && n-- == 0)
 			return &psent[i];
 	fail_msg("no probe sent to %02x", mac->addr_bytes[5]);
 	return NULL;
 }
 
+static const struct unit_frame *
+sent_to(const struct rte_ether_addr *mac)
+{
+	return sent_to_nth(mac, 0);
+}
+
 /*
- * The reply a forwarding peer sends for probe f: the same inner packet,
- * its TTL ttl, back in the tunnel (outer addresses and ports swapped, to
- * our FOU port 5555, no UDP checksum).
+ * The reply a forwarding peer sends for probe f, its inner packet at
+ * inner: the same inner packet, its TTL or hop limit ttl, back in the
+ * tunnel (outer addresses swapped, to the port the probe went to, which is
+ * also ours, no UDP checksum).
  */
 static struct rte_mbuf *
-reply(const struct unit_frame *f, uint8_t ttl)
+reply_at(const struct unit_frame *f, uint32_t inner, uint8_t ttl)
 {
 	uint8_t b[UNIT_PKT_MAX];
-	uint8_t *ip = b + OUTER, *udp = ip + 20, *in;
+	uint8_t *ip = b + OUTER, *udp = ip + 20, *in = b + inner;
 
 	memcpy(b, f->b, f->len);
 	memcpy(b, f->b + 6, 6);
@@ -151,12 +164,20 @@ reply(const struct unit_frame *f, uint8_t ttl)
 	ip[8] = 64;
 	unit_ip4_cksum_fix(ip);
 	unit_put16(udp, 40000);
-	unit_put16(udp + 2, PORT_IPIP);
 	unit_put16(udp + 6, 0);
-	in = udp + 8;
-	in[8] = ttl;
-	unit_ip4_cksum_fix(in);
+	if (in[0] >> 4 == 6) {
+		in[7] = ttl;
+	} else {
+		in[8] = ttl;
+		unit_ip4_cksum_fix(in);
+	}
 	return unit_mbuf(b, f->len);
+}
+
+static struct rte_mbuf *
+reply(const struct unit_frame *f, uint8_t ttl)
+{
+	return reply_at(f, OUTER + 20 + 8, ttl);
 }
 
 /* m received by the worker at t0 + ms: handed to the control thread. */
@@ -187,7 +208,7 @@ test_probe_format(void **state)
 	const uint8_t *in, *pl;
 
 	(void)state;
-	assert_int_equal(service_at(0), 2);
+	assert_int_equal(service_at(0), 4);
 	f = sent_to(&mac_p2);
 	assert_int_equal(f->port, RX_PORT);
 	assert_int_equal(f->len, OUTER + 20 + 8 + 20 + 8 + 32);
@@ -212,9 +233,9 @@ test_probe_format(void **state)
 	f = sent_to(&mac_p3);
 	assert_int_equal(unit_get32(IN(f) + 12), T2_IP);
 	assert_int_equal(unit_get32(PL(f) + 8), 1);
-	assert_int_equal(ctl->local[FOU_LOCAL_PROBES_OUT], 2);
-	assert_int_equal(ctl->local[FOU_LOCAL_ORIGINATED], 2);
-	/* nothing more before the interval */
+	assert_int_equal(ctl->local[FOU_LOCAL_PROBES_OUT], 4);
+	assert_int_equal(ctl->local[FOU_LOCAL_ORIGINATED], 4);
+	/* nothing more before the interval (t4's is the default, 1 s) */
 	assert_int_equal(service_at(INTERVAL_MS - 1), 0);
 	assert_int_equal(service_at(INTERVAL_MS), 2);
 	assert_int_equal(unit_get32(PL(sent_to(&mac_p2)) + 12), 2);
@@ -370,6 +391,53 @@ test_probe_forged(void **state)
 	assert_string_equal(fou_health_name(health("t2").state), "unknown");
 }
 
+/*
+ * A GRE tunnel with an address of each family probes over both, in one
+ * sequence: IPv4 (GRE protocol 0x0800) then IPv6 (0x86dd, hop limit 255,
+ * UDP checksum over the IPv6 pseudo-header); the IPv6 one back with hop
+ * limit 254 makes the tunnel up, with 253 it is bad_ttl.
+ */
+static void
+test_probe_ipv6(void **state)
+{
+	const uint32_t in = OUTER + 20 + 8 + 4;
+	const struct unit_frame *f4, *f6;
+	struct fou_tunnel_health h;
+	const uint8_t *ip6;
+
+	(void)state;
+	service_at(0);
+	f4 = sent_to_nth(&mac_p5, 0);
+	f6 = sent_to_nth(&mac_p5, 1);
+	assert_int_equal(unit_get16(f4->b + OUTER + 28 + 2), RTE_ETHER_TYPE_IPV4);
+	assert_int_equal(unit_get16(f6->b + OUTER + 28 + 2), RTE_ETHER_TYPE_IPV6);
+	assert_int_equal(f6->len, in + 40 + 8 + 32);
+	ip6 = f6->b + in;
+	assert_int_equal(ip6[0] >> 4, 6);
+	assert_int_equal(ip6[6], IPPROTO_UDP);
+	assert_int_equal(ip6[7], 255);
+	assert_memory_equal(ip6 + 8, "\xfd\x00\x00\x50\0\0\0\0\0\0\0\0\0\0\0\x01", 16);
+	assert_memory_equal(ip6 + 24, ip6 + 8, 16);
+	assert_int_equal(unit_get16(ip6 + 40), 3785);
+	assert_int_equal(unit_get16(ip6 + 42), 3785);
+	assert_memory_equal(ip6 + 48, "FOUP\x01\x01", 6);
+	assert_int_equal(unit_get32(ip6 + 48 + 12), 2);	/* after the IPv4 one */
+	h = health("t4");
+	assert_true(h.probing4 && h.probing6);
+	assert_int_equal(h.sent, 2);
+
+	rx_at(reply_at(f6, in, 253), 5);
+	service_at(10);
+	assert_int_equal(health("t4").bad_ttl, 1);
+	assert_string_equal(fou_health_name(health("t4").state), "unknown");
+	rx_at(reply_at(f6, in, 254), 20);
+	service_at(30);
+	h = health("t4");
+	assert_string_equal(fou_health_name(h.state), "up");
+	assert_int_equal(h.received, 1);
+	assert_in_range(h.rtt_last_us, 19999, 20001);
+}
+
 /* The balance holds on every row: what was built and received went
  * somewhere (sent, consumed, dropped). */
 static void
@@ -399,6 +467,7 @@ main(int argc, char **argv)
 		T(test_probe_format),
 		T(test_probe_states),
 		T(test_probe_forged),
+		T(test_probe_ipv6),
 		T(test_probe_balance),
 	};
 	int failures;
