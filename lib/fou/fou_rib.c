@@ -725,6 +725,28 @@ fou_route_matches(const struct fou_gw *gw, const struct fou_route *r,
 	return true;
 }
 
+/* "dev=t1,via=10.0.0.1,metric=5": what a route was asked to match, in the
+ * statement's words. */
+static const char *
+fou_route_match_str(const struct fou_route_spec *rs, unsigned int match, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (match & FOU_ROUTE_M_DEV) {
+		if (rs->tunnel != NULL)
+			n += (size_t)snprintf(buf + n, len - n, "dev=%s", rs->tunnel);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "dev=%u", rs->port);
+	}
+	if ((match & FOU_ROUTE_M_VIA) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%svia=%s", n != 0 ? "," : "",
+				      rs->via != NULL ? FOU_IPSTR(rs->via) : "none");
+	if ((match & FOU_ROUTE_M_METRIC) && n < len)
+		snprintf(buf + n, len - n, "%smetric=%u", n != 0 ? "," : "", rs->metric);
+	return buf;
+}
+
 int
 fou_route_remove(struct fou_gw *gw, const struct fou_route_spec *rs, unsigned int match,
 		 struct fou_err *err)
@@ -759,8 +781,8 @@ fou_route_remove(struct fou_gw *gw, const struct fou_route_spec *rs, unsigned in
 		fou_gw_commit(gw);
 		return 0;
 	}
-	fou_err_set(err, "no route to %s/%u matches (there are: %s)", FOU_IPSTR(prefix),
-		    prefix->plen, have);
+	fou_err_set(err, "no route to %s/%u with %s (there are: %s)", FOU_IPSTR(prefix),
+		    prefix->plen, fou_route_match_str(rs, match, (char[96]){ 0 }, 96), have);
 	return -ESRCH;
 }
 

@@ -387,8 +387,8 @@ test_ecmp_limits(void **state)
 					&err), -EEXIST);
 	assert_string_equal(err.msg, "the route to 10.63.0.0/16 dev e1 metric 5 exists");
 	assert_int_equal(fou_stmt_del(gw, "route", "10.63.0.0/16,dev=e2", &err), -ESRCH);
-	assert_non_null(strstr(err.msg, "no route to 10.63.0.0/16 matches (there are: "
-				       "dev 1 via 192.168.1.100 metric 0"));
+	assert_non_null(strstr(err.msg, "no route to 10.63.0.0/16 with dev=e2 (there are: "
+				       "dev 1 via 192.168.1.100 metric 0, dev 1 via 192.168.1.101"));
 	/* an address's route stays alone */
 	assert_int_equal(fou_stmt_apply(gw, "route", "192.168.1.0/24,dev=e1", &err), -EEXIST);
 	assert_int_equal(fou_tunnel_usable_set(gw, 999, false), -ENODEV);

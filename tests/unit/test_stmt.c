@@ -1923,11 +1923,13 @@ static void
 test_del_route(void **state)
 {
 	static const struct bad_arg t[] = {
-		{ "10.20.0.0/16,dev=0", -ESRCH, "no route to 10.20.0.0/16 matches "
+		{ "10.20.0.0/16,dev=0", -ESRCH, "no route to 10.20.0.0/16 with dev=0 "
 		  "(there are: dev 1 via 192.168.1.2 metric 0)", NULL },
-		{ "10.20.0.0/16,dev=t1", -ESRCH, "no route to 10.20.0.0/16 matches", NULL },
-		{ "10.20.0.0/16,via=192.168.1.3", -ESRCH, "no route to 10.20.0.0/16 matches", NULL },
-		{ "10.20.0.0/16,metric=1", -ESRCH, "no route to 10.20.0.0/16 matches", NULL },
+		{ "10.20.0.0/16,dev=t1", -ESRCH, "no route to 10.20.0.0/16 with dev=t1", NULL },
+		{ "10.20.0.0/16,via=192.168.1.3", -ESRCH,
+		  "no route to 10.20.0.0/16 with via=192.168.1.3", NULL },
+		{ "10.20.0.0/16,dev=1,metric=1", -ESRCH,
+		  "no route to 10.20.0.0/16 with dev=1,metric=1", NULL },
 		{ "10.20.0.0/16,weight=1", -EINVAL, "unknown parameter 'weight'", NULL },
 		{ "10.20.0.0/16,via=x", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
 		{ "10.20.0.0/15", -ESRCH, "no route to 10.20.0.0/15", NULL },
