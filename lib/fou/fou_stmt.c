@@ -331,30 +331,33 @@ fou_fields_route(const struct fou_fields *f, bool add, struct fou_route_spec *rs
 }
 
 /*
- * route del PREFIX[,dev=...][,via=...][,metric=N]: as `ip route del`, the
- * first route to the prefix (lowest metric, then first added) that has
- * the given ones.
+ * route: added as `ip route append`. route del PREFIX[,dev=...][,via=...]
+ * [,metric=N]: as `ip route del`, the first route to the prefix (lowest
+ * metric, then first added) that has the given ones.
  */
 static int
-fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+fou_stmt_route_any(struct fou_gw *gw, struct fou_fields *f, bool add, struct fou_err *err)
 {
 	struct fou_route_spec rs;
 	unsigned int match;
 	struct fou_ip via;
-	int ret = fou_fields_route(f, false, &rs, &via, &match, err);
+	int ret = fou_fields_route(f, add, &rs, &via, &match, err);
 
-	return ret < 0 ? ret : fou_route_remove(gw, &rs, match, err);
+	if (ret < 0)
+		return ret;
+	return add ? fou_route_append(gw, &rs, err) : fou_route_remove(gw, &rs, match, err);
 }
 
 static int
 fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
-	struct fou_route_spec rs;
-	unsigned int match;
-	struct fou_ip via;
-	int ret = fou_fields_route(f, true, &rs, &via, &match, err);
+	return fou_stmt_route_any(gw, f, true, err);
+}
 
-	return ret < 0 ? ret : fou_route_append(gw, &rs, err);
+static int
+fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_route_any(gw, f, false, err);
 }
 
 /* IP,dev=PORTID[,lladdr=MAC]: *has_mac says whether lladdr was there. */

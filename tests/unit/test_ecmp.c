@@ -412,68 +412,6 @@ test_ecmp_limits(void **state)
 }
 
 static int
-dump_line(void *ctx, const char *name, const char *arg, struct fou_err *err)
-{
-	char *buf = ctx;
-
-	(void)err;
-	snprintf(buf + strlen(buf), 8192 - strlen(buf), "%s %s\n", name, arg);
-	return 0;
-}
-
-static int
-apply_line(void *ctx, const char *name, const char *arg, struct fou_err *err)
-{
-	return fou_stmt_apply(ctx, name, arg, err);
-}
-
-/* The running config says metric and weight, and loads into the same routes. */
-static void
-test_ecmp_config_round_trip(void **state)
-{
-	struct fou_gw *gw = ecmp_gw(), *again;
-	static char a[8192], b[8192];
-	struct fou_err err;
-
-	*state = gw;
-	UNIT_APPLY(gw, "route", "10.60.0.0/16,dev=e1,metric=7,weight=200");
-	UNIT_APPLY(gw, "route", "10.60.0.0/16,dev=e2,metric=7");
-	UNIT_APPLY(gw, "route", "10.60.0.0/16,dev=1,via=192.168.1.7,metric=9,weight=2");
-	UNIT_APPLY(gw, "route", "fd00:60::/32,dev=s1,weight=3");
-	UNIT_APPLY(gw, "route", "fd00:60::/32,dev=s2");
-	a[0] = b[0] = '\0';
-	assert_int_equal(fou_config_dump(gw, dump_line, a, &err), 0);
-	assert_non_null(strstr(a, "route 10.60.0.0/16,dev=e1,metric=7,weight=200\n"));
-	assert_non_null(strstr(a, "route 10.60.0.0/16,dev=e2,metric=7\n"));
-	assert_non_null(strstr(a, "route 10.60.0.0/16,dev=1,via=192.168.1.7,metric=9,weight=2\n"));
-	assert_non_null(strstr(a, "route fd00:60::/32,dev=s1,weight=3\n"));
-	assert_non_null(strstr(a, "route fd00:60::/32,dev=s2\n"));
-	again = unit_gw_new(NULL);
-	{
-		struct fou_err e2;
-
-		assert_int_equal(fou_iface_set(again, RX_PORT, &mac_rx, 1500, &e2), 0);
-		assert_int_equal(fou_iface_set(again, EG_PORT, &mac_eg, 1500, &e2), 0);
-	}
-	{
-		char *save = NULL, *line, *copy = strdup(a);
-
-		for (line = strtok_r(copy, "\n", &save); line != NULL;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *sp = strchr(line, ' ');
-
-			*sp = '\0';
-			if (apply_line(again, line, sp + 1, &err) != 0)
-				fail_msg("%s %s: %s", line, sp + 1, err.msg);
-		}
-		free(copy);
-	}
-	assert_int_equal(fou_config_dump(again, dump_line, b, &err), 0);
-	assert_string_equal(a, b);
-	fou_gw_free(again);
-}
-
-static int
 teardown_gw(void **state)
 {
 	unit_lcore_end_all();
@@ -493,7 +431,6 @@ main(int argc, char **argv)
 		T(test_metric_failover),
 		T(test_ecmp_v6_default_gateways),
 		T(test_ecmp_limits),
-		T(test_ecmp_config_round_trip),
 	};
 	int failures;
 

@@ -2753,6 +2753,9 @@ test_config_dump(void **state)
 	UNIT_APPLY(gw, "route", "10.40.0.0/16,dev=every.opt");
 	UNIT_APPLY(gw, "route", "::/0,dev=p6");
 	UNIT_APPLY(gw, "route", "10.41.0.0/16,dev=1");
+	/* a second route to a prefix, and another metric or weight */
+	UNIT_APPLY(gw, "route", "10.41.0.0/16,dev=1,via=192.168.1.7,metric=9,weight=2");
+	UNIT_APPLY(gw, "route", "::/0,dev=gu,weight=200");
 	UNIT_APPLY(gw, "sport-range", "40000-50000");
 	UNIT_APPLY(gw, "icmp-rate", "10,burst=3");
 	UNIT_APPLY(gw, "link", "1,mtu=1400");
@@ -2771,15 +2774,18 @@ test_config_dump(void **state)
 	 * routes after them (an address's network route is not listed) */
 	assert_string_equal(a->line[4], "addr 0,10.0.0.1/24");
 	assert_string_equal(a->line[7], "addr 0,10.1.0.1/24");
-	assert_string_equal(a->line[a->n - 12], "tunnel p6,type=sit,local=10.0.0.1,"
+	assert_string_equal(a->line[a->n - 14], "tunnel p6,type=sit,local=10.0.0.1,"
 			    "remote=10.0.0.2,tos=inherit,nopmtudisc,encap=none");
-	assert_string_equal(a->line[a->n - 11], "addr every.opt,192.168.4.1/30");
-	assert_string_equal(a->line[a->n - 10], "addr p6,fd00:44::1/64");
-	assert_string_equal(a->line[a->n - 9], "addr every.opt,fd00:45::1/64");
-	assert_string_equal(a->line[a->n - 8], "addr every.opt,192.168.4.2/30");
-	assert_string_equal(a->line[a->n - 7], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
-	assert_string_equal(a->line[a->n - 1], "route 10.41.0.0/16,dev=1");
-	assert_string_equal(a->line[a->n - 13], "tunnel gu,type=sit,local=192.168.1.1,"
+	assert_string_equal(a->line[a->n - 13], "addr every.opt,192.168.4.1/30");
+	assert_string_equal(a->line[a->n - 12], "addr p6,fd00:44::1/64");
+	assert_string_equal(a->line[a->n - 11], "addr every.opt,fd00:45::1/64");
+	assert_string_equal(a->line[a->n - 10], "addr every.opt,192.168.4.2/30");
+	assert_string_equal(a->line[a->n - 9], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
+	assert_string_equal(a->line[a->n - 3], "route 10.41.0.0/16,dev=1");
+	assert_string_equal(a->line[a->n - 2],
+			    "route 10.41.0.0/16,dev=1,via=192.168.1.7,metric=9,weight=2");
+	assert_string_equal(a->line[a->n - 1], "route ::/0,dev=gu,weight=200");
+	assert_string_equal(a->line[a->n - 15], "tunnel gu,type=sit,local=192.168.1.1,"
 			    "remote=10.20.0.11,encap=gue,encap-dport=6080,encap-csum");
 	assert_true(dump_has(a, "port 6080:gue"));
 	free(a);
