@@ -28,13 +28,12 @@ ROLES = {
     'fou_hdr.h': 'shared',
     # control, by object, and the header only control files share
     'fou_ctl.h': 'control', 'fou_gw.c': 'control', 'fou_iface.c': 'control',
-    'fou_rib.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
+    'fou_rib.c': 'control', 'fou_nhgroup.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the kernel interfaces (--punt): the control thread's side
     'fou_punt.c': 'control',
-    # tunnel health: the control thread's probes, and the hook the routes
-    # implement (fou_usable_tmp.c: until they do)
-    'fou_probe.c': 'control', 'fou_usable_tmp.c': 'control',
+    # tunnel health: the control thread's probes
+    'fou_probe.c': 'control',
     # the rte_log types (fou.ctl, fou.telemetry, ...)
     'fou_log.c': 'control',
     # the per-lcore context: created by control, driven by its worker

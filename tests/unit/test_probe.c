@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tunnel health (fou_probe.c) on a real gateway: a control context whose
- * fou_probe_service() runs at times the test chooses, and a started worker
- * context on this thread that sends what the control side built
- * (fou_lcore_idle()) and receives the replies the test makes from it
- * (fou_lcore_rx() at a chosen TSC). Tunnel t1 (ipip over FOU to 10.0.0.2,
+ * fou_probe_service() runs at times the test chooses, on a thread of its
+ * own (a change of state waits for a grace period: fou_tunnel_usable_set()),
+ * and a started worker context on this thread that reports its quiescent
+ * states meanwhile, sends what the control side built (fou_lcore_idle())
+ * and receives the replies the test makes from it (fou_lcore_rx() at a
+ * chosen TSC). 10.77.0.0/16 is routed into t1 (metric 0) and t2 (10). Tunnel t1 (ipip over FOU to 10.0.0.2,
  * 172.16.0.1/30 on it) gets its probes back as a forwarding peer would;
  * t2 (to 10.0.0.3, 172.16.1.1/30) only ever gets forged ones; t4, GRE to
  * 10.0.0.5 with 172.16.3.1/30 and fd00:50::1/64, probes over both families.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -57,12 +60,34 @@ at(uint64_t ms)
 	return pt0 + phz / 1000 * ms;
 }
 
-/* The probe round at t0 + ms, then what the worker sends: how many frames. */
+struct round {
+	uint64_t now;
+	bool done;
+};
+
+static void *
+round_run(void *arg)
+{
+	struct round *r = arg;
+
+	fou_probe_service(pctl, r->now);
+	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The probe round at t0 + ms, the worker polling meanwhile, then what the
+ * worker sends: how many frames. */
 static unsigned int
 service_at(uint64_t ms)
 {
+	struct round r = { .now = at(ms) };
+	pthread_t th;
+
 	nb_psent = 0;
-	fou_probe_service(pctl, at(ms));
+	assert_int_equal(pthread_create(&th, NULL, round_run, &r), 0);
+	while (!__atomic_load_n(&r.done, __ATOMIC_ACQUIRE))
+		fou_lcore_idle(pu.lc, rte_rdtsc(), emit_keep, NULL);
+	pthread_join(th, NULL);
 	fou_lcore_idle(pu.lc, rte_rdtsc(), emit_keep, NULL);
 	assert_true(nb_psent <= RTE_DIM(psent));
 	return nb_psent;
@@ -91,7 +116,9 @@ setup_probe(void **state)
 		"addr t4,fd00:50::1/64\n"
 		"addr t1,172.16.0.1/30\n"
 		"addr t2,172.16.1.1/30\n"
-		"addr t3,172.16.2.1/30\n");
+		"addr t3,172.16.2.1/30\n"
+		"route 10.77.0.0/16,dev=t1\n"
+		"route 10.77.0.0/16,dev=t2,metric=10\n");
 	pctl = fou_lcore_create(pgw, FOU_LCORE_CONTROL, &c, &err);
 	assert_non_null(pctl);
 	unit_lcore_begin(&pu, pgw, 0);
@@ -113,6 +140,24 @@ teardown_probe(void **state)
 	pctl = NULL;
 	pgw = NULL;
 	return unit_test_teardown_gw(state, gw_);
+}
+
+/* Whether 10.77.0.0/16's route into t1 carries its traffic now. */
+static bool
+t1_in_use(void)
+{
+	struct fou_route_info ri[64];
+	unsigned int n = fou_route_list(pgw, ri, RTE_DIM(ri), 0), i;
+
+	assert_true(n <= RTE_DIM(ri));
+	for (i = 0; i < n; i++)
+		if (strcmp(ri[i].tunnel, "t1") == 0 && ri[i].metric == 0 &&
+		    rte_be_to_cpu_32(ri[i].prefix.v4) == IP4(10, 77, 0, 0)) {
+			assert_int_equal(ri[i].usable, ri[i].in_use);
+			return ri[i].in_use;
+		}
+	fail_msg("no route 10.77.0.0/16 into t1");
+	return false;
 }
 
 static struct fou_tunnel_health
@@ -264,6 +309,7 @@ test_probe_states(void **state)
 		service_at(t);
 	h = health("t1");
 	assert_string_equal(fou_health_name(h.state), "unknown");
+	assert_true(t1_in_use());	/* never answered: usable */
 	assert_int_equal(h.lost, 4);	/* the fifth is still within its interval */
 	assert_int_equal(h.window, 4);
 	assert_int_equal(h.window_lost, 4);
@@ -304,6 +350,7 @@ test_probe_states(void **state)
 	service_at(900);
 	h = health("t1");
 	assert_string_equal(fou_health_name(h.state), "down");
+	assert_false(t1_in_use());	/* t2's route carries the prefix */
 	assert_int_equal(h.unanswered, 3);
 	assert_int_equal(h.transitions, 2);
 	assert_int_equal(h.lost, 7);
@@ -313,6 +360,7 @@ test_probe_states(void **state)
 	service_at(910);
 	h = health("t1");
 	assert_string_equal(fou_health_name(h.state), "up");
+	assert_true(t1_in_use());
 	assert_int_equal(h.transitions, 3);
 	assert_int_equal(h.received, 3);
 	assert_int_equal(h.sent, 10);
