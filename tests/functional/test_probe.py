@@ -18,7 +18,12 @@ what the gateway sends:
 Checked through telemetry (/fou/tunnel/health, /fou/tunnels): tA up with an
 RTT, its losses and the replays counted; tB unknown, never up, every
 forgery counted under its reason. Then tA's peer falls silent: tA goes down
-(3 probes unanswered); it answers again: up again. The probes' format is
+(3 probes unanswered); it answers again: up again.
+
+192.168.50.0/24 is routed into tA (metric 0) and tB (metric 10): traffic
+sent while tA is up leaves through tA, while it is down through tB (tB,
+never answered, is unknown: usable), and through tA again once it is up;
+the capture shows every packet of each phase in its tunnel, none lost. The probes' format is
 checked with tshark on a capture of the tap (outer FOU to port 5555, inner
 UDP 3785 -> 3785 from the tunnel address to itself, TTL 255, DF, payload
 FOUP v1 echo, checksums), and the gateway's exit summary is balanced.
@@ -51,7 +56,10 @@ OPTS = [
     'probe=on,interval=300',
     '--addr', 'tA,172.16.0.1/30',
     '--addr', 'tB,172.16.1.1/30',
+    '--route', '192.168.50.0/24,dev=tA,metric=0',
+    '--route', '192.168.50.0/24,dev=tB,metric=10',
 ]
+PHASE_PKTS = 20
 
 # The peers, in the namespace: argv iface, mode (answer: tA's peer forwards;
 # silent: it does not), the gateway's MAC. tB's peer forges in both modes.
@@ -146,6 +154,25 @@ class Probe(ft.GatewayTestCase):
         self.responder.stderr.close()
         self.responder = None
 
+    def send_phase(self, phase):
+        """PHASE_PKTS packets to 192.168.50.1 from the peer's side, their
+        payload saying the phase: routed into the best usable tunnel."""
+        frames = [ft.Ether(src=ft.MAC_PEER, dst=ft.MAC_P0) /
+                  ft.IP(src='10.99.0.9', dst='192.168.50.1') /
+                  ft.UDP(sport=30000 + i, dport=9999) / ft.Raw(b'phase%d-%03d' % (phase, i))
+                  for i in range(PHASE_PKTS)]
+        path = ft.write_pcap(self.path('phase%d.pcap' % phase), frames)
+        self.ns.run([ft.PYTHON, '-c', 'import sys\nfrom scapy.all import rdpcap, sendp\n'
+                     'sendp(rdpcap(sys.argv[1]), iface=sys.argv[2], verbose=0)', path, TAP])
+        want = PHASE_PKTS * phase
+
+        def forwarded():
+            # what the tunnels sent but their probes (read after: never more)
+            tx = sum(t['tx_packets'] for t in self.client.pages('/fou/tunnels')[0])
+            return tx - self.health('tA')['sent'] - self.health('tB')['sent'] >= want
+        if not ft.wait_for(forwarded, WAIT, 0.1):
+            self.fail('phase %d: not forwarded' % phase)
+
     def health(self, name):
         return self.client.cmd('/fou/tunnel/health,' + name)
 
@@ -184,15 +211,18 @@ class Probe(ft.GatewayTestCase):
         self.assertEqual((b['received'], b['transitions']), (0, 0), b)
         tunnels = {t['name']: t['health'] for t in self.client.pages('/fou/tunnels')[0]}
         self.assertEqual(tunnels, {'tA': 'up', 'tB': 'unknown'})
+        self.send_phase(1)
 
         # tA's peer falls silent: down after 3 unanswered; back: up
         self.start_responder('silent')
         a = self.wait_health('tA', lambda h: h['state'] == 'down', 'down')
         self.assertGreaterEqual(a['unanswered'], 3, a)
         self.assertEqual(a['transitions'], 2, a)
+        self.send_phase(2)
         self.start_responder('answer')
         a = self.wait_health('tA', lambda h: h['state'] == 'up' and h['transitions'] == 3,
                              'up again')
+        self.send_phase(3)
         b = self.health('tB')
         self.assertEqual((b['state'], b['received'], b['transitions']), ('unknown', 0, 0), b)
         self.stop_responder()
@@ -208,6 +238,23 @@ class Probe(ft.GatewayTestCase):
         self.gw.signal(signal.SIGINT)
         self.assertHealthy(self.gw.wait())
         self.check_format(self.path('tap.pcap'))
+        self.check_failover(self.path('tap.pcap'))
+
+    def check_failover(self, path):
+        """Each phase's packets, all of them, in one tunnel: tA, tB, tA."""
+        rows = ft.tshark_fields(path, ['ip.dst', 'udp.dstport', 'udp.payload'],
+                                fou_ports='5555:4')
+        seen = {}
+        for r in rows:
+            if len(r['ip.dst']) != 2 or r['udp.dstport'][-1] != '9999':
+                continue
+            text = bytes.fromhex(r['udp.payload'][-1].replace(':', '')).decode()
+            seen.setdefault(int(text[5]), []).append((r['ip.dst'][0], text))
+        for phase, remote in ((1, '10.99.0.2'), (2, '10.99.0.3'), (3, '10.99.0.2')):
+            got = seen.get(phase, [])
+            self.assertEqual(sorted(t for _, t in got),
+                             ['phase%d-%03d' % (phase, i) for i in range(PHASE_PKTS)], seen)
+            self.assertEqual({r for r, _ in got}, {remote}, (phase, got))
 
     def check_format(self, path):
         """The probes the gateway sent, as tshark decodes them."""
@@ -217,8 +264,8 @@ class Probe(ft.GatewayTestCase):
                                 fou_ports='5555:4')
         seen = {}
         for r in rows:
-            if r['eth.src'] != [ft.MAC_P0]:
-                continue
+            if r['eth.src'] != [ft.MAC_P0] or r['udp.dstport'][-1:] != ['3785']:
+                continue        # not a probe (the gateway's ARP, the traffic)
             ctx = str(r)
             self.assertEqual(len(r['ip.src']), 2, ctx)     # outer, inner
             self.assertEqual(r['ip.src'][0], '10.99.0.1', ctx)
