@@ -202,14 +202,20 @@ fou_probe_addr(const struct fou_gw *gw, uint32_t tunnel, uint8_t family, void *a
 	return false;
 }
 
+/* Whether the tunnel carries packets of family (ipip IPv4, sit IPv6). */
+static bool
+fou_probe_carries(const struct fou_gw *gw, uint32_t tunnel, uint8_t family)
+{
+	struct fou_err err;
+
+	return fou_tunnel_carries(gw, tunnel, family, &err) == 0;
+}
+
 /* Whether the tunnel carries family and has an address of it. */
 static bool
 fou_probe_family(const struct fou_gw *gw, uint32_t tunnel, uint8_t family, void *addr)
 {
-	struct fou_err err;
-
-	return fou_tunnel_carries(gw, tunnel, family, &err) == 0 &&
-	       fou_probe_addr(gw, tunnel, family, addr);
+	return fou_probe_carries(gw, tunnel, family) && fou_probe_addr(gw, tunnel, family, addr);
 }
 
 /* --- state ---------------------------------------------------------------------- */
@@ -389,14 +395,8 @@ fou_probe_send(struct fou_lcore *ctl, uint32_t tunnel, uint8_t family, uint8_t k
 		return -ENOENT;
 	if (kind != FOU_PROBE_KIND_ECHO && kind != FOU_PROBE_KIND_MTU)
 		return -EINVAL;
-	if (family != AF_INET && family != AF_INET6)
+	if ((family != AF_INET && family != AF_INET6) || !fou_probe_carries(gw, tunnel, family))
 		return -EAFNOSUPPORT;
-	{
-		struct fou_err err;
-
-		if (fou_tunnel_carries(gw, tunnel, family, &err) < 0)
-			return -EAFNOSUPPORT;
-	}
 	if (!fou_probe_addr(gw, tunnel, family, addr))
 		return -EADDRNOTAVAIL;
 	len = outer_size == 0 ? min : (uint32_t)outer_size - gw->tunnels[tunnel].hdr_len;

@@ -17,6 +17,7 @@
 #include <rte_cycles.h>
 #include <rte_lcore.h>
 
+#include "fou_probe.h"
 #include "unit.h"
 
 #define T1_IP IP4(172, 16, 0, 1)
@@ -486,6 +487,53 @@ test_probe_ipv6(void **state)
 	assert_in_range(h.rtt_last_us, 19999, 20001);
 }
 
+/*
+ * fou_probe_send(), as the path MTU search calls it: refused for a tunnel
+ * that does not probe, a family it does not carry, a kind it does not
+ * know, a size below the smallest probe or above an mbuf; an MTU probe is
+ * the outer size asked for, zero-padded, kind 2, in the tunnel's sequence,
+ * and a reply to it is no echo reply: the health does not move.
+ */
+static void
+test_probe_send(void **state)
+{
+	const struct unit_frame *f;
+	uint32_t seq = 0;
+	unsigned int i;
+
+	(void)state;
+	service_at(0);		/* t1's echo probe 1; the control context's now */
+	assert_int_equal(fou_probe_send(pctl, 2, AF_INET, FOU_PROBE_KIND_ECHO, 0, &seq),
+			 -ENOENT);
+	assert_int_equal(fou_probe_send(pctl, 0, AF_INET6, FOU_PROBE_KIND_ECHO, 0, &seq),
+			 -EAFNOSUPPORT);
+	assert_int_equal(fou_probe_send(pctl, 0, AF_INET, 3, 0, &seq), -EINVAL);
+	assert_int_equal(fou_probe_send(pctl, 0, AF_INET, FOU_PROBE_KIND_MTU, 60, &seq),
+			 -EINVAL);
+	assert_int_equal(fou_probe_send(pctl, 0, AF_INET, FOU_PROBE_KIND_MTU, 60000, &seq),
+			 -EMSGSIZE);
+	assert_int_equal(seq, 0);
+	assert_int_equal(fou_probe_send(pctl, 0, AF_INET, FOU_PROBE_KIND_MTU, 300, &seq), 0);
+	assert_int_equal(seq, 2);
+	nb_psent = 0;
+	fou_lcore_idle(pu.lc, rte_rdtsc(), emit_keep, NULL);
+	assert_int_equal(nb_psent, 1);
+	f = &psent[0];
+	assert_int_equal(f->len, OUTER + 300);
+	assert_int_equal(unit_get16(IN(f) + 2), 300 - 28);
+	assert_int_equal(PL(f)[5], FOU_PROBE_KIND_MTU);
+	assert_int_equal(unit_get32(PL(f) + 12), 2);
+	for (i = 32; i < 300 - 28 - 28; i++)
+		assert_int_equal(PL(f)[i], 0);
+	assert_true(unit_udp4_cksum_ok(IN(f)));
+	rx_at(reply(f, 254), 5);
+	service_at(10);
+	assert_string_equal(fou_health_name(health("t1").state), "unknown");
+	assert_int_equal(health("t1").received, 0);
+	assert_int_equal(health("t1").sent, 1);		/* echo probes only */
+	assert_int_equal(health("t1").forged + health("t1").late + health("t1").replayed, 0);
+}
+
 /* The balance holds on every row: what was built and received went
  * somewhere (sent, consumed, dropped). */
 static void
@@ -516,6 +564,7 @@ main(int argc, char **argv)
 		T(test_probe_states),
 		T(test_probe_forged),
 		T(test_probe_ipv6),
+		T(test_probe_send),
 		T(test_probe_balance),
 	};
 	int failures;
