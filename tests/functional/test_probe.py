@@ -213,15 +213,18 @@ class Probe(ft.GatewayTestCase):
         self.assertEqual(tunnels, {'tA': 'up', 'tB': 'unknown'})
         self.send_phase(1)
 
-        # tA's peer falls silent: down after 3 unanswered; back: up
+        # tA's peer falls silent: down after 3 unanswered; back: up (once
+        # unknown -> up so far, unless a busy machine delayed 3 replies)
+        changes = self.health('tA')['transitions']
+        self.assertGreaterEqual(changes, 1)
         self.start_responder('silent')
         a = self.wait_health('tA', lambda h: h['state'] == 'down', 'down')
         self.assertGreaterEqual(a['unanswered'], 3, a)
-        self.assertEqual(a['transitions'], 2, a)
+        self.assertEqual(a['transitions'], changes + 1, a)
         self.send_phase(2)
         self.start_responder('answer')
-        a = self.wait_health('tA', lambda h: h['state'] == 'up' and h['transitions'] == 3,
-                             'up again')
+        a = self.wait_health('tA', lambda h: h['state'] == 'up' and
+                             h['transitions'] >= changes + 2, 'up again')
         self.send_phase(3)
         b = self.health('tB')
         self.assertEqual((b['state'], b['received'], b['transitions']), ('unknown', 0, 0), b)
