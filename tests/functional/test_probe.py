@@ -173,6 +173,13 @@ class Probe(ft.GatewayTestCase):
         if not ft.wait_for(forwarded, WAIT, 0.1):
             self.fail('phase %d: not forwarded' % phase)
 
+    def captured(self, mark):
+        """Frames of the tap's capture so far that hold mark."""
+        try:
+            return sum(mark in f for f in ft.read_frames(self.path('tap.pcap')))
+        except Exception:       # a record half written
+            return 0
+
     def health(self, name):
         return self.client.cmd('/fou/tunnel/health,' + name)
 
@@ -233,6 +240,9 @@ class Probe(ft.GatewayTestCase):
         self.assertGreater(stats['local']['probes_in'], 0)
         self.assertEqual(stats['drops'].get('probe_ring_full', 0), 0)
 
+        # the last phase's packets left the gateway: in the capture before it ends
+        if not ft.wait_for(lambda: self.captured(b'phase3-') >= PHASE_PKTS, WAIT, 0.2):
+            self.fail('dumpcap never wrote phase 3: %d' % self.captured(b'phase3-'))
         cap.send_signal(signal.SIGINT)
         cap.wait(timeout=WAIT)
         cap.stderr.close()
