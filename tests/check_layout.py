@@ -28,12 +28,14 @@ ROLES = {
     'fou_hdr.h': 'shared',
     # control, by object, and the header only control files share
     'fou_ctl.h': 'control', 'fou_gw.c': 'control', 'fou_iface.c': 'control',
-    'fou_rib.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
+    'fou_rib.c': 'control', 'fou_nhgroup.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the kernel interfaces (--punt): the control thread's side
     'fou_punt.c': 'control',
     # the path MTU search (DPLPMTUD): the control thread's
     'fou_plpmtu.c': 'control', 'fou_plpmtu.h': 'control',
+    # tunnel health: the control thread's probes
+    'fou_probe.c': 'control',
     # the rte_log types (fou.ctl, fou.telemetry, ...)
     'fou_log.c': 'control',
     # the per-lcore context: created by control, driven by its worker
@@ -49,6 +51,7 @@ ROLES = {
     'fou_ndisc.c': 'datapath', 'fou_ndisc.h': 'datapath',
     'fou_local.c': 'datapath', 'fou_local.h': 'datapath',
     'fou_punt.h': 'datapath',
+    'fou_probe.h': 'datapath',
     # the text layer
     'fou_parse.c': 'text', 'fou_stmt.c': 'text', 'fou_config.c': 'text',
     'fou_telemetry.c': 'text',

@@ -356,7 +356,13 @@ fou_dump_tunnel(struct fou_dump *d, const void *entry)
 	if (c->gre_csum)
 		n += snprintf(arg + n, sizeof(arg) - n, ",csum");
 	if (c->gre_seq)
-		snprintf(arg + n, sizeof(arg) - n, ",seq");
+		n += snprintf(arg + n, sizeof(arg) - n, ",seq");
+	if (c->probe)
+		n += snprintf(arg + n, sizeof(arg) - n, ",probe=on");
+	if (c->probe_interval_ms != FOU_PROBE_INTERVAL_DEFAULT)
+		n += snprintf(arg + n, sizeof(arg) - n, ",interval=%u", c->probe_interval_ms);
+	if (c->probe_timeout != FOU_PROBE_TIMEOUT_DEFAULT)
+		snprintf(arg + n, sizeof(arg) - n, ",timeout=%u", c->probe_timeout);
 	fou_dump_emit(d, "tunnel", "%s", arg);
 }
 
@@ -377,18 +383,23 @@ static void
 fou_dump_route(struct fou_dump *d, const void *entry)
 {
 	const struct fou_route_info *r = entry;
+	char arg[160];
+	int n;
 
 	if (r->from_addr)
 		return;
+	n = snprintf(arg, sizeof(arg), "%s/%u", FOU_IPSTR(&r->prefix), r->prefix.plen);
 	if (r->tunnel[0] != '\0')
-		fou_dump_emit(d, "route", "%s/%u,dev=%s", FOU_IPSTR(&r->prefix), r->prefix.plen,
-			      r->tunnel);
-	else if (r->via.family != 0)
-		fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", FOU_IPSTR(&r->prefix),
-			      r->prefix.plen, r->port, FOU_IPSTR(&r->via));
+		n += snprintf(arg + n, sizeof(arg) - n, ",dev=%s", r->tunnel);
 	else
-		fou_dump_emit(d, "route", "%s/%u,dev=%u", FOU_IPSTR(&r->prefix), r->prefix.plen,
-			      r->port);
+		n += snprintf(arg + n, sizeof(arg) - n, ",dev=%u", r->port);
+	if (r->via.family != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",via=%s", FOU_IPSTR(&r->via));
+	if (r->metric != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",metric=%u", r->metric);
+	if (r->weight != 1)
+		snprintf(arg + n, sizeof(arg) - n, ",weight=%u", r->weight);
+	fou_dump_emit(d, "route", "%s", arg);
 }
 
 int

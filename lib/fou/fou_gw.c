@@ -20,6 +20,7 @@
 #include "fou_ctl.h"
 #include "fou_idpool.h"
 #include "fou_plpmtu.h"
+#include "fou_probe.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)
@@ -306,6 +307,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 					  p->socket_id);
 	gw->nh = rte_zmalloc_socket("fou_nh", sizeof(*gw->nh) * p->max_nexthops,
 				    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->nhg = rte_zmalloc_socket("fou_nhg", sizeof(*gw->nhg) * p->max_nexthops,
+				     RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * FOU_STATS_ROWS,
 				       RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tunnels = rte_zmalloc_socket("fou_tunnels", sizeof(*gw->tunnels) * p->max_tunnels,
@@ -322,7 +325,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	if (gw->routes == NULL || gw->raux == NULL || gw->own_sets == NULL ||
 	    gw->nh_ctl == NULL || gw->nh_ids == NULL || gw->tun_ids == NULL ||
 	    gw->stats_base == NULL || gw->tun_base == NULL ||
-	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
+	    gw->nh == NULL || gw->nhg == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL ||
 				     gw->tun_pmtu == NULL || gw->plpmtu == NULL)))
 		goto fail;
@@ -336,6 +339,9 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	if (gw->gro_tag_off < 0)
 		goto fail;
 	if (fou_gw_local_create(gw) != 0)
+		goto fail;
+	rte_errno = ENOMEM;
+	if (fou_probe_create(gw) != 0)
 		goto fail;
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
@@ -355,10 +361,13 @@ fail:
 void
 fou_gw_free(struct fou_gw *gw)
 {
+	uint32_t i;
+
 	if (gw == NULL)
 		return;
 	fou_punt_free(gw);
 	fou_neigh_tbl_free(gw);
+	fou_probe_free(gw);
 	rte_ring_free(gw->nev_ring);
 	rte_ring_free(gw->hold_ring);
 	rte_free(gw->neigh_used);
@@ -379,6 +388,9 @@ fou_gw_free(struct fou_gw *gw)
 	rte_free(gw->tun_stats);
 	rte_free(gw->tun_pmtu);
 	rte_free(gw->plpmtu);
+	for (i = 0; gw->nhg != NULL && i < gw->params.max_nexthops; i++)
+		rte_free(gw->nhg[i]);
+	rte_free(gw->nhg);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
 	rte_free(gw->workers);

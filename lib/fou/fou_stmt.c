@@ -25,7 +25,7 @@
 
 #include "fou_stmt.h"
 
-#define FOU_STMT_MAX_FIELDS 16
+#define FOU_STMT_MAX_FIELDS 24
 
 /* --- argument splitting ----------------------------------------------- */
 
@@ -275,71 +275,89 @@ fou_stmt_addr_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 }
 
 /*
- * route del PREFIX[,dev=...][,via=...]: as `ip route del`, dev and via
- * are optional and, when given, must be the route's.
+ * A route's fields into rs (via into *via): PREFIX, dev= (needed by add),
+ * via=, metric=, weight= (add only); *match says which were given.
  */
 static int
-fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+fou_fields_route(const struct fou_fields *f, bool add, struct fou_route_spec *rs,
+		 struct fou_ip *via, unsigned int *match, struct fou_err *err)
 {
 	const char *dev = fou_fields_get(f, "dev"), *via_s = fou_fields_get(f, "via");
-	struct fou_route_info ri;
-	struct fou_ip prefix, via;
-	char cur[FOU_TUNNEL_NAMESIZE];
+	const char *metric = fou_fields_get(f, "metric"), *weight = fou_fields_get(f, "weight");
+	uint32_t v;
 	int ret;
 
-	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
+	memset(rs, 0, sizeof(*rs));
+	*match = 0;
+	ret = fou_parse_ip(f->pos[0], true, &rs->prefix, err);
 	if (ret < 0)
 		return ret;
-	if (fou_route_get(gw, &prefix, &ri) < 0)
-		return fou_route_del(gw, &prefix, err);	/* names what is missing */
-	if (ri.tunnel[0] != '\0')
-		rte_strscpy(cur, ri.tunnel, sizeof(cur));
-	else
-		snprintf(cur, sizeof(cur), "%u", ri.port);
-	if (dev != NULL && strcmp(dev, cur) != 0) {
-		fou_err_set(err, "dev=%s: the route to %s is dev %s", dev, f->pos[0], cur);
+	if (add && fou_fields_need(f, "dev", "PORTID|TUNNEL", err) == NULL)
 		return -EINVAL;
+	if (dev != NULL) {
+		*match |= FOU_ROUTE_M_DEV;
+		if (!fou_dev_is_port(dev))
+			rs->tunnel = dev;
+		else if ((ret = fou_field_dev(dev, &rs->port, err)) < 0)
+			return ret;
 	}
 	if (via_s != NULL) {
-		ret = fou_parse_ip(via_s, false, &via, err);
-		if (ret < 0)
-			return ret;
-		if (ri.via.family == 0 || memcmp(&via, &ri.via, sizeof(via)) != 0) {
-			fou_err_set(err, "via=%s: the route to %s has %s", via_s, f->pos[0],
-				    ri.via.family == 0 ? "no gateway" : "another gateway");
+		if (rs->tunnel != NULL) {
+			fou_err_set(err, "via is not allowed with a tunnel (dev=%s)", dev);
 			return -EINVAL;
 		}
+		ret = fou_parse_ip(via_s, false, via, err);
+		if (ret < 0)
+			return ret;
+		rs->via = via;
+		*match |= FOU_ROUTE_M_VIA;
 	}
-	return fou_route_del(gw, &prefix, err);
+	if (metric != NULL) {
+		if (fou_parse_u32(metric, UINT32_MAX, &v) < 0) {
+			fou_err_set(err, "metric '%s' is not 0-4294967295", metric);
+			return -EINVAL;
+		}
+		rs->metric = v;
+		*match |= FOU_ROUTE_M_METRIC;
+	}
+	if (weight != NULL) {
+		if (fou_parse_u32(weight, FOU_ROUTE_WEIGHT_MAX, &v) < 0 || v == 0) {
+			fou_err_set(err, "weight '%s' is not 1-%u", weight, FOU_ROUTE_WEIGHT_MAX);
+			return -EINVAL;
+		}
+		rs->weight = (uint16_t)v;
+	}
+	return 0;
+}
+
+/*
+ * route: added as `ip route append`. route del PREFIX[,dev=...][,via=...]
+ * [,metric=N]: as `ip route del`, the first route to the prefix (lowest
+ * metric, then first added) that has the given ones.
+ */
+static int
+fou_stmt_route_any(struct fou_gw *gw, struct fou_fields *f, bool add, struct fou_err *err)
+{
+	struct fou_route_spec rs;
+	unsigned int match;
+	struct fou_ip via;
+	int ret = fou_fields_route(f, add, &rs, &via, &match, err);
+
+	if (ret < 0)
+		return ret;
+	return add ? fou_route_append(gw, &rs, err) : fou_route_remove(gw, &rs, match, err);
 }
 
 static int
 fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
-	const char *dev, *via_s = fou_fields_get(f, "via");
-	struct fou_ip prefix, via;
-	uint16_t port;
-	int ret;
+	return fou_stmt_route_any(gw, f, true, err);
+}
 
-	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
-	if (ret < 0)
-		return ret;
-	dev = fou_fields_need(f, "dev", "PORTID|TUNNEL", err);
-	if (dev == NULL)
-		return -EINVAL;
-	if (!fou_dev_is_port(dev)) {
-		if (via_s != NULL) {
-			fou_err_set(err, "via is not allowed with a tunnel (dev=%s)", dev);
-			return -EINVAL;
-		}
-		return fou_route_add_tunnel(gw, &prefix, dev, err);
-	}
-	ret = fou_field_dev(dev, &port, err);
-	if (ret == 0 && via_s != NULL)
-		ret = fou_parse_ip(via_s, false, &via, err);
-	if (ret < 0)
-		return ret;
-	return fou_route_add(gw, &prefix, port, via_s != NULL ? &via : NULL, err);
+static int
+fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_route_any(gw, f, false, err);
 }
 
 /* IP,dev=PORTID[,lladdr=MAC]: *has_mac says whether lladdr was there. */
@@ -639,6 +657,41 @@ fou_stmt_tunnel6(struct fou_fields *f, struct fou_tunnel_conf *c, struct fou_err
 	return 0;
 }
 
+/* Tunnel health: probe=on|off, interval=MS, timeout=N (fou_probe.c). */
+static int
+fou_stmt_tunnel_probe(struct fou_fields *f, struct fou_tunnel_conf *c, struct fou_err *err)
+{
+	const char *v = fou_fields_get(f, "probe");
+	uint32_t n;
+
+	if (v != NULL) {
+		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+			fou_err_set(err, "probe '%s' is not on or off", v);
+			return -EINVAL;
+		}
+		c->probe = strcmp(v, "on") == 0;
+	}
+	v = fou_fields_get(f, "interval");
+	if (v != NULL) {
+		if (fou_parse_u32(v, FOU_PROBE_INTERVAL_MAX, &n) < 0 ||
+		    n < FOU_PROBE_INTERVAL_MIN) {
+			fou_err_set(err, "interval '%s' is not %u-%u (milliseconds)", v,
+				    FOU_PROBE_INTERVAL_MIN, FOU_PROBE_INTERVAL_MAX);
+			return -EINVAL;
+		}
+		c->probe_interval_ms = (uint16_t)n;
+	}
+	v = fou_fields_get(f, "timeout");
+	if (v != NULL) {
+		if (fou_parse_u32(v, UINT8_MAX, &n) < 0 || n == 0) {
+			fou_err_set(err, "timeout '%s' is not 1-255 (probes)", v);
+			return -EINVAL;
+		}
+		c->probe_timeout = (uint8_t)n;
+	}
+	return 0;
+}
+
 static int
 fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
@@ -784,6 +837,9 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	}
 	c.gre_csum = fou_fields_get(f, "csum") != NULL;
 	c.gre_seq = fou_fields_get(f, "seq") != NULL;
+	ret = fou_stmt_tunnel_probe(f, &c, err);
+	if (ret < 0)
+		return ret;
 	return fou_tunnel_add(gw, &c, err);
 }
 
@@ -977,9 +1033,11 @@ static const struct fou_stmt fou_stmts[] = {
 	    "[,encap-csum|noencap-csum][,noencap-remcsum][,key=N][,csum][,seq]; or "
 	    "NAME,type=ip6tnl|ip6gre[,mode=ipip6|ip6ip6|any],local=IP6,remote=IP6"
 	    "[,hoplimit=N][,tclass=HEX|inherit][,flowlabel=HEX|inherit][,encaplimit=N|none]"
-	    "[,encap=...][,encap-udp6-csum|noencap-udp6-csum][,key=N][,csum][,seq]",
+	    "[,encap=...][,encap-udp6-csum|noencap-udp6-csum][,key=N][,csum][,seq]; "
+	    "either with [,probe=on|off][,interval=MS][,timeout=N]",
 	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
-		 "key", "mode", "hoplimit", "tclass", "flowlabel", "encaplimit" },
+		 "key", "mode", "hoplimit", "tclass", "flowlabel", "encaplimit", "probe",
+		 "interval", "timeout" },
 	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "encap-remcsum",
 	      "noencap-remcsum", "csum", "seq", "encap-udp6-csum", "noencap-udp6-csum",
 	      "encap-csum6", "noencap-csum6" },
@@ -987,12 +1045,13 @@ static const struct fou_stmt fou_stmts[] = {
 	    "Add a tunnel: NAME,type=ipip|sit|gre|ip6tnl|ip6gre,local=IP,remote=IP[,...], as --tunnel" },
 	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,
 	    "Delete a tunnel with its addresses and the routes into it: NAME" } },
-	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",
-	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route,
-	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route" },
-	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP]", 1, { "dev", "via" }, { NULL },
-	    fou_stmt_route_del,
-	    "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)" } },
+	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel; several to one prefix: the lowest metric (default 0) whose next hop is usable carries, equal metrics share by weight (1-256, default 1) over the inner flow hash (ECMP, at most 16)",
+	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP][,metric=N][,weight=N]", 1,
+	    { "dev", "via", "metric", "weight" }, { NULL }, fou_stmt_route,
+	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP][,metric=N][,weight=N], as --route (ip route append)" },
+	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP][,metric=N]", 1, { "dev", "via", "metric" },
+	    { NULL }, fou_stmt_route_del,
+	    "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP][,metric=N] (the first that has the given ones, as ip route del)" } },
 };
 
 static_assert(RTE_DIM(fou_stmts) <= FOU_STMT_MAX, "FOU_STMT_MAX is too small");

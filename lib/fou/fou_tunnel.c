@@ -15,6 +15,7 @@
 #include "fou_hdr.h"
 #include "fou_idpool.h"
 #include "fou_plpmtu.h"
+#include "fou_probe.h"
 
 /* --- FOU receive ports ------------------------------------------------ */
 
@@ -181,6 +182,8 @@ fou_tunnel_conf_default(struct fou_tunnel_conf *c)
 	memset(c, 0, sizeof(*c));	/* ttl inherit, tos 0, noencap-csum, no GRE options */
 	c->pmtudisc = true;
 	c->encap = FOU_ENCAP_FOU;
+	c->probe_interval_ms = FOU_PROBE_INTERVAL_DEFAULT;
+	c->probe_timeout = FOU_PROBE_TIMEOUT_DEFAULT;
 }
 
 void
@@ -413,6 +416,13 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 	ret = six ? fou_tunnel_conf_check6(gw, c, err) : fou_tunnel_conf_check4(gw, c, err);
 	if (ret < 0)
 		return ret;
+	if (c->probe_interval_ms < FOU_PROBE_INTERVAL_MIN ||
+	    c->probe_interval_ms > FOU_PROBE_INTERVAL_MAX || c->probe_timeout == 0) {
+		fou_err_set(err, "probe interval %u ms must be %u-%u, timeout %u 1-255",
+			    c->probe_interval_ms, FOU_PROBE_INTERVAL_MIN, FOU_PROBE_INTERVAL_MAX,
+			    c->probe_timeout);
+		return -EINVAL;
+	}
 	if (!fou_ip_is_unicast(&c->remote)) {
 		fou_err_set(err, "remote %s is not a unicast address", FOU_IPSTR(&c->remote));
 		return -EINVAL;
@@ -699,7 +709,10 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	__atomic_store_n(&gw->tun_pmtu[idx].word, 0, __ATOMIC_RELAXED);
 	fou_plpmtu_tunnel_reset(gw, idx);
 	strcpy(key, c->name);
-	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
+	/* its health starts from unknown (probe=on) */
+	ret = fou_probe_tunnel_reset(gw, idx);
+	if (ret == 0)
+		ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
 	if (ret == 0) {
 		ret = fou_tunnel_rx_publish(gw, c, idx, true);
 		if (ret < 0)
@@ -758,6 +771,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	__atomic_store_n(&gw->tun_pmtu[idx].word, 0, __ATOMIC_RELAXED);
 	fou_plpmtu_tunnel_reset(gw, (uint32_t)idx);
 	memset(t, 0, sizeof(*t));
+	fou_probe_tunnel_reset(gw, (uint32_t)idx);	/* probe off now: freed */
 	fou_idpool_put(gw->tun_ids, (uint32_t)idx);
 	return 0;
 }
@@ -778,27 +792,6 @@ fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family, struct
 		return -EINVAL;
 	}
 	return 0;
-}
-
-int
-fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
-		     struct fou_err *err)
-{
-	int idx, ret;
-
-	idx = fou_tunnel_find(gw, dev);
-	if (idx < 0) {
-		fou_err_set(err, "no tunnel '%s'", dev);
-		return -ENODEV;
-	}
-	ret = fou_prefix_check(prefix, err);
-	if (ret == 0)
-		ret = fou_tunnel_carries(gw, (uint32_t)idx, prefix->family, err);
-	if (ret < 0)
-		return ret;
-	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, false, err);
-	fou_gw_commit(gw);
-	return ret < 0 ? ret : 0;
 }
 
 static void
@@ -833,6 +826,7 @@ fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool s
 		break;
 	}
 	fou_tun_stats_sum(gw, t->idx, since_reset ? &gw->tun_base[t->idx] : NULL, ti);
+	ti->health = fou_health_name(fou_probe_health(gw, t->idx));
 }
 
 unsigned int
