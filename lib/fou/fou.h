@@ -748,6 +748,14 @@ struct fou_tunnel_info {
  * "error" (not even 1200 bytes, 1280 over IPv6, pass).
  */
 int fou_tunnel_mtu_probe(struct fou_gw *gw, const char *name, struct fou_err *err);
+/*
+ * The searches' round on the control thread, beside fou_probe_service():
+ * a search starts, as on a new path, when a probe=on tunnel's echo probes
+ * come back, when its egress port or that port's MTU changes, or when it
+ * comes back up from down; MTU probes go (one in flight per tunnel) and
+ * are lost after the tunnel's probe interval. Takes the control lock.
+ */
+void fou_plpmtu_service(struct fou_lcore *ctl, uint64_t now);
 
 /* Fills up to n entries in slot order; returns the total count. */
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,

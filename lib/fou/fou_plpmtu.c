@@ -29,6 +29,7 @@
 #include "fou_ctl.h"
 #include "fou_hdr.h"
 #include "fou_plpmtu.h"
+#include "fou_probe.h"
 
 static void
 fou_plpmtu_base(struct fou_plpmtu *s, uint16_t hi)
@@ -230,6 +231,9 @@ fou_plpmtu_tunnel_reset(struct fou_gw *gw, uint32_t idx)
 	memset(&gw->plpmtu[idx], 0, sizeof(gw->plpmtu[idx]));
 	fou_plpmtu_stop(&gw->plpmtu[idx].s);
 	fou_plpmtu_publish(gw, idx);
+	/* the service looks at the tunnels that may probe, and no further */
+	if (gw->tunnels[idx].conf.probe && idx >= gw->plpmtu_hi)
+		gw->plpmtu_hi = idx + 1;
 }
 
 int
@@ -244,6 +248,7 @@ fou_plpmtu_tunnel_start(struct fou_gw *gw, uint32_t idx, bool fresh, uint64_t no
 		return -ENETUNREACH;
 	if (fresh)
 		p->s.plpmtu = 0;
+	p->inflight = 0;	/* a reply to what went before is not this search's */
 	p->port = onh->port;
 	p->port_mtu = gw->iface[onh->port].mtu;
 	fou_plpmtu_start(&p->s, fou_tunnel_is6(t), p->port_mtu);
@@ -275,7 +280,7 @@ fou_tunnel_mtu_probe(struct fou_gw *gw, const char *name, struct fou_err *err)
 		fou_err_set(err, "no tunnel '%s'", name);
 		return -ENODEV;
 	}
-	if (gw->plpmtu[idx].s.state == FOU_PLPMTU_DISABLED) {
+	if (!gw->tunnels[idx].conf.probe) {
 		fou_err_set(err, "tunnel %s: MTU probing runs on tunnels with probe=on", name);
 		return -EINVAL;
 	}
@@ -284,4 +289,108 @@ fou_tunnel_mtu_probe(struct fou_gw *gw, const char *name, struct fou_err *err)
 		return -ENETUNREACH;
 	}
 	return 0;
+}
+
+/* --- the driver: MTU probes through fou_probe.c ------------------------------ */
+
+/* Echo replies tunnel idx has had: smaller packets passing. */
+static uint64_t
+fou_plpmtu_echo_rx(const struct fou_gw *gw, uint32_t idx)
+{
+	struct fou_tunnel_health h;
+	struct fou_err err;
+
+	if (fou_tunnel_health_get(gw, gw->tunnels[idx].conf.name, &h, &err) < 0)
+		return 0;
+	return h.received;
+}
+
+void
+fou_plpmtu_reply(struct fou_gw *gw, uint32_t tunnel, uint32_t seq, uint16_t outer_size,
+		 uint64_t now)
+{
+	struct fou_plpmtu_tun *p;
+
+	if (tunnel >= gw->params.max_tunnels)
+		return;
+	p = &gw->plpmtu[tunnel];
+	/* the probe in flight; an older one's reply (from before a restart)
+	 * says nothing the search asked */
+	if (p->inflight == 0 || seq != p->seq || outer_size != p->inflight)
+		return;
+	p->inflight = 0;
+	fou_plpmtu_tunnel_acked(gw, tunnel, outer_size, now);
+}
+
+/*
+ * Tunnel idx's round: start or restart its search when its path is new,
+ * decide its probe in flight, send the next one. A probe unanswered within
+ * the tunnel's probe interval is lost (fou_probe.c takes no reply after
+ * it); the loss is the size's only when echo probes came back meanwhile,
+ * or the tunnel is up with none unanswered.
+ */
+static void
+fou_plpmtu_tick(struct fou_lcore *ctl, uint32_t idx, uint64_t now)
+{
+	static const uint8_t families[] = { AF_INET, AF_INET6 };
+	struct fou_gw *gw = ctl->gw;
+	const struct fou_tunnel *t = &gw->tunnels[idx];
+	struct fou_plpmtu_tun *p = &gw->plpmtu[idx];
+	const uint8_t health = fou_probe_health(gw, idx);
+	const struct fou_nexthop *onh;
+	uint16_t mtu, mtu_nodf, size;
+	unsigned int i;
+	uint32_t seq;
+
+	if (fou_tunnel_egress(gw, NULL, t, now, &onh, &mtu, &mtu_nodf) != FOU_EGRESS_OK)
+		return;		/* nothing to search through; a new path when it comes */
+	/* a new path: the first, another port, another MTU, back from down */
+	if (p->s.state == FOU_PLPMTU_DISABLED || onh->port != p->port ||
+	    gw->iface[onh->port].mtu != p->port_mtu ||
+	    (p->health == FOU_HEALTH_DOWN && health == FOU_HEALTH_UP))
+		fou_plpmtu_tunnel_start(gw, idx, true, now);
+	p->health = health;
+	if (p->inflight != 0) {
+		struct fou_tunnel_health h;
+		struct fou_err err;
+		bool path_ok;
+
+		if (now < p->deadline)
+			return;
+		path_ok = fou_plpmtu_echo_rx(gw, idx) > p->echo_rx;
+		if (!path_ok && health == FOU_HEALTH_UP &&
+		    fou_tunnel_health_get(gw, t->conf.name, &h, &err) == 0)
+			path_ok = h.unanswered == 0;
+		fou_plpmtu_tunnel_lost(gw, idx, p->inflight, path_ok, now);
+		p->inflight = 0;
+	}
+	/* the search waits while the tunnel's echo probes do not come back */
+	if (health != FOU_HEALTH_UP)
+		return;
+	size = fou_plpmtu_want(&p->s, now, rte_get_tsc_hz());
+	if (size == 0)
+		return;
+	for (i = 0; i < RTE_DIM(families); i++)
+		if (fou_probe_send(ctl, idx, families[i], FOU_PROBE_KIND_MTU, size, &seq) == 0)
+			break;
+	if (i == RTE_DIM(families))
+		return;
+	p->inflight = size;
+	p->seq = seq;
+	p->echo_rx = fou_plpmtu_echo_rx(gw, idx);
+	p->deadline = now + rte_get_tsc_hz() / 1000 * t->conf.probe_interval_ms;
+}
+
+void
+fou_plpmtu_service(struct fou_lcore *ctl, uint64_t now)
+{
+	struct fou_gw *gw = ctl->gw;
+	uint32_t k;
+
+	fou_gw_lock(gw);
+	ctl->now = now;
+	for (k = 0; k < gw->plpmtu_hi; k++)
+		if (gw->tunnels[k].used && gw->tunnels[k].conf.probe)
+			fou_plpmtu_tick(ctl, k, now);
+	fou_gw_unlock(gw);
 }

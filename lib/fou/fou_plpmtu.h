@@ -92,11 +92,17 @@ void fou_plpmtu_df(struct rte_mbuf *m);
 
 /* --- on the gateway's tunnels --------------------------------------------- */
 
-/* A tunnel's search and the path it searches (control only). */
+/* A tunnel's search, the path it searches and its probe in flight
+ * (control only). */
 struct fou_plpmtu_tun {
 	struct fou_plpmtu s;
+	uint64_t deadline;	/* TSC: the probe in flight is lost by then */
+	uint64_t echo_rx;	/* the tunnel's echo replies when it went */
+	uint32_t seq;		/* its sequence number */
+	uint16_t inflight;	/* its size; 0: none */
 	uint16_t port;		/* the egress port searched through */
 	uint16_t port_mtu;	/* its MTU then (MAX_PLPMTU) */
+	uint8_t health;		/* the tunnel's health last seen (enum fou_health) */
 };
 
 /* All with the control lock held; what the data path is told changes

@@ -584,6 +584,7 @@ struct fou_gw {
 	uint8_t lcore_reader[RTE_MAX_LCORE];	/* a started context (qsbr reader) */
 	struct fou_punt_ctl *punt;		/* the kernel interfaces (fou_punt.c) */
 	struct fou_plpmtu_tun *plpmtu;		/* max_tunnels path MTU searches */
+	uint32_t plpmtu_hi;			/* tunnels below it may be searched */
 };
 
 /* The neighbour's MAC travels in the rte_hash data word (6 of its 8

@@ -762,6 +762,8 @@ test_pmtu_probe_on_demand(void **state)
 	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "probe=on"));
 	expect_probed(0, "disabled", 1472, "refused");
+	pmtu_gw("tunnel t1,type=ipip,local=192.168.1.1,remote=10.20.0.9,encap-sport=4242,"
+		"encap-dport=5555,probe=on\nroute 10.50.0.0/16,dev=t1");
 	search_to(1400);
 	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), 0);
 	expect_probed(1400, "base", 1372, "on demand");
