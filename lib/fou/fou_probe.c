@@ -292,8 +292,7 @@ fou_probe_answered(struct fou_gw *gw, struct fou_probe_tun *pt, uint32_t tunnel,
 	s->open = false;
 	s->answered = true;
 	if (s->kind == FOU_PROBE_KIND_MTU) {
-		if (fou_plpmtu_reply != NULL)
-			fou_plpmtu_reply(gw, tunnel, s->seq, s->size, now);
+		fou_plpmtu_reply(gw, tunnel, s->seq, s->size, now);
 		return;
 	}
 	pt->c.received++;
