@@ -1011,6 +1011,18 @@ class Netns:
         why = p.communicate()[1].decode(errors='replace')
         return None, why or 'not within %s s' % timeout
 
+    def gateway(self, tmpdir, taps, opts):
+        """A dpdk-fou started in the namespace on a net_tap port per name
+        in taps (port i on taps[i]), with opts."""
+        def make_cmd(prefix):
+            cmd = [Config.gateway, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+                   '--file-prefix', prefix, '--log-level=lib.eal:warning',
+                   '--log-level=pmd.net.tap:error']
+            for i, tap in enumerate(taps):
+                cmd += ['--vdev', 'net_tap%d,iface=%s' % (i, tap)]
+            return self.cmd(cmd + ['--'] + list(opts)), {}
+        return Gateway(tmpdir, None, 0, opts, make_cmd=make_cmd)
+
     def close(self):
         subprocess.run(['ip', 'netns', 'del', self.name])
 

@@ -132,14 +132,7 @@ class Plpmtu(ft.GatewayTestCase):
         self.ns.close()
 
     def start_gw(self):
-        def make_cmd(prefix):
-            cmd = [ft.Config.gateway, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
-                   '--file-prefix', prefix, '--log-level=lib.eal:warning',
-                   '--log-level=pmd.net.tap:error',
-                   '--vdev', 'net_tap0,iface=' + TAP0, '--vdev', 'net_tap1,iface=' + TAP1,
-                   '--'] + OPTS
-            return self.ns.cmd(cmd), {}
-        gw = ft.Gateway(self.tmp, None, 0, OPTS, make_cmd=make_cmd)
+        gw = self.ns.gateway(self.tmp, (TAP0, TAP1), OPTS)
         self._gateways.append(gw)
         if not ft.wait_for(lambda: gw.running() and gw.telemetry('/fou/stats'), WAIT, 0.2):
             self.fail('the gateway did not come up\n' + gw.stop().describe())

@@ -129,13 +129,7 @@ class Probe(ft.GatewayTestCase):
         self.ns.close()
 
     def start_gw(self):
-        def make_cmd(prefix):
-            cmd = [ft.Config.gateway, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
-                   '--file-prefix', prefix, '--log-level=lib.eal:warning',
-                   '--log-level=pmd.net.tap:error', '--vdev', 'net_tap0,iface=' + TAP,
-                   '--'] + OPTS
-            return self.ns.cmd(cmd), {}
-        self.gw = ft.Gateway(self.tmp, None, 0, OPTS, make_cmd=make_cmd)
+        self.gw = self.ns.gateway(self.tmp, (TAP,), OPTS)
         self._gateways.append(self.gw)
         self.client = ft.TelemetryClient(self.gw.prefix)
         self.ns.run(['ip', 'link', 'set', TAP, 'up'])
