@@ -1268,6 +1268,25 @@ BCAST = 'ff:ff:ff:ff:ff:ff'
 ALL_NODES = '33:33:00:00:00:01'
 
 
+class NetnsTestCase(GatewayTestCase):
+    """A case whose gateway runs in a namespace of its own (named from
+    NS_TAG), watched through one telemetry connection (self.client, closed
+    with the case if the case left it open)."""
+    NS_TAG = 'ns'
+
+    def setUp(self):
+        super().setUp()
+        self.ns = Netns(self.NS_TAG)
+        self.client = None
+
+    def tearDown(self):
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        super().tearDown()      # the gateway first: the taps go with it
+        self.ns.close()
+
+
 def neigh_decode(frames, path):
     """The ARP and ND frames (bytes) as tshark decodes them, written to
     path: one dict each with kind ('arp-request', 'arp-reply', 'ns', 'na',

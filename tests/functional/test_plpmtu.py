@@ -113,23 +113,19 @@ s.join()
 '''
 
 
-class Plpmtu(ft.GatewayTestCase):
+class Plpmtu(ft.NetnsTestCase):
+    NS_TAG = 'pl'
 
     def setUp(self):
         super().setUp()
-        self.ns = ft.Netns('pl')
         self.peer = None
-        self.client = None
 
     def tearDown(self):
-        if self.client is not None:
-            self.client.close()
         if self.peer is not None:
             if self.peer.poll() is None:
                 self.peer.kill()
             self.peer.communicate()
         super().tearDown()
-        self.ns.close()
 
     def start_gw(self):
         gw = self.ns.gateway(self.tmp, (TAP0, TAP1), OPTS)

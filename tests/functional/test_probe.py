@@ -112,21 +112,17 @@ sniff(iface=iface, prn=answer, store=False, filter='udp dst port 5555')
 ''' % (ft.MAC_PEER, MAC_B)
 
 
-class Probe(ft.GatewayTestCase):
+class Probe(ft.NetnsTestCase):
+    NS_TAG = 'pr'
 
     def setUp(self):
         super().setUp()
-        self.ns = ft.Netns('pr')
         self.gw = None
-        self.client = None
         self.responder = None
 
     def tearDown(self):
         self.stop_responder()
-        if self.client is not None:
-            self.client.close()
-        super().tearDown()      # the gateway first: the tap goes with it
-        self.ns.close()
+        super().tearDown()
 
     def start_gw(self):
         self.gw = self.ns.gateway(self.tmp, (TAP,), OPTS)
