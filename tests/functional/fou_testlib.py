@@ -1286,6 +1286,29 @@ class NetnsTestCase(GatewayTestCase):
         super().tearDown()      # the gateway first: the taps go with it
         self.ns.close()
 
+    def capture(self, iface, name):
+        """dumpcap on the kernel's side of a tap, until stop_capture()."""
+        path = self.path(name)
+        p, why = self.ns.dumpcap(iface, path, 30)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
+        time.sleep(0.5)
+        return p, path
+
+    def stop_capture(self, cap):
+        """What capture() wrote, once dumpcap has had what came last."""
+        p, path = cap
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        p.stderr.close()
+        return path
+
+    def send(self, iface, frames, name):
+        """Frames into the gateway's port from the kernel's side (AF_PACKET)."""
+        path = write_pcap(self.path(name), frames)
+        self.ns.run([PYTHON, '-c', 'import sys\nfrom scapy.all import rdpcap, sendp\n'
+                     'sendp(rdpcap(sys.argv[1]), iface=sys.argv[2], verbose=0)', path, iface])
+
 
 def neigh_decode(frames, path):
     """The ARP and ND frames (bytes) as tshark decodes them, written to

@@ -32,7 +32,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -163,25 +162,6 @@ class Plpmtu(ft.NetnsTestCase):
         self.assertIsNotNone(t, '%s: not searched to %d: %s' % (name, mtu, self.tunnels()[name]))
         return t
 
-    def send(self, frames, name):
-        path = ft.write_pcap(self.path(name), frames)
-        self.ns.run([ft.PYTHON, '-c', 'import sys\nfrom scapy.all import rdpcap, sendp\n'
-                     'sendp(rdpcap(sys.argv[1]), iface=sys.argv[2], verbose=0)', path, TAP1])
-
-    def capture(self, iface, name):
-        path = self.path(name)
-        p, why = self.ns.dumpcap(iface, path, WAIT)
-        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
-        return p, path
-
-    def stop_capture(self, cap):
-        p, path = cap
-        time.sleep(0.3)
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=WAIT)
-        p.stderr.close()
-        return path
-
     def test_search_black_hole_then_icmp_quotes_it(self):
         gw = self.start_gw()
         under = self.capture(TAP0, 'under.pcap')
@@ -219,7 +199,7 @@ class Plpmtu(ft.NetnsTestCase):
         big6 = Ether(src=MAC_SENDER, dst=ft.MAC_P1) / \
             IPv6(src='fd00:99::2', dst='fd00:50::9', hlim=64) / \
             UDP(sport=7000, dport=7001) / Raw(b'y' * (1323 - 48))
-        self.send([big4, big6], 'big.pcap')
+        self.send(TAP1, [big4, big6], 'big.pcap')
         path = self.stop_capture(cap)
         rows = ft.tshark_fields(path, ['icmp.type', 'icmp.code', 'icmp.mtu', 'icmpv6.type'])
         self.assertEqual([(r['icmp.type'][0], r['icmp.code'][0], r['icmp.mtu'][0])
