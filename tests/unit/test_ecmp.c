@@ -362,6 +362,66 @@ test_ecmp_v6_default_gateways(void **state)
 	UNIT_POOL_FULL();
 }
 
+/*
+ * Groups met on other ways out: a tunnel's remote routed over two gateways
+ * (the underlay: one path per tunnel, by the remote), and ICMP errors
+ * back to senders whose prefix is a group (by the sender's address).
+ */
+static void
+test_ecmp_underlay_and_icmp(void **state)
+{
+	struct fou_gw *gw = ecmp_gw();
+	static uint8_t now[FLOWS];
+	static struct unit_frame got[FOU_BURST];
+	struct rte_mbuf *pkts[FOU_BURST];
+	struct unit_lcore u = { 0 };
+	unsigned int cnt[2], i, k, n, mac[2] = { 0 };
+	struct fou_tunnel_info ti[8];
+
+	*state = gw;
+	UNIT_APPLY(gw, "route", "10.20.0.11/32,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "10.20.0.11/32,dev=1,via=192.168.1.7");
+	UNIT_APPLY(gw, "route", "10.64.0.0/16,dev=e1");
+	unit_lcore_begin(&u, gw, 1);
+	send_flows(&u, false, IP4(10, 64, 0, 1), NULL, true, now);
+	count(now, cnt, 2);
+	assert_true(cnt[0] == FLOWS || cnt[1] == FLOWS);
+	/* the tunnels listed (fou_tunnel_egress() on the control side) */
+	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
+	for (i = 0; i < n && strcmp(ti[i].conf.name, "e1") != 0; i++)
+		;
+	assert_true(i < n);
+	assert_null(ti[i].unresolved);
+	assert_int_equal(ti[i].mtu, 1500 - 20 - 8);
+
+	/* the senders' prefix is a group: their time exceeded errors spread */
+	UNIT_APPLY(gw, "route", "10.100.0.0/16,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "10.100.0.0/16,dev=1,via=192.168.1.7");
+	UNIT_APPLY(gw, "icmp-rate", "1000000,burst=1000");	/* none held back */
+	for (i = 0; i < 64; i += FOU_BURST) {
+		for (k = 0; k < FOU_BURST; k++) {
+			struct unit_spec sp;
+			struct unit_pkt p;
+
+			unit_spec_ipip(&sp);
+			sp.in_src4 = IP4(10, 100, 0, 0) + i + k;
+			sp.in_dst4 = IP4(10, 64, 0, 1);
+			sp.in_ttl = 1;
+			unit_build(&sp, &p);
+			pkts[k] = unit_mbuf(p.b, p.len);
+		}
+		assert_int_equal(unit_burst(&u, pkts, FOU_BURST, got), FOU_BURST);
+		for (k = 0; k < FOU_BURST; k++) {
+			assert_int_equal(got[k].port, EG_PORT);
+			assert_int_equal(got[k].b[23], IPPROTO_ICMP);
+			mac[memcmp(got[k].b, &mac_nb4, 6) == 0 ? 0 : 1]++;
+		}
+	}
+	assert_true(mac[0] > 8 && mac[1] > 8);
+	unit_lcore_end(&u);
+	UNIT_POOL_FULL();
+}
+
 /* What a route statement may not do, and what the limits count. */
 static void
 test_ecmp_limits(void **state)
@@ -508,6 +568,7 @@ main(int argc, char **argv)
 		T(test_ecmp_two_down),
 		T(test_metric_failover),
 		T(test_ecmp_v6_default_gateways),
+		T(test_ecmp_underlay_and_icmp),
 		T(test_ecmp_limits),
 		T(test_ecmp_no_room_for_group),
 	};
