@@ -105,9 +105,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip->time_to_live <= 1)
 		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	if (unlikely(nh->type == FOU_NH_GROUP))
-		nh = fou_nh_member(gw, nh, fou_flow_hash(m, off, false));
-	r = fou_adj_resolve(gw, lc->memo, nh, &ip->dst_addr, lc->now, &a);
+	r = fou_adj_resolve_flow(gw, lc->memo, nh, &ip->dst_addr, lc->now, m, off, false, &a);
 	if (r != FOU_FWD)
 		return r;
 	/* a.mtu is the lower of the two: the one compare per packet */
@@ -177,9 +175,7 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip6->hop_limits <= 1)
 		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
-	if (unlikely(nh->type == FOU_NH_GROUP))
-		nh = fou_nh_member(gw, nh, fou_flow_hash(m, off, true));
-	r = fou_adj_resolve(gw, lc->memo, nh, ip6->dst_addr, lc->now, &a);
+	r = fou_adj_resolve_flow(gw, lc->memo, nh, ip6->dst_addr, lc->now, m, off, true, &a);
 	if (r != FOU_FWD)
 		return r;
 	if (unlikely(tot > a.mtu)) {
@@ -1210,7 +1206,6 @@ struct fou_rx_ahead {
 	uint8_t a4_pkt[FOU_BURST];
 	uint8_t a6[FOU_BURST][16];
 	uint8_t a6_pkt[FOU_BURST];
-	uint16_t ip_off[FOU_BURST];	/* packet i's routed header: an ECMP group's hash */
 	const void *tk[FOU_BURST];
 	uint8_t tk_pkt[FOU_BURST];
 	unsigned int ntk6, nrem6;
@@ -1222,30 +1217,21 @@ struct fou_rx_ahead {
 	uint8_t rem6_pkt[FOU_BURST];
 };
 
-/* The IPv4 header at off in p routed: its destination to look up. */
 static inline void
-fou_ahead_dst4(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, const uint8_t *p,
-	       uint32_t off)
+fou_ahead_dst4(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, rte_be32_t dst)
 {
-	const rte_be32_t dst = ((const struct rte_ipv4_hdr *)(p + off))->dst_addr;
-
 	if (fou_addr4_own(gw, dst))
 		return;
 	ah->a4[ah->n4] = dst;
-	ah->ip_off[i] = (uint16_t)off;
 	ah->a4_pkt[ah->n4++] = i;
 }
 
 static inline void
-fou_ahead_dst6(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, const uint8_t *p,
-	       uint32_t off)
+fou_ahead_dst6(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, const uint8_t *dst)
 {
-	const uint8_t *dst = ((const struct rte_ipv6_hdr *)(p + off))->dst_addr;
-
 	if (dst[0] == 0xff || fou_ll6_addr(dst) || fou_own6(gw, dst) != NULL)
 		return;
 	memcpy(ah->a6[ah->n6], dst, 16);
-	ah->ip_off[i] = (uint16_t)off;
 	ah->a6_pkt[ah->n6++] = i;
 }
 
@@ -1319,9 +1305,9 @@ fou_ahead_inner(const struct fou_gw *gw, struct fou_rx_ahead *ah, uint8_t i, con
 		uint32_t len, uint32_t off, uint8_t inner)
 {
 	if (inner == IPPROTO_IPIP && len >= off + sizeof(struct rte_ipv4_hdr))
-		fou_ahead_dst4(gw, ah, i, p, off);
+		fou_ahead_dst4(gw, ah, i, ((const struct rte_ipv4_hdr *)(p + off))->dst_addr);
 	else if (inner == IPPROTO_IPV6 && len >= off + sizeof(struct rte_ipv6_hdr))
-		fou_ahead_dst6(gw, ah, i, p, off);
+		fou_ahead_dst6(gw, ah, i, ((const struct rte_ipv6_hdr *)(p + off))->dst_addr);
 }
 
 /*
@@ -1343,7 +1329,7 @@ fou_ahead_peek6(const struct fou_gw *gw, const uint8_t *p, uint32_t len, uint32_
 	if (ip6->dst_addr[0] == 0xff || fou_ll6_addr(ip6->dst_addr))
 		return;
 	if (fou_own6(gw, ip6->dst_addr) == NULL) {
-		fou_ahead_dst6(gw, ah, i, p, off);
+		fou_ahead_dst6(gw, ah, i, ip6->dst_addr);
 		return;
 	}
 	off += sizeof(*ip6);
@@ -1401,7 +1387,7 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 	if ((ip->version_ihl >> 4) != 4)
 		return;
 	if (!fou_addr4_own(gw, ip->dst_addr)) {
-		fou_ahead_dst4(gw, ah, i, p, off);
+		fou_ahead_dst4(gw, ah, i, ip->dst_addr);
 		return;
 	}
 	/* to us: a tunnel packet's match and inner destination */
@@ -1418,25 +1404,15 @@ fou_ahead_peek(const struct fou_gw *gw, const struct rte_mbuf *m, uint8_t i,
 	fou_ahead_inner(gw, ah, i, p, len, off, inner);
 }
 
-/* A route found for packet i (m): kept, and a tunnel's remote routed
- * next; of a group, the remote of the member the packet's flow takes now
- * (the packet picks again when it is routed: a member that changed in
- * between finds its remote's route for itself). */
+/* A route found for packet i: kept, and a tunnel's remote routed next. */
 static inline void
 fou_ahead_routed(const struct fou_gw *gw, struct fou_lcore *lc, struct fou_rx_ahead *ah,
-		 uint8_t i, const struct fou_nexthop *nh, const struct rte_mbuf *m)
+		 uint8_t i, const struct fou_nexthop *nh)
 {
 	const struct fou_tunnel *t;
 
-	if (nh == NULL)
+	if (nh == NULL || nh->type != FOU_NH_TUNNEL)
 		return;
-	if (nh->type != FOU_NH_TUNNEL) {
-		if (nh->type != FOU_NH_GROUP)
-			return;
-		nh = fou_nh_member(gw, nh, fou_flow_hash(m, ah->ip_off[i], nh->family == AF_INET6));
-		if (nh->type != FOU_NH_TUNNEL)
-			return;
-	}
 	t = &gw->tunnels[nh->tunnel];
 	rte_prefetch0(t);
 	rte_prefetch0(&lc->tun_st[nh->tunnel]);
@@ -1505,7 +1481,7 @@ fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts,
 			memo->a4[0] = ah->a4[k];
 			memo->nh4[0] = nh[k];
 			memo->n4 = 1;
-			fou_ahead_routed(gw, lc, ah, ah->a4_pkt[k], nh[k], pkts[ah->a4_pkt[k]]);
+			fou_ahead_routed(gw, lc, ah, ah->a4_pkt[k], nh[k]);
 		}
 	}
 	if (ah->n6 != 0) {
@@ -1516,7 +1492,7 @@ fou_ahead(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf **pkts,
 			memcpy(memo->a6[0], ah->a6[k], 16);
 			memo->nh6[0] = nh[k];
 			memo->n6 = 1;
-			fou_ahead_routed(gw, lc, ah, ah->a6_pkt[k], nh[k], pkts[ah->a6_pkt[k]]);
+			fou_ahead_routed(gw, lc, ah, ah->a6_pkt[k], nh[k]);
 		}
 	}
 	if (ah->nrem != 0) {
