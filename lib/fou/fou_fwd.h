@@ -50,7 +50,9 @@ struct fou_adj {
 /*
  * Resolve a next hop that is not local: for a tunnel, route its remote to
  * find the port; the tunnel's MTU is the port's (or its path MTU at now,
- * TSC, where lower) minus the outer headers.
+ * TSC, where lower) minus the outer headers. An ECMP group is
+ * FOU_ADJ_GROUP (fou_adj_resolve_flow()): tested after the tunnel, so
+ * that a tunnel's packets pay nothing for it.
  */
 static inline unsigned int
 fou_adj_resolve(const struct fou_gw *gw, const struct fou_route_memo *memo,
@@ -73,6 +75,8 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_route_memo *memo,
 		a->port = a->nh->port;
 		return FOU_FWD;
 	}
+	if (unlikely(nh->type == FOU_NH_GROUP))
+		return FOU_ADJ_GROUP;
 	a->tun = NULL;
 	a->nh = nh;
 	a->dst = dst;
@@ -80,6 +84,32 @@ fou_adj_resolve(const struct fou_gw *gw, const struct fou_route_memo *memo,
 	a->mtu = gw->iface[nh->port].mtu;
 	a->mtu_nodf = a->mtu;
 	return FOU_FWD;
+}
+
+/*
+ * The same for the IP packet at off in m (v6: IPv6): a group's member is
+ * the one the packet's flow takes (the inner flow hash of encap-sport
+ * auto). Out of line: the single next hop's path keeps its shape.
+ */
+static __rte_noinline unsigned int
+fou_adj_resolve_member(const struct fou_gw *gw, const struct fou_route_memo *memo,
+		       const struct fou_nexthop *nh, const void *dst, uint64_t now,
+		       const struct rte_mbuf *m, uint32_t off, bool v6, struct fou_adj *a)
+{
+	return fou_adj_resolve(gw, memo, fou_nh_member(gw, nh, fou_flow_hash(m, off, v6)), dst,
+			       now, a);
+}
+
+static inline unsigned int
+fou_adj_resolve_flow(const struct fou_gw *gw, const struct fou_route_memo *memo,
+		     const struct fou_nexthop *nh, const void *dst, uint64_t now,
+		     const struct rte_mbuf *m, uint32_t off, bool v6, struct fou_adj *a)
+{
+	unsigned int r = fou_adj_resolve(gw, memo, nh, dst, now, a);
+
+	if (unlikely(r == FOU_ADJ_GROUP))
+		r = fou_adj_resolve_member(gw, memo, nh, dst, now, m, off, v6, a);
+	return r;
 }
 
 /* The neighbour key of an adjacency: its gateway on the port, or the

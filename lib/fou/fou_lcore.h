@@ -28,6 +28,9 @@
 /* forward, but fragmented on the way out: the context's fragmentation
  * stage (fou_frag.h) takes it after the receive stage */
 #define FOU_FRAG (FOU_DROP_MAX + 6)
+/* fou_adj_resolve() only: the next hop is an ECMP group, whose member the
+ * packet's flow picks (fou_fwd.h) */
+#define FOU_ADJ_GROUP (FOU_DROP_MAX + 7)
 
 #define FOU_NEIGH_CACHE 64	/* neighbours each lcore remembers (power of 2) */
 

@@ -198,10 +198,12 @@ fou_prefix_select(struct fou_gw *gw, uint32_t head, struct fou_err *err)
 			fou_prefix_fib_set(gw, prefix, (uint32_t)g);
 			return 0;
 		}
-		/* a route that goes or a tunnel that comes back cannot fail:
-		 * the first live route carries alone until there is room */
-		FOU_LOG(WARNING, ctl, "no next hop left for the group of %s/%u: one route "
-			"carries its traffic", FOU_IPSTR(prefix), prefix->plen);
+		/* a route that goes or a tunnel that comes back cannot fail
+		 * (err NULL: nobody to tell but the log): the first live route
+		 * carries alone until there is room; a route added is refused */
+		if (err == NULL)
+			FOU_LOG(WARNING, ctl, "no next hop left for the group of %s/%u: one "
+				"route carries its traffic", FOU_IPSTR(prefix), prefix->plen);
 		fou_err_set(err, "too many next hops (at most %u): no room for the group of "
 			    "the routes to %s/%u", gw->params.max_nexthops, FOU_IPSTR(prefix),
 			    prefix->plen);

@@ -157,6 +157,7 @@ class WithGateway(FouctlCase):
             ('addr', 'add', '1,192.168.9.1/24'),
             ('route', 'add', '10.5.0.0/16,dev=1,via=192.168.1.2'),
             ('route', 'add', '10.6.0.0/16,dev=t1'),
+            ('route', 'add', '10.6.0.0/16,dev=1,via=192.168.1.2,metric=5,weight=3'),
             ('neigh', 'add', '192.168.1.9,dev=1,lladdr=02:00:00:00:00:09'),
             ('link', 'set', '1,mtu=1400'),
             ('sport-range', 'set', '40000-40100'),
@@ -168,6 +169,7 @@ class WithGateway(FouctlCase):
         config = ft.config_lines(c)
         for line in ['port = 5560:gre', 'port = 5556:sit,family=6', 'addr = t1,192.168.5.1/30', 'addr = 1,192.168.9.1/24',
                      'route = 10.5.0.0/16,dev=1,via=192.168.1.2', 'route = 10.6.0.0/16,dev=t1',
+                     'route = 10.6.0.0/16,dev=1,via=192.168.1.2,metric=5,weight=3',
                      'neigh = 192.168.1.9,dev=1,lladdr=02:00:00:00:00:09',
                      'sport-range = 40000-40100', 'icmp-rate = 100,burst=10',
                      'gro = 1,timeout=50']:
@@ -248,6 +250,8 @@ class WithGateway(FouctlCase):
                      'broadcast 10.99.0.255/32 dev 0 proto kernel',
                      '10.5.0.0/16 via 192.168.1.2 dev 1 proto static',
                      '10.6.0.0/16 dev t1 proto static',
+                     # a second route: its metric and weight, and not in use
+                     '10.6.0.0/16 via 192.168.1.2 dev 1 proto static metric 5 weight 3 unused',
                      'fd00:41::/64 via fd00:1::2 dev 1 proto static']:
             self.assertIn(line, routes)
         addrs = self.ctl(gw, 'addr', 'show').splitlines()

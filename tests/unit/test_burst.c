@@ -137,7 +137,13 @@ static const char config[] =
 	"route 10.57.0.0/16,dev=t6_fou\n"
 	"route fd00:57::/32,dev=t6_fou\n"
 	"route 10.58.0.0/16,dev=t6_gre\n"
-	"route fd00:58::/32,dev=t6_held\n";
+	"route fd00:58::/32,dev=t6_held\n"
+	/* ECMP groups: the look-ahead routes the member's remote */
+	"route 10.59.0.0/16,dev=t_ipip\n"
+	"route 10.59.0.0/16,dev=t_plain,weight=2\n"
+	"route 10.59.0.0/16,dev=t6_fou\n"
+	"route fd00:59::/32,dev=t_sit\n"
+	"route fd00:59::/32,dev=t6_fou\n";
 
 /* --- the set of frames ------------------------------------------------------ */
 
@@ -496,6 +502,7 @@ cases_build(void)
 	struct unit_spec s;
 	struct bcase *c;
 	uint8_t l4[64];
+	unsigned int i;
 
 	nb_cases = 0;
 
@@ -686,6 +693,15 @@ cases_build(void)
 	case_plain("v4 into t_noroute", RX_PORT, &s, FOU_DROP_NO_ROUTE, 0);
 	spec4(&s, PEER, IP4(10, 56, 0, 7), 8);
 	case_plain("v4 into t_loop", RX_PORT, &s, FOU_DROP_TUNNEL_LOOP, 0);
+	/* flows of ECMP groups, plain and decapsulated: members by hash */
+	for (i = 0; i < 6; i++) {
+		spec4(&s, PEER + i, IP4(10, 59, 0, 7), 8);
+		case_plain("v4 into the 10.59/16 group", RX_PORT, &s, V_FWD, EG_PORT);
+		case_spec("ipip into the 10.59/16 group", &s, V_FWD, EG_PORT);
+		spec6(&s, "fd00::2", "fd00:59::7", 8);
+		s.in_src6[15] = (uint8_t)(0x20 + i);
+		case_plain("v6 into the fd00:59::/32 group", RX_PORT, &s, V_FWD, EG_PORT);
+	}
 	/* back out of port 0 through r_ipip; 1300 bytes: more than r_ipip's
 	 * path MTU once the error at the end of the set has lowered it */
 	spec4(&s, PEER, IP4(10, 30, 0, 5), 1272);

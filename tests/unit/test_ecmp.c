@@ -362,6 +362,66 @@ test_ecmp_v6_default_gateways(void **state)
 	UNIT_POOL_FULL();
 }
 
+/*
+ * Groups met on other ways out: a tunnel's remote routed over two gateways
+ * (the underlay: one path per tunnel, by the remote), and ICMP errors
+ * back to senders whose prefix is a group (by the sender's address).
+ */
+static void
+test_ecmp_underlay_and_icmp(void **state)
+{
+	struct fou_gw *gw = ecmp_gw();
+	static uint8_t now[FLOWS];
+	static struct unit_frame got[FOU_BURST];
+	struct rte_mbuf *pkts[FOU_BURST];
+	struct unit_lcore u = { 0 };
+	unsigned int cnt[2], i, k, n, mac[2] = { 0 };
+	struct fou_tunnel_info ti[8];
+
+	*state = gw;
+	UNIT_APPLY(gw, "route", "10.20.0.11/32,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "10.20.0.11/32,dev=1,via=192.168.1.7");
+	UNIT_APPLY(gw, "route", "10.64.0.0/16,dev=e1");
+	unit_lcore_begin(&u, gw, 1);
+	send_flows(&u, false, IP4(10, 64, 0, 1), NULL, true, now);
+	count(now, cnt, 2);
+	assert_true(cnt[0] == FLOWS || cnt[1] == FLOWS);
+	/* the tunnels listed (fou_tunnel_egress() on the control side) */
+	n = fou_tunnel_list(gw, ti, RTE_DIM(ti));
+	for (i = 0; i < n && strcmp(ti[i].conf.name, "e1") != 0; i++)
+		;
+	assert_true(i < n);
+	assert_null(ti[i].unresolved);
+	assert_int_equal(ti[i].mtu, 1500 - 20 - 8);
+
+	/* the senders' prefix is a group: their time exceeded errors spread */
+	UNIT_APPLY(gw, "route", "10.100.0.0/16,dev=1,via=192.168.1.2");
+	UNIT_APPLY(gw, "route", "10.100.0.0/16,dev=1,via=192.168.1.7");
+	UNIT_APPLY(gw, "icmp-rate", "1000000,burst=1000");	/* none held back */
+	for (i = 0; i < 64; i += FOU_BURST) {
+		for (k = 0; k < FOU_BURST; k++) {
+			struct unit_spec sp;
+			struct unit_pkt p;
+
+			unit_spec_ipip(&sp);
+			sp.in_src4 = IP4(10, 100, 0, 0) + i + k;
+			sp.in_dst4 = IP4(10, 64, 0, 1);
+			sp.in_ttl = 1;
+			unit_build(&sp, &p);
+			pkts[k] = unit_mbuf(p.b, p.len);
+		}
+		assert_int_equal(unit_burst(&u, pkts, FOU_BURST, got), FOU_BURST);
+		for (k = 0; k < FOU_BURST; k++) {
+			assert_int_equal(got[k].port, EG_PORT);
+			assert_int_equal(got[k].b[23], IPPROTO_ICMP);
+			mac[memcmp(got[k].b, &mac_nb4, 6) == 0 ? 0 : 1]++;
+		}
+	}
+	assert_true(mac[0] > 8 && mac[1] > 8);
+	unit_lcore_end(&u);
+	UNIT_POOL_FULL();
+}
+
 /* What a route statement may not do, and what the limits count. */
 static void
 test_ecmp_limits(void **state)
@@ -411,6 +471,84 @@ test_ecmp_limits(void **state)
 	UNIT_APPLY(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.7");
 }
 
+/* Fill the next-hop table with gateway routes from 192.168.1.*start*: how
+ * many went in before it was full. */
+static unsigned int
+fill_nexthops(struct fou_gw *gw, unsigned int start)
+{
+	struct fou_err err;
+	char arg[64];
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; ret == 0; i++) {
+		assert_true(start + i < 250);
+		snprintf(arg, sizeof(arg), "10.%u.0.0/16,dev=1,via=192.168.1.%u", 100 + start + i,
+			 start + i);
+		ret = fou_stmt_apply(gw, "route", arg, &err);
+	}
+	assert_int_equal(ret, -ENOSPC);
+	assert_string_equal(err.msg, "too many next hops (at most 30)");
+	return i - 1;
+}
+
+/*
+ * A group takes a next-hop slot. None left: a route that would make one is
+ * refused and changes nothing; a tunnel coming back when none is left
+ * leaves its prefix on one live route (an error to the caller), and gets
+ * its group once there is room.
+ */
+static void
+test_ecmp_no_room_for_group(void **state)
+{
+	struct fou_gw_params p;
+	struct fou_gw *gw;
+	struct fou_err err;
+	static uint8_t now[FLOWS];
+	struct unit_lcore u = { 0 };
+	unsigned int cnt[3], n;
+
+	fou_gw_params_default(&p);
+	p.max_nexthops = 30;
+	gw = unit_gw_std_params(&p);
+	*state = gw;
+	UNIT_APPLY(gw, "tunnel", "r4,type=ipip,local=10.0.0.1,remote=10.0.0.2,encap-dport=5555");
+	UNIT_APPLY(gw, "tunnel", "e1,type=ipip,local=192.168.1.1,remote=10.20.0.11,encap-dport=5555");
+	UNIT_APPLY(gw, "tunnel", "e2,type=ipip,local=192.168.1.1,remote=10.20.0.12,encap-dport=5555");
+	UNIT_APPLY(gw, "tunnel", "e3,type=ipip,local=192.168.1.1,remote=10.20.0.13,encap-dport=5555");
+	UNIT_APPLY(gw, "route", "10.70.0.0/16,dev=e1");
+	UNIT_APPLY(gw, "route", "10.71.0.0/16,dev=e2");	/* e2's next hop exists */
+	n = fill_nexthops(gw, 20);
+	assert_int_equal(fou_stmt_apply(gw, "route", "10.70.0.0/16,dev=e2", &err), -ENOSPC);
+	assert_string_equal(err.msg, "too many next hops (at most 30): no room for the group "
+			    "of the routes to 10.70.0.0/16");
+	assert_int_equal(fou_stmt_del(gw, "route", "10.70.0.0/16,dev=e2", &err), -ESRCH);
+	unit_lcore_begin(&u, gw, 1);
+	send_flows(&u, false, IP4(10, 70, 0, 1), NULL, false, now);
+	count(now, cnt, 3);
+	assert_int_equal(cnt[0], FLOWS);
+
+	/* a slot: the group; e2 down frees it (at the grace period) */
+	UNIT_DEL(gw, "route", "10.120.0.0/16");
+	UNIT_APPLY(gw, "route", "10.70.0.0/16,dev=e2");
+	assert_int_equal(fou_tunnel_usable_set(gw, tun_idx(gw, "e2"), false), 0);
+	assert_int_equal(fill_nexthops(gw, 20 + n), 1);
+	/* back, and no slot for the group: e1 carries alone, nothing is lost */
+	assert_int_equal(fou_tunnel_usable_set(gw, tun_idx(gw, "e2"), true), -ENOSPC);
+	send_flows(&u, false, IP4(10, 70, 0, 1), NULL, false, now);
+	count(now, cnt, 3);
+	assert_int_equal(cnt[0], FLOWS);
+	/* room again: the next change of the prefix makes the group */
+	UNIT_DEL(gw, "route", "10.121.0.0/16");
+	assert_int_equal(fou_tunnel_usable_set(gw, tun_idx(gw, "e2"), false), 0);
+	assert_int_equal(fou_tunnel_usable_set(gw, tun_idx(gw, "e2"), true), 0);
+	send_flows(&u, false, IP4(10, 70, 0, 1), NULL, false, now);
+	count(now, cnt, 3);
+	assert_true(cnt[0] > 500 && cnt[1] > 500);
+	unit_lcore_end(&u);
+	UNIT_POOL_FULL();
+}
+
 static int
 teardown_gw(void **state)
 {
@@ -430,7 +568,9 @@ main(int argc, char **argv)
 		T(test_ecmp_two_down),
 		T(test_metric_failover),
 		T(test_ecmp_v6_default_gateways),
+		T(test_ecmp_underlay_and_icmp),
 		T(test_ecmp_limits),
+		T(test_ecmp_no_room_for_group),
 	};
 	int failures;
 
