@@ -700,6 +700,21 @@ unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *ou
 unsigned int fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_info *out,
 				  unsigned int n, unsigned int offset, bool since_reset);
 
+/*
+ * The peer's config (fou_peer.c): the Linux commands, one per call of cb
+ * (a line without newline), that make a Linux host the far end of tunnel
+ * name: `ip fou add`, `ip link add` mirrored (local and remote swapped,
+ * encap-dport the gateway's receive port), `ip addr add` of the peer's
+ * address on each of the tunnel's networks, `ip link set up`, the routes
+ * back to the networks behind the gateway's other ports, and the sysctls
+ * the probes through the peer need. Every line is made before the first
+ * call: an error (no such tunnel, no receive port for it, no address left
+ * for the peer), named in err, calls cb for none. Under the control lock.
+ */
+typedef int (*fou_peer_cb)(void *ctx, const char *line, struct fou_err *err);
+int fou_peer_config(const struct fou_gw *gw, const char *name, fou_peer_cb cb, void *ctx,
+		    struct fou_err *err);
+
 /* encap-sport auto picks from [min, max]; default 32768-60999 as Linux'
  * ip_local_port_range. */
 int fou_sport_range_set(struct fou_gw *gw, uint16_t min, uint16_t max, struct fou_err *err);
