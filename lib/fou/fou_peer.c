@@ -304,6 +304,18 @@ fou_peer_carried(const struct fou_tunnel_conf *c)
 	}
 }
 
+/* Is p (address and length) in list[0..n)? */
+static bool
+fou_peer_seen(const struct fou_ip *list, unsigned int n, const struct fou_ip *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i].plen == p->plen && fou_ip_equal(&list[i], p))
+			return true;
+	return false;
+}
+
 /*
  * Is prefix p one the peer should route back into the tunnel: of a
  * family the gateway uses the tunnel for, not the default route, not
@@ -314,15 +326,9 @@ static bool
 fou_peer_route_ok(const struct fou_tunnel_conf *c, unsigned int fams, const struct fou_ip *p,
 		  const struct fou_ip *routes, unsigned int n)
 {
-	unsigned int i;
-
-	if (!(fams & fou_peer_fam_bit(p->family)) || p->plen == 0 ||
-	    fou_prefix_contains(p, &c->local) || fou_prefix_contains(p, &c->remote))
-		return false;
-	for (i = 0; i < n; i++)
-		if (routes[i].plen == p->plen && fou_ip_equal(&routes[i], p))
-			return false;
-	return true;
+	return (fams & fou_peer_fam_bit(p->family)) && p->plen != 0 &&
+	       !fou_prefix_contains(p, &c->local) && !fou_prefix_contains(p, &c->remote) &&
+	       !fou_peer_seen(routes, n, p);
 }
 
 /*
@@ -394,16 +400,21 @@ fou_peer_config(const struct fou_gw *gw, const char *name, fou_peer_cb cb, void 
 	fams &= fou_peer_carried(c);
 
 	fou_peer_link(gw, c, &o);
+	/* the peer's addresses go through back[] first: two of the gateway's
+	 * addresses on one network give the peer one */
 	for (i = 0; i < na && o.ret == 0; i++) {
 		struct fou_ip peer;
 
 		if (strcmp(ai[i].tunnel, name) != 0)
 			continue;
 		o.ret = fou_peer_addr(gw, name, &ai[i].ip, &peer, err);
-		if (o.ret == 0)
+		if (o.ret == 0 && !fou_peer_seen(back, nb, &peer)) {
+			back[nb++] = peer;
 			fou_peer_line(&o, "ip addr add %s/%u dev %s", FOU_IPSTR(&peer), peer.plen,
 				      name);
+		}
 	}
+	nb = 0;
 	fou_peer_line(&o, "ip link set %s up", name);
 
 	/* the routes back: the networks behind the gateway's ports (their
