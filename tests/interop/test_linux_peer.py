@@ -163,6 +163,23 @@ NEW_PORTS = {(GUE4_PORT, 4): 'gue', (5565, 6): 'ipip', (5566, 6): 'sit', (5567, 
              (GUE6_PORT, 6): 'gue'}
 FOU_IPPROTO = dict(ipip=4, sit=41, gre=47)
 
+# The peer-config run: two tunnels of dpdk-fou's to the guest, whose side
+# is made only of what /fou/tunnel/peer_config printed for each (`port`:
+# the tunnel's encap-dport, the guest's `ip fou add` port; the guest sends
+# to dpdk-fou's own receive ports, PEER_GW_PORTS). Behind the guest, its
+# network PEER_NET4 / PEER_NET6 (an address on its loopback, the one thing
+# set up besides the printed commands); dpdk-fou routes it into the
+# tunnels, the guest routes dpdk-fou's port-1 network back through them.
+PEER_GW_PORTS = ('5555:ipip', '%d:gue' % GUE4_PORT)
+PEER_TUNNELS = (
+    dict(name='pc-ipip', gw_dev='pcipip', kind='ipip', encap='fou', port=5570, family=4,
+         opts='ttl=64,encap-csum', gw_addr='192.168.70.1/30', net='10.77.0.0/24',
+         guest='10.77.0.1', client=CLIENT4),
+    dict(name='pc-gre', gw_dev='pcgre', kind='gre', encap='gue', port=5571, family=6,
+         opts='ttl=64,key=7,csum', gw_addr='fd00:71::1/64', net='fd00:77::/64',
+         guest='fd00:77::1', client=CLIENT6),
+)
+
 # (guest encap-csum, dpdk-fou encap-csum); ordered so the guest's tunnels are
 # re-created once.
 COMBOS = ((0, 0), (0, 1), (1, 1), (1, 0))
@@ -564,6 +581,22 @@ def gateway_new_opts(tunnels=NEW_TUNNELS):
     return opts
 
 
+def gateway_peer_opts():
+    """dpdk-fou's statements for the peer-config run (PEER_TUNNELS)."""
+    opts = ['--link', '0,address=' + MAC_GW0, '--link', '1,address=' + MAC_GW1,
+            '--addr', '0,%s/24' % GW_OUTER_IP,
+            '--addr', '1,%s/24' % GW4, '--addr', '1,%s/64' % GW6]
+    for port in PEER_GW_PORTS:
+        opts += ['--port', port]
+    for t in PEER_TUNNELS:
+        opts += ['--tunnel', '%s,type=%s,local=%s,remote=%s,%s,encap=%s,encap-dport=%d' % (
+                     t['gw_dev'], t['kind'], GW_OUTER_IP, GUEST_IP, t['opts'], t['encap'],
+                     t['port']),
+                 '--addr', '%s,%s' % (t['gw_dev'], t['gw_addr']),
+                 '--route', '%s,dev=%s' % (t['net'], t['gw_dev'])]
+    return opts
+
+
 class Gateway:
     """dpdk-fou in the gateway namespace on the tap and the veth; with
     via_telemetry, started with only --port 5555:ipip and configured by
@@ -571,10 +604,12 @@ class Gateway:
 
     seq = 0
 
-    def __init__(self, binary, workdir, gw_csum, via_telemetry=False, port0=None, new=None):
+    def __init__(self, binary, workdir, gw_csum, via_telemetry=False, port0=None, new=None,
+                 peer=False):
         Gateway.seq += 1
         self.prefix = 'fou-interop-%d-%d' % (os.getpid(), Gateway.seq)
-        opts = gateway_new_opts(new) if new else gateway_opts(gw_csum)
+        opts = gateway_peer_opts() if peer else gateway_new_opts(new) if new else \
+            gateway_opts(gw_csum)
         self.nports = sum(o == '--port' for o in opts)
         self.via_telemetry = via_telemetry
         self.commands = []
@@ -1171,6 +1206,9 @@ class InteropTest:
                 raise SetupError('missing %s (apt-get install %s)' % (tool, package))
         if not self.a.hold and not os.access(self.a.gateway, os.X_OK):
             raise SetupError('no dpdk-fou binary at %s' % self.a.gateway)
+        if not self.a.hold and self.a.peer_run and not os.access(self.a.fouctl, os.X_OK):
+            raise SetupError('no fouctl binary at %s (--fouctl, or --peer-run off)'
+                             % self.a.fouctl)
         for ns in (NS_CLIENT, NS_GW):
             if os.path.exists('/run/netns/' + ns):
                 raise SetupError('namespace %s exists already' % ns)
@@ -1224,6 +1262,9 @@ class InteropTest:
         run(c + ['link', 'set', VETH_CLIENT, 'up'])
         for t in TUNNELS + NEW_TUNNELS:
             run(c + ['route', 'add', t['inner_net'], 'via', GW4 if t['family'] == 4 else GW6,
+                     'src', t['client']])
+        for t in PEER_TUNNELS:
+            run(c + ['route', 'add', t['net'], 'via', GW4 if t['family'] == 4 else GW6,
                      'src', t['client']])
 
     def start_capture(self):
@@ -1493,9 +1534,11 @@ class InteropTest:
             self.traffic(label, index)
         self.windows.append((label, guest_csum, gw_csum, t0, self.stop_gateway(label)))
 
-    def stop_gateway(self, label):
+    def stop_gateway(self, label, mld=0):
         """Stop dpdk-fou: exit status 0, its accounting and mbufs ok, no
-        drop; the time it stopped."""
+        drop (but, as outer_martian, up to mld MLD reports the guest sent
+        from ::, the address it has without a link-local one); the time
+        it stopped."""
         c = self.checks
         status = self.gw.stop()
         out = self.gw.proc.output()
@@ -1509,9 +1552,12 @@ class InteropTest:
         # Every packet here has a way through: a drop is a packet dpdk-fou
         # refused that Linux sent or would accept (a checksum, a length...).
         dropped = re.search(r'^dropped: (\d+)$', out, re.M)
-        c.check('%s: dpdk-fou dropped nothing (dropped: %s)'
-                % (label, dropped[1] if dropped else 'missing'),
-                dropped and dropped[1] == '0',
+        martian = re.search(r'^drop outer_martian: (\d+)', out, re.M)
+        mld_drops = min(int(martian[1]), mld) if martian else 0
+        c.check('%s: dpdk-fou dropped nothing%s (dropped: %s)'
+                % (label, ', but %d MLD reports from :: of the guest\'s %d' % (mld_drops, mld)
+                   if mld else '', dropped[1] if dropped else 'missing'),
+                dropped and int(dropped[1]) == mld_drops,
                 '\n'.join(re.findall(r'^drop \w+: .*$', out, re.M)))
         for line in re.findall(r'^(?:port \d+: rx|decapsulated|tunnel \w+: encap|sent |drop ).*$',
                                out, re.M):
@@ -1561,6 +1607,110 @@ class InteropTest:
                 MAC_GW0.lower() in out.lower() and 'REACHABLE' in out, out)
         for t in self.new_tunnels:
             self.both_ways(label, t, a.new_bytes)
+
+    # -- the guest configured by what dpdk-fou wrote for it -----------------------------------
+
+    PEER_LABEL = 'peer config'
+
+    def peer_commands(self, t):
+        """The commands `fouctl tunnel peer-config` prints for tunnel t, and
+        whether /fou/tunnel/peer_config's JSON says the same (its entries'
+        parts joined by spaces), with the evidence."""
+        p = run([self.a.fouctl, '-p', self.gw.prefix, 'tunnel', 'peer-config', t['gw_dev']],
+                check=False)
+        lines = p.stdout.splitlines() if p.returncode == 0 else []
+        r = self.gw.query('/fou/tunnel/peer_config,%s' % t['gw_dev']) or {}
+        json_lines = [' '.join(r.get(str(i)) or []) for i in range(r.get('count', 0))]
+        return lines, lines and lines == json_lines, '%s%s\n%s' % (
+            p.stdout, p.stderr, json.dumps(r))
+
+    def peer_round(self):
+        """dpdk-fou with PEER_TUNNELS; the guest's FOU tunnels make way and
+        the guest gets, besides its network on its loopback, only the
+        commands fouctl printed for each tunnel, run verbatim; then traffic
+        both ways through each; afterwards the guest is put back."""
+        a, c, label = self.a, self.checks, self.PEER_LABEL
+        log('--- %s' % label)
+        t0 = time.time()
+        rc, out = self.guest.run(
+            'for t in ipip gre sit; do ip link del fou_$t; done; '
+            + '; '.join('ip addr add %s/%d dev lo' % (t['guest'], 32 if t['family'] == 4 else 128)
+                        for t in PEER_TUNNELS))
+        if not c.check('%s: guest FOU tunnels out of the way, its networks on lo' % label,
+                       rc == 0, out):
+            return
+        mld0 = self.guest_mld_reports()
+        self.gw = Gateway(a.gateway, self.workdir, 0, peer=True)
+        ran = []
+        if c.check('%s: dpdk-fou started' % label, self.gw.wait_ready(),
+                   '%s\n%s' % (self.gw.command(), self.gw.proc.output())):
+            ran = self.peer_apply(label)
+            if len(ran) == len(PEER_TUNNELS):
+                before = self.tunnel_counters()
+                for t in PEER_TUNNELS:
+                    self.both_ways(label, t, a.new_bytes)
+                after = self.tunnel_counters()
+                for t in PEER_TUNNELS:
+                    b, e = before.get(t['gw_dev'], {}), after.get(t['gw_dev'], {})
+                    grew = {k: e.get(k, 0) - b.get(k, 0) for k in ('tx_packets', 'rx_packets')}
+                    c.check('%s: %s: dpdk-fou\'s counters of the tunnel grew: %s'
+                            % (label, t['name'], grew), all(v > 0 for v in grew.values()),
+                            json.dumps(after))
+        # net.ipv6.conf.all.forwarding=1 joins the all-routers group: the
+        # guest's NIC, without a link-local address, reports it from ::
+        self.stop_gateway(label, mld=self.guest_mld_reports() - mld0)
+        self.peer_undo(ran)
+        log('%s took %.0f s' % (label, time.time() - t0))
+
+    def peer_apply(self, label):
+        """Each tunnel's printed commands, run one by one in the guest; the
+        commands of the tunnels whose every command succeeded."""
+        c, ran = self.checks, []
+        for t in PEER_TUNNELS:
+            lines, same, evidence = self.peer_commands(t)
+            c.check('%s: %s: fouctl printed %d commands, the same as the telemetry JSON'
+                    % (label, t['name'], len(lines)), same, evidence)
+            failed = []
+            for line in lines:
+                rc, out = self.guest.run(line)
+                if rc != 0:
+                    failed.append('%s -> %s %s' % (line, rc, out.strip()))
+            if c.check('%s: %s: the guest ran them verbatim, every one exit 0'
+                       % (label, t['name']), lines and not failed,
+                       '\n'.join(failed or lines)):
+                ran.append(lines)
+        return ran
+
+    def guest_mld_reports(self):
+        """The MLDv2 reports the guest sent so far."""
+        rc, out = self.guest.run('grep Icmp6OutMLDv2Reports /proc/net/snmp6')
+        m = re.search(r'Icmp6OutMLDv2Reports\s+(\d+)', out)
+        return int(m[1]) if m else 0
+
+    def tunnel_counters(self):
+        """dpdk-fou's tunnels by name: their counters."""
+        r = self.gw.query('/fou/tunnels') or {}
+        return {e['name']: e for k, e in r.items() if isinstance(e, dict) and 'name' in e}
+
+    def peer_undo(self, ran):
+        """What the printed commands made goes (the links with their
+        addresses and routes, the FOU ports), forwarding off again, the
+        loopback addresses away, and the guest's FOU tunnels back."""
+        undo = []
+        for lines in ran:
+            for line in lines:
+                w = line.split()
+                if w[:3] == ['ip', 'link', 'add']:
+                    undo.append('ip link del %s' % w[3])
+                elif w[:4] == ['ip', 'fou', 'add', 'port']:
+                    undo.append('ip fou del port %s%s' % (w[4], ' -6' if w[-1] == '-6' else ''))
+        undo += ['ip addr del %s/%d dev lo' % (t['guest'], 32 if t['family'] == 4 else 128)
+                 for t in PEER_TUNNELS]
+        undo += ['echo 0 > /proc/sys/net/ipv4/ip_forward',
+                 'echo 0 > /proc/sys/net/ipv6/conf/all/forwarding',
+                 'tunnels %d' % self.guest_csum]
+        rc, out = self.guest.run('; '.join(undo))
+        self.checks.check('%s: guest FOU tunnels restored' % self.PEER_LABEL, rc == 0, out)
 
     def analyse(self):
         rows = tshark_rows(self.a.tshark, self.pcaps[TAP], ' || '.join(
@@ -1732,6 +1882,8 @@ class InteropTest:
                 self.combo(i, g, d)
             if self.new_tunnels:
                 self.new_round()
+            if self.a.peer_run:
+                self.peer_round()
             if self.a.reasm_port0 != 'none':
                 self.outer_reasm()
         finally:
@@ -1855,12 +2007,18 @@ def main():
                     default='net_tap',
                     help="port 0's PMD in the outer reassembly case (af_packet shows that "
                     'its fanout defragments; none leaves the case out)')
+    ap.add_argument('--fouctl', help='the built fouctl (default: next to --gateway)')
+    ap.add_argument('--peer-run', choices=('on', 'off'), default='on',
+                    help='the run whose guest is configured by /fou/tunnel/peer_config')
     ap.add_argument('--analyse', metavar='WORKDIR',
                     help='only the capture checks, on the files a kept run left')
     args = ap.parse_args()
     if not args.gateway and not args.analyse:
         ap.error('--gateway is required')
     args.gateway = os.path.abspath(args.gateway or '.')
+    args.fouctl = os.path.abspath(args.fouctl or os.path.join(os.path.dirname(args.gateway),
+                                                              'fouctl'))
+    args.peer_run = args.peer_run == 'on'
 
     def terminate(signum, frame):
         raise KeyboardInterrupt('signal %d' % signum)
