@@ -32,6 +32,8 @@ ROLES = {
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the kernel interfaces (--punt): the control thread's side
     'fou_punt.c': 'control',
+    # the far end's commands, written from the tables (read only)
+    'fou_peer.c': 'control',
     # the rte_log types (fou.ctl, fou.telemetry, ...)
     'fou_log.c': 'control',
     # the per-lcore context: created by control, driven by its worker
