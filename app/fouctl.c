@@ -212,6 +212,17 @@ fouctl_print_route(const char *key, const json_t *e)
 		printf(" dev %s", dev);
 	if (origin != NULL)
 		printf(" proto %s", strcmp(origin, "addr") == 0 ? "kernel" : "static");
+	/* as ip route: a metric other than 0; a nexthop's weight and dead
+	 * flag (RTNH_F_DEAD), for a tunnel made unusable; then whether the
+	 * prefix's traffic takes it now */
+	if (fouctl_u64(e, "metric") != 0)
+		printf(" metric %llu", (unsigned long long)fouctl_u64(e, "metric"));
+	if (json_object_get(e, "weight") != NULL && fouctl_u64(e, "weight") != 1)
+		printf(" weight %llu", (unsigned long long)fouctl_u64(e, "weight"));
+	if (json_object_get(e, "usable") != NULL && fouctl_u64(e, "usable") == 0)
+		printf(" dead");
+	if (json_object_get(e, "in_use") != NULL && fouctl_u64(e, "in_use") == 0)
+		printf(" unused");
 	putchar('\n');
 }
 

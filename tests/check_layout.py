@@ -28,7 +28,7 @@ ROLES = {
     'fou_hdr.h': 'shared',
     # control, by object, and the header only control files share
     'fou_ctl.h': 'control', 'fou_gw.c': 'control', 'fou_iface.c': 'control',
-    'fou_rib.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
+    'fou_rib.c': 'control', 'fou_nhgroup.c': 'control', 'fou_neigh.c': 'control', 'fou_tunnel.c': 'control',
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the kernel interfaces (--punt): the control thread's side
     'fou_punt.c': 'control',

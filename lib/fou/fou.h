@@ -505,8 +505,37 @@ int fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 /* Route prefix into the tunnel named dev (IPv4 for ipip, IPv6 for sit). */
 int fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
 			 struct fou_err *err);
-/* A route (not one an address brought). */
+/* The first route to prefix (lowest metric, then first added), as `ip
+ * route del PREFIX`; not one an address brought. */
 int fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err);
+
+/*
+ * Several routes to one prefix, as `ip -6 route append`: the routes of the
+ * lowest metric whose next hop is usable carry the traffic, several of
+ * them by weight over the inner flow hash (ECMP, at most FOU_ECMP_MAX);
+ * a tunnel made unusable (fou_tunnel_usable_set()) hands its share to the
+ * others. A route is its prefix, next hop and metric: two equal ones are
+ * -EEXIST.
+ */
+#define FOU_ECMP_MAX 16
+#define FOU_ROUTE_WEIGHT_MAX 256
+struct fou_route_spec {
+	struct fou_ip prefix;
+	const char *tunnel;		/* into this tunnel; NULL: out of port */
+	uint16_t port;
+	const struct fou_ip *via;	/* out of port via a gateway; NULL: connected */
+	uint32_t metric;		/* lower wins; 0 by default */
+	uint16_t weight;		/* 1..FOU_ROUTE_WEIGHT_MAX; 0 is 1 */
+};
+int fou_route_append(struct fou_gw *gw, const struct fou_route_spec *rs, struct fou_err *err);
+/* What fou_route_remove() matches besides the prefix. */
+#define FOU_ROUTE_M_DEV 0x01		/* the tunnel, or the port */
+#define FOU_ROUTE_M_VIA 0x02		/* the gateway (rs->via NULL: none) */
+#define FOU_ROUTE_M_METRIC 0x04
+/* The first route to rs->prefix (lowest metric, then first added) that
+ * matches what match names, as `ip route del` with qualifiers. */
+int fou_route_remove(struct fou_gw *gw, const struct fou_route_spec *rs, unsigned int match,
+		     struct fou_err *err);
 
 struct fou_addr_info {
 	uint16_t port;		/* a port's address (tunnel "") */
@@ -523,12 +552,18 @@ struct fou_route_info {
 	struct fou_ip via;	/* gateway; family 0 otherwise */
 	char tunnel[FOU_TUNNEL_NAMESIZE];	/* tunnel */
 	bool from_addr;		/* brought by an address (not a route statement) */
+	uint32_t metric;
+	uint16_t weight;
+	bool usable;		/* its next hop may carry traffic (a tunnel's is unusable
+				 * once fou_tunnel_usable_set() said so) */
+	bool in_use;		/* among the routes its prefix's traffic takes now */
 };
 /* Fills up to n routes from the offset-th, in the order they were added;
  * returns the count of all. */
 unsigned int fou_route_list(const struct fou_gw *gw, struct fou_route_info *out, unsigned int n,
 			    unsigned int offset);
-/* The route to exactly prefix; -ESRCH if there is none. */
+/* The first route to exactly prefix (lowest metric, then first added);
+ * -ESRCH if there is none. */
 int fou_route_get(const struct fou_gw *gw, const struct fou_ip *prefix,
 		  struct fou_route_info *ri);
 

@@ -377,18 +377,23 @@ static void
 fou_dump_route(struct fou_dump *d, const void *entry)
 {
 	const struct fou_route_info *r = entry;
+	char arg[160];
+	int n;
 
 	if (r->from_addr)
 		return;
+	n = snprintf(arg, sizeof(arg), "%s/%u", FOU_IPSTR(&r->prefix), r->prefix.plen);
 	if (r->tunnel[0] != '\0')
-		fou_dump_emit(d, "route", "%s/%u,dev=%s", FOU_IPSTR(&r->prefix), r->prefix.plen,
-			      r->tunnel);
-	else if (r->via.family != 0)
-		fou_dump_emit(d, "route", "%s/%u,dev=%u,via=%s", FOU_IPSTR(&r->prefix),
-			      r->prefix.plen, r->port, FOU_IPSTR(&r->via));
+		n += snprintf(arg + n, sizeof(arg) - n, ",dev=%s", r->tunnel);
 	else
-		fou_dump_emit(d, "route", "%s/%u,dev=%u", FOU_IPSTR(&r->prefix), r->prefix.plen,
-			      r->port);
+		n += snprintf(arg + n, sizeof(arg) - n, ",dev=%u", r->port);
+	if (r->via.family != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",via=%s", FOU_IPSTR(&r->via));
+	if (r->metric != 0)
+		n += snprintf(arg + n, sizeof(arg) - n, ",metric=%u", r->metric);
+	if (r->weight != 1)
+		snprintf(arg + n, sizeof(arg) - n, ",weight=%u", r->weight);
+	fou_dump_emit(d, "route", "%s", arg);
 }
 
 int

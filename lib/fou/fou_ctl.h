@@ -32,7 +32,33 @@ int fou_route_find(const struct fou_gw *gw, const struct fou_ip *prefix);
  * Returns the next hop index, or -errno with err filled. */
 int fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
 		     const struct fou_ip *via, uint32_t tunnel, bool from_addr,
-		     struct fou_err *err);
+		     uint32_t metric, uint16_t weight, struct fou_err *err);
+/* fou_nhgroup.c: what the FIB holds for the prefix of route record head
+ * (its first) from its routes now: the next hop of the best usable ones,
+ * or their group. -ENOSPC (no next hop for a group), err filled. */
+int fou_prefix_select(struct fou_gw *gw, uint32_t head, struct fou_err *err);
+/* Is route record i among those its prefix's traffic takes now? */
+bool fou_route_in_use(const struct fou_gw *gw, uint32_t i);
+/* Is next hop nh usable (not into an unusable tunnel)? */
+bool fou_nh_usable(const struct fou_gw *gw, uint32_t nh);
+/* fou_rib.c: the next hop the FIB holds for prefix (FOU_NONE: none), and
+ * set it (the prefix is in the FIB, or the default route). */
+uint32_t fou_prefix_fib_get(const struct fou_gw *gw, const struct fou_ip *prefix);
+void fou_prefix_fib_set(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh);
+/* A group next hop, its slot in gw->nh (fou_nhg_free(): with its
+ * buckets, at commit), or -ENOSPC. */
+int fou_nh_group_get(struct fou_gw *gw, uint8_t family);
+/* Drop a reference to next hop idx (freed at commit when it was the last). */
+void fou_nh_put(struct fou_gw *gw, uint32_t idx);
+/*
+ * Tunnel idx (its index) carries its routes' traffic or not. usable
+ * false: the routes into it rest, and their prefixes' next best routes
+ * carry it (equal metrics by weight); true: they come back. Flows on other
+ * next hops never move. Returns after the grace period: once it has, no
+ * packet goes into an unusable tunnel along a route that has another
+ * usable one. Every tunnel starts usable. The control lock is held.
+ */
+int fou_tunnel_usable_set(struct fou_gw *gw, uint32_t tunnel, bool usable);
 /* Take route record i out of the FIB and the lists, and drop its next hop. */
 void fou_route_uninstall(struct fou_gw *gw, uint32_t i);
 /* The index of the next hop of that kind in gw->nh, or -1 (its routes:

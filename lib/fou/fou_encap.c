@@ -13,51 +13,6 @@
 #include "fou_encap.h"
 #include "fou_hdr.h"
 
-/*
- * A hash of the inner flow (Linux' skb flow hash as far as it goes): the
- * addresses, the protocol and, for a first fragment or an unfragmented
- * packet, the ports. encap-sport auto and the auto flow label take it.
- */
-static __rte_always_inline uint32_t
-fou_flow_hash(const struct rte_mbuf *m, bool inner_v6)
-{
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t h, l4;
-	uint8_t proto;
-
-	if (!inner_v6) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
-
-		h = rte_hash_crc_4byte(ip->src_addr, 0);
-		h = rte_hash_crc_4byte(ip->dst_addr, h);
-		proto = ip->next_proto_id;
-		l4 = (ip->version_ihl & 0xfu) * 4;
-		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_MF_FLAG |
-							   RTE_IPV4_HDR_OFFSET_MASK))
-			proto = 0;
-	} else {
-		const struct rte_ipv6_hdr *ip6 = (const struct rte_ipv6_hdr *)p;
-		uint64_t addrs[4];	/* rte_hash_crc reads 8 bytes at a time, aligned */
-
-		memcpy(addrs, ip6->src_addr, sizeof(addrs));
-		h = rte_hash_crc(addrs, sizeof(addrs), 0);
-		proto = ip6->proto;
-		l4 = sizeof(*ip6);
-	}
-	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_SCTP ||
-	    proto == IPPROTO_UDPLITE) {
-		uint32_t buf, v;
-		/* the same port for a flow however the packet is segmented */
-		const void *ports = rte_pktmbuf_read(m, l4, sizeof(buf), &buf);
-
-		if (ports != NULL) {
-			memcpy(&v, ports, sizeof(v));
-			h = rte_hash_crc_4byte(v, h);
-		}
-	}
-	return rte_hash_crc_4byte(proto, h);
-}
-
 /* encap-sport auto (udp_flow_src_port): the flow hash mapped onto the
  * configured range [MIN, MAX]. */
 static inline uint16_t
@@ -150,7 +105,7 @@ fou_tunnel_encap6(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_m
 	auto_label = (t6->flags6 & (FOU_TUN6_FLOW_AUTO | FOU_TUN6_FLOW_INHERIT)) &&
 		     (flow & 0xfffff) == 0;
 	if ((flags & FOU_TUN_SPORT_AUTO) || auto_label)
-		hash = fou_flow_hash(m, inner_v6);
+		hash = fou_flow_hash(m, 0, inner_v6);
 	if (auto_label) {
 		uint32_t l = (hash ^ (hash >> 20)) & 0xfffff;
 
@@ -231,7 +186,7 @@ fou_tunnel_encap(struct fou_lcore *lc, const struct fou_tunnel *t, struct rte_mb
 		ds = (uint8_t)(vtc >> 20);
 	}
 	if (t->flags & FOU_TUN_SPORT_AUTO)
-		sport = fou_flow_sport(gw, fou_flow_hash(m, inner_v6));
+		sport = fou_flow_sport(gw, fou_flow_hash(m, 0, inner_v6));
 
 	h = (uint8_t *)rte_pktmbuf_prepend(m, t->hdr_len);
 	if (unlikely(h == NULL))

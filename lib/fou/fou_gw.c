@@ -305,6 +305,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 					  p->socket_id);
 	gw->nh = rte_zmalloc_socket("fou_nh", sizeof(*gw->nh) * p->max_nexthops,
 				    RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->nhg = rte_zmalloc_socket("fou_nhg", sizeof(*gw->nhg) * p->max_nexthops,
+				     RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->stats = rte_zmalloc_socket("fou_stats", sizeof(*gw->stats) * FOU_STATS_ROWS,
 				       RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tunnels = rte_zmalloc_socket("fou_tunnels", sizeof(*gw->tunnels) * p->max_tunnels,
@@ -319,7 +321,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	if (gw->routes == NULL || gw->raux == NULL || gw->own_sets == NULL ||
 	    gw->nh_ctl == NULL || gw->nh_ids == NULL || gw->tun_ids == NULL ||
 	    gw->stats_base == NULL || gw->tun_base == NULL ||
-	    gw->nh == NULL || gw->stats == NULL || gw->workers == NULL ||
+	    gw->nh == NULL || gw->nhg == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL ||
 				     gw->tun_pmtu == NULL)))
 		goto fail;
@@ -352,6 +354,8 @@ fail:
 void
 fou_gw_free(struct fou_gw *gw)
 {
+	uint32_t i;
+
 	if (gw == NULL)
 		return;
 	fou_punt_free(gw);
@@ -375,6 +379,9 @@ fou_gw_free(struct fou_gw *gw)
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
 	rte_free(gw->tun_pmtu);
+	for (i = 0; gw->nhg != NULL && i < gw->params.max_nexthops; i++)
+		rte_free(gw->nhg[i]);
+	rte_free(gw->nhg);
 	rte_free(gw->nh);
 	rte_free(gw->stats);
 	rte_free(gw->workers);

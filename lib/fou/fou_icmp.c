@@ -92,6 +92,10 @@ fou_icmp_route(struct fou_lcore *lc, const struct fou_nexthop *nh, const void *d
 
 	if (nh == NULL || nh->type == FOU_NH_LOCAL || nh->type == FOU_NH_BCAST)
 		return FOU_DROP_NO_ROUTE;
+	/* a message to an ECMP prefix: by its destination */
+	if (nh->type == FOU_NH_GROUP)
+		nh = fou_nh_member(lc->gw, nh, nh->family == AF_INET ?
+				   rte_hash_crc(dst, 4, 0) : rte_hash_crc(dst, 16, 0));
 	r = fou_adj_resolve(lc->gw, NULL, nh, dst, lc->now, a);
 	if (r != FOU_FWD)
 		return r;

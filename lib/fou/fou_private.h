@@ -28,6 +28,7 @@ enum fou_nh_type {
 	FOU_NH_GATEWAY,		/* via a gateway on the port */
 	FOU_NH_TUNNEL,		/* into a tunnel: encapsulate */
 	FOU_NH_BCAST,		/* broadcast address of a connected network */
+	FOU_NH_GROUP,		/* ECMP: a member per flow, gw->nhg[tunnel] */
 };
 
 /* A next hop; routes sharing one share the entry. Immutable once used. */
@@ -35,7 +36,8 @@ struct fou_nexthop {
 	uint8_t type;		/* enum fou_nh_type; 0 = free slot */
 	uint8_t family;
 	uint16_t port;
-	uint32_t tunnel;	/* FOU_NH_TUNNEL: index into gw->tunnels */
+	uint32_t tunnel;	/* FOU_NH_TUNNEL: index into gw->tunnels;
+				 * FOU_NH_GROUP: into gw->nhg */
 	uint32_t refcnt;	/* control only: the routes that use it */
 	struct fou_ip gw;	/* FOU_NH_GATEWAY */
 };
@@ -75,6 +77,23 @@ struct fou_nh_ctl {
 };
 
 #define FOU_NONE UINT32_MAX	/* no index: the end of a list */
+
+/*
+ * An ECMP next-hop group (fou_nhgroup.c): the next hop of each of
+ * FOU_NHG_BUCKETS buckets, which a packet's flow hash picks. Its members
+ * fill home[] by weight; a bucket whose home member is unusable goes to a
+ * live one (rendezvous hashing), so a member that fails or returns moves
+ * its own buckets only. Workers read bucket[] (one word per store).
+ */
+#define FOU_NHG_BUCKETS 256
+struct fou_nhg {
+	uint32_t bucket[FOU_NHG_BUCKETS];	/* index into gw->nh */
+	/* control only */
+	uint32_t n;				/* members (routes of one metric) */
+	uint32_t member[FOU_ECMP_MAX];		/* their next hops */
+	uint16_t weight[FOU_ECMP_MAX];
+	uint8_t home[FOU_NHG_BUCKETS];		/* member of each bucket when all are live */
+};
 
 /* Neighbour table key: no padding, so it hashes the same every time. */
 struct fou_neigh_key {
@@ -245,6 +264,7 @@ struct fou_tunnel {
 	/* control only */
 	struct fou_tunnel_conf conf;
 	uint8_t used;
+	uint8_t unusable;		/* fou_tunnel_usable_set(): its routes rest */
 } __rte_cache_aligned;
 static_assert(offsetof(struct fou_tunnel, v6) == RTE_CACHE_LINE_SIZE,
 	      "tunnel data-path fields exceed a cache line");
@@ -418,6 +438,9 @@ struct fou_route {
 	struct fou_ip prefix;
 	uint32_t nh;		/* index into gw->nh */
 	uint8_t from_addr;	/* installed by an address: local, connected, broadcast */
+	uint16_t weight;	/* among the routes of its metric (ECMP) */
+	uint32_t metric;	/* lower wins */
+	uint32_t pfx_next;	/* the next route to the same prefix: by metric, then added */
 	uint32_t prev, next;	/* every route, in the order added; next: the free list */
 	uint32_t nh_prev, nh_next;	/* the routes of next hop nh, in the order added */
 	uint64_t seq;		/* when it was added: orders routes of several next hops */
@@ -443,6 +466,7 @@ struct fou_gw {
 	struct rte_fib *fib4;			/* value: FOU_FIB_* */
 	struct rte_fib6 *fib6;
 	struct fou_nexthop *nh;
+	struct fou_nhg **nhg;			/* a FOU_NH_GROUP's buckets, by its tunnel */
 	struct rte_hash *neigh;			/* key -> MAC (fou_neigh_mac()) */
 	uint32_t default_nh4;			/* 0/0 route: nh index + 1, 0 = none */
 	uint32_t default_nh6;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_malloc.h>
 #include <rte_rib.h>
 #include <rte_rib6.h>
 
@@ -107,10 +108,36 @@ fou_nh_get(struct fou_gw *gw, uint8_t type, uint8_t family, uint16_t port,
 	return (int)i;
 }
 
+/* A group next hop of its own (groups are not shared: no key), its
+ * buckets zeroed for fou_prefix_select() to fill. */
+int
+fou_nh_group_get(struct fou_gw *gw, uint8_t family)
+{
+	int64_t i = fou_idpool_get(gw->nh_ids);
+	struct fou_nhg *g;
+
+	if (i < 0)
+		return -ENOSPC;
+	g = rte_zmalloc_socket("fou_nhg", sizeof(*g), RTE_CACHE_LINE_SIZE,
+			       gw->params.socket_id);
+	if (g == NULL) {
+		fou_idpool_put(gw->nh_ids, (uint32_t)i);
+		return -ENOSPC;
+	}
+	gw->nhg[i] = g;
+	gw->nh[i] = (struct fou_nexthop){ .type = FOU_NH_GROUP, .family = family,
+					  .tunnel = (uint32_t)i, .refcnt = 1 };
+	gw->nh_ctl[i] = (struct fou_nh_ctl){ .head = FOU_NONE, .tail = FOU_NONE,
+					     .gw_prev = FOU_NONE, .gw_next = FOU_NONE,
+					     .next_free = FOU_NONE };
+	gw->nb_nh++;
+	return (int)i;
+}
+
 /* Drop a reference. A next hop nobody uses keeps its content until
  * fou_gw_commit() (which frees what is on gw->nh_unused): a worker may
  * still hold it. */
-static void
+void
 fou_nh_put(struct fou_gw *gw, uint32_t idx)
 {
 	struct fou_nh_ctl *c = &gw->nh_ctl[idx];
@@ -136,8 +163,13 @@ fou_nh_release(struct fou_gw *gw)
 		c->next_free = FOU_NONE;
 		if (nh->refcnt != 0)
 			continue;	/* taken again before the grace period ended */
-		fou_nh_key_of(&k, nh->type, nh->family, nh->port, &nh->gw, nh->tunnel);
-		rte_hash_del_key(gw->nh_keys, &k);
+		if (nh->type == FOU_NH_GROUP) {
+			rte_free(gw->nhg[i]);
+			gw->nhg[i] = NULL;
+		} else {
+			fou_nh_key_of(&k, nh->type, nh->family, nh->port, &nh->gw, nh->tunnel);
+			rte_hash_del_key(gw->nh_keys, &k);
+		}
 		if (nh->type == FOU_NH_GATEWAY) {
 			if (c->gw_prev != FOU_NONE)
 				gw->nh_ctl[c->gw_prev].gw_next = c->gw_next;
@@ -186,13 +218,13 @@ fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix)
 }
 
 /*
- * Install prefix -> next hop nh in the FIB (or as the default route), with
- * record idx. The FIBs hold at most max_routes4/6 routes each, as rte_lpm
- * held its rules; a FIB also runs out of groups of 256 entries (routes
- * longer than /24, fou_gw_create()), which is full too.
+ * Install a new prefix -> next hop nh in the FIB (or as the default
+ * route), with record idx its first route. A FIB also runs out of groups
+ * of 256 entries (routes longer than /24, fou_gw_create()), which is full
+ * too.
  */
 static int
-fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, uint32_t idx)
+fou_prefix_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, uint32_t idx)
 {
 	const bool v4 = prefix->family == AF_INET;
 	int ret;
@@ -203,9 +235,6 @@ fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, u
 		*(v4 ? &gw->default_route4 : &gw->default_route6) = idx + 1;
 		return 0;
 	}
-	if (v4 ? gw->nb_routes4 >= gw->params.max_routes4 :
-	    gw->nb_routes6 >= gw->params.max_routes6)
-		return -ENOSPC;
 	if (v4) {
 		const uint32_t ip = rte_be_to_cpu_32(prefix->v4);
 
@@ -219,16 +248,69 @@ fou_route_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, u
 			*(uint32_t *)rte_rib6_get_ext(rte_rib6_lookup_exact(
 				rte_fib6_get_rib(gw->fib6), prefix->v6, prefix->plen)) = idx;
 	}
-	if (ret == 0)
-		(*(v4 ? &gw->nb_routes4 : &gw->nb_routes6))++;
 	return ret;
+}
+
+/* Record idx is now the first route of prefix (which is installed). */
+static void
+fou_prefix_head_set(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t idx)
+{
+	if (prefix->plen == 0)
+		*(prefix->family == AF_INET ? &gw->default_route4 : &gw->default_route6) = idx + 1;
+	else if (prefix->family == AF_INET)
+		*(uint32_t *)rte_rib_get_ext(rte_rib_lookup_exact(rte_fib_get_rib(gw->fib4),
+			rte_be_to_cpu_32(prefix->v4), prefix->plen)) = idx;
+	else
+		*(uint32_t *)rte_rib6_get_ext(rte_rib6_lookup_exact(rte_fib6_get_rib(gw->fib6),
+			prefix->v6, prefix->plen)) = idx;
+}
+
+uint32_t
+fou_prefix_fib_get(const struct fou_gw *gw, const struct fou_ip *prefix)
+{
+	const bool v4 = prefix->family == AF_INET;
+	uint64_t v;
+	int ret;
+
+	if (prefix->plen == 0) {
+		const uint32_t d = v4 ? gw->default_nh4 : gw->default_nh6;
+
+		return d == 0 ? FOU_NONE : d - 1;
+	}
+	if (v4) {
+		const struct rte_rib_node *n = rte_rib_lookup_exact(rte_fib_get_rib(gw->fib4),
+			rte_be_to_cpu_32(prefix->v4), prefix->plen);
+
+		ret = n != NULL ? rte_rib_get_nh(n, &v) : -1;
+	} else {
+		const struct rte_rib6_node *n = rte_rib6_lookup_exact(rte_fib6_get_rib(gw->fib6),
+			prefix->v6, prefix->plen);
+
+		ret = n != NULL ? rte_rib6_get_nh(n, &v) : -1;
+	}
+	return ret < 0 ? FOU_NONE : (uint32_t)(v - FOU_FIB_NH0);
+}
+
+/* A prefix in the FIB changes its value in place: the entries it covers
+ * exist, so the FIB allocates nothing and cannot fail. */
+void
+fou_prefix_fib_set(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
+{
+	if (prefix->plen == 0)
+		__atomic_store_n(prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6,
+				 nh + 1, __ATOMIC_RELEASE);
+	else if (prefix->family == AF_INET)
+		(void)rte_fib_add(gw->fib4, rte_be_to_cpu_32(prefix->v4), prefix->plen,
+				  nh + FOU_FIB_NH0);
+	else
+		(void)rte_fib6_add(gw->fib6, prefix->v6, prefix->plen, nh + FOU_FIB_NH0);
 }
 
 /* Readers of the FIBs met along the way find the route or its parent's
  * next hop; a group of 256 entries the delete empties is reused only by a
  * later operation's add (FOU_FIB_RETRY). */
 static void
-fou_route_withdraw(struct fou_gw *gw, const struct fou_ip *prefix)
+fou_prefix_withdraw(struct fou_gw *gw, const struct fou_ip *prefix)
 {
 	const bool v4 = prefix->family == AF_INET;
 
@@ -237,23 +319,57 @@ fou_route_withdraw(struct fou_gw *gw, const struct fou_ip *prefix)
 		*(v4 ? &gw->default_route4 : &gw->default_route6) = 0;
 		return;
 	}
-	if (v4) {
+	if (v4)
 		rte_fib_delete(gw->fib4, rte_be_to_cpu_32(prefix->v4), prefix->plen);
-		gw->nb_routes4--;
-	} else {
+	else
 		rte_fib6_delete(gw->fib6, prefix->v6, prefix->plen);
-		gw->nb_routes6--;
-	}
 }
 
-/* Take route record i out of the FIB and the lists, and drop its next hop. */
+/*
+ * Every route counts against its family's limit (max_routes4/6, as
+ * rte_lpm held its rules), but one default route per family: the records
+ * have room for those two. So the FIBs never hold more prefixes than they
+ * were made for.
+ */
+static uint32_t *
+fou_route_count(struct fou_gw *gw, const struct fou_ip *prefix, bool first)
+{
+	if (prefix->plen == 0 && first)
+		return NULL;
+	return prefix->family == AF_INET ? &gw->nb_routes4 : &gw->nb_routes6;
+}
+
+/* Take route record i out of the FIB and the lists, and drop its next hop;
+ * the prefix's other routes take over what it carried. */
 void
 fou_route_uninstall(struct fou_gw *gw, uint32_t i)
 {
 	struct fou_route *r = &gw->routes[i];
 	struct fou_nh_ctl *c = &gw->nh_ctl[r->nh];
+	const struct fou_ip prefix = r->prefix;
+	const uint32_t cur = fou_prefix_fib_get(gw, &prefix);
+	uint32_t head = (uint32_t)fou_route_find(gw, &prefix), *count, p;
 
-	fou_route_withdraw(gw, &r->prefix);
+	if (head == i) {
+		head = r->pfx_next;
+		if (head != FOU_NONE)
+			fou_prefix_head_set(gw, &prefix, head);
+	} else {
+		for (p = head; gw->routes[p].pfx_next != i; p = gw->routes[p].pfx_next)
+			;
+		gw->routes[p].pfx_next = r->pfx_next;
+	}
+	count = fou_route_count(gw, &prefix, head == FOU_NONE);
+	if (count != NULL)
+		(*count)--;
+	if (head == FOU_NONE) {
+		fou_prefix_withdraw(gw, &prefix);
+		if (cur != FOU_NONE && gw->nh[cur].type == FOU_NH_GROUP)
+			fou_nh_put(gw, cur);
+	} else {
+		/* no room for a group: the first live route alone (logged) */
+		(void)fou_prefix_select(gw, head, NULL);
+	}
 	if (r->prev != FOU_NONE)
 		gw->routes[r->prev].next = r->next;
 	else
@@ -278,40 +394,129 @@ fou_route_uninstall(struct fou_gw *gw, uint32_t i)
 	gw->raux->cursor_valid = false;
 }
 
+/* "dev t1", "dev 1 via 10.0.0.1", "dev 1": a next hop, for messages. */
+static const char *
+fou_nh_str(const struct fou_gw *gw, uint8_t type, uint16_t port, const struct fou_ip *via,
+	   uint32_t tunnel, char *buf, size_t len)
+{
+	if (type == FOU_NH_TUNNEL)
+		snprintf(buf, len, "dev %s", gw->tunnels[tunnel].conf.name);
+	else if (type == FOU_NH_GATEWAY)
+		snprintf(buf, len, "dev %u via %s", port, FOU_IPSTR(via));
+	else
+		snprintf(buf, len, "dev %u", port);
+	return buf;
+}
+
+/*
+ * What a new route to a prefix that has routes (from head) must not be:
+ * beside an address's route; the same next hop and metric as one of them
+ * (as Linux' EEXIST for an identical route); one more of a metric that
+ * has FOU_ECMP_MAX already (a group's bound).
+ */
+static int
+fou_route_check_beside(const struct fou_gw *gw, uint32_t head, uint8_t type, uint16_t port,
+		       const struct fou_ip *via, uint32_t tunnel, bool from_addr, uint32_t metric,
+		       struct fou_err *err)
+{
+	const struct fou_ip *prefix = &gw->routes[head].prefix;
+	const int nh = fou_nh_find(gw, type, prefix->family, port, via, tunnel);
+	unsigned int same = 0;
+	uint32_t j;
+
+	if (from_addr || gw->routes[head].from_addr) {
+		fou_err_set(err, "a route to %s/%u exists", FOU_IPSTR(prefix), prefix->plen);
+		return -EEXIST;
+	}
+	for (j = head; j != FOU_NONE; j = gw->routes[j].pfx_next) {
+		if (gw->routes[j].metric != metric)
+			continue;
+		if (nh >= 0 && gw->routes[j].nh == (uint32_t)nh) {
+			fou_err_set(err, "the route to %s/%u %s metric %u exists", FOU_IPSTR(prefix),
+				    prefix->plen, fou_nh_str(gw, type, port, via, tunnel,
+							     (char[64]){ 0 }, 64), metric);
+			return -EEXIST;
+		}
+		same++;
+	}
+	if (same >= FOU_ECMP_MAX) {
+		fou_err_set(err, "the route to %s/%u has %u next hops of metric %u already "
+			    "(at most %u share a prefix's traffic)", FOU_IPSTR(prefix),
+			    prefix->plen, same, metric, FOU_ECMP_MAX);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+/* Record i into the routes to its prefix (first head), after those of a
+ * lower or equal metric. */
+static void
+fou_route_link_prefix(struct fou_gw *gw, uint32_t head, uint32_t i)
+{
+	struct fou_route *r = &gw->routes[i];
+	uint32_t p;
+
+	if (r->metric < gw->routes[head].metric) {
+		r->pfx_next = head;
+		fou_prefix_head_set(gw, &r->prefix, i);
+		return;
+	}
+	for (p = head; gw->routes[p].pfx_next != FOU_NONE &&
+	     gw->routes[gw->routes[p].pfx_next].metric <= r->metric; p = gw->routes[p].pfx_next)
+		;
+	r->pfx_next = gw->routes[p].pfx_next;
+	gw->routes[p].pfx_next = i;
+}
+
 /* Add a route with a next hop of the given kind; the caller checked it.
  * Returns the next hop index. */
 int
 fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, uint16_t port,
-		 const struct fou_ip *via, uint32_t tunnel, bool from_addr, struct fou_err *err)
+		 const struct fou_ip *via, uint32_t tunnel, bool from_addr, uint32_t metric,
+		 uint16_t weight, struct fou_err *err)
 {
+	const int head = fou_route_find(gw, prefix);
 	struct fou_route *r;
 	struct fou_nh_ctl *c;
-	uint32_t i;
+	uint32_t i, *count;
 	int nh, ret;
 
-	if (fou_route_exists(gw, prefix)) {
-		fou_err_set(err, "a route to %s/%u exists", FOU_IPSTR(prefix), prefix->plen);
-		return -EEXIST;
+	if (head >= 0) {
+		ret = fou_route_check_beside(gw, (uint32_t)head, type, port, via, tunnel, from_addr,
+					     metric, err);
+		if (ret < 0)
+			return ret;
+	}
+	count = fou_route_count(gw, prefix, head < 0);
+	if (count != NULL && *count >= (prefix->family == AF_INET ? gw->params.max_routes4 :
+					gw->params.max_routes6)) {
+		fou_err_set(err, "cannot add route to %s/%u: routing table full", FOU_IPSTR(prefix),
+			    prefix->plen);
+		return -ENOSPC;
 	}
 	nh = fou_nh_get(gw, type, prefix->family, port, via, tunnel);
 	if (nh < 0) {
 		fou_err_set(err, "too many next hops (at most %u)", gw->params.max_nexthops);
 		return nh;
 	}
-	/* max_routes is the FIBs' room and two default routes: never empty here */
+	/* the limits leave a record for every route they let in */
 	i = gw->route_free;
-	ret = fou_route_install(gw, prefix, (uint32_t)nh, i);
-	if (ret < 0) {
-		fou_nh_put(gw, (uint32_t)nh);
-		fou_err_set(err, "cannot add route to %s/%u: %s", FOU_IPSTR(prefix), prefix->plen,
-			    ret == -ENOSPC ? "routing table full" : strerror(-ret));
-		return ret;
+	if (head < 0) {
+		ret = fou_prefix_install(gw, prefix, (uint32_t)nh, i);
+		if (ret < 0) {
+			fou_nh_put(gw, (uint32_t)nh);
+			fou_err_set(err, "cannot add route to %s/%u: %s", FOU_IPSTR(prefix),
+				    prefix->plen,
+				    ret == -ENOSPC ? "routing table full" : strerror(-ret));
+			return ret;
+		}
 	}
 	r = &gw->routes[i];
 	gw->route_free = r->next;
 	c = &gw->nh_ctl[nh];
 	*r = (struct fou_route){
 		.prefix = *prefix, .nh = (uint32_t)nh, .from_addr = from_addr,
+		.weight = weight, .metric = metric, .pfx_next = FOU_NONE,
 		.prev = gw->route_tail, .next = FOU_NONE,
 		.nh_prev = c->tail, .nh_next = FOU_NONE,
 		.seq = gw->raux->seq++,
@@ -327,7 +532,17 @@ fou_route_insert(struct fou_gw *gw, const struct fou_ip *prefix, uint8_t type, u
 		c->head = i;
 	c->tail = i;
 	gw->nb_routes++;
+	if (count != NULL)
+		(*count)++;
 	gw->raux->cursor_valid = false;
+	if (head >= 0) {
+		fou_route_link_prefix(gw, (uint32_t)head, i);
+		ret = fou_prefix_select(gw, (uint32_t)fou_route_find(gw, prefix), err);
+		if (ret < 0) {
+			fou_route_uninstall(gw, i);
+			return ret;
+		}
+	}
 	return nh;
 }
 
@@ -400,22 +615,12 @@ fou_prefix_check(const struct fou_ip *prefix, struct fou_err *err)
 	return 0;
 }
 
-int
-fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
-	      const struct fou_ip *via, struct fou_err *err)
+/* A gateway route's next hop: what Linux' fib_check_nh asks of it. */
+static int
+fou_route_via_check(const struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
+		    const struct fou_ip *via, struct fou_err *err)
 {
 	uint8_t ll[16];
-	int ret;
-
-	ret = fou_iface_check(gw, port, err);
-	if (ret == 0)
-		ret = fou_prefix_check(prefix, err);
-	if (ret < 0)
-		return ret;
-	if (via == NULL) {
-		ret = fou_route_insert(gw, prefix, FOU_NH_CONNECTED, port, NULL, 0, false, err);
-		goto out;
-	}
 
 	if (via->family != prefix->family) {
 		fou_err_set(err, "gateway %s is not of the prefix's address family", FOU_IPSTR(via));
@@ -437,29 +642,156 @@ fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
 			    FOU_IPSTR(via), port);
 		return -ENETUNREACH;
 	}
-	ret = fou_route_insert(gw, prefix, FOU_NH_GATEWAY, port, via, 0, false, err);
-out:
+	return 0;
+}
+
+int
+fou_route_append(struct fou_gw *gw, const struct fou_route_spec *rs, struct fou_err *err)
+{
+	const struct fou_ip *prefix = &rs->prefix;
+	const uint16_t weight = rs->weight == 0 ? 1 : rs->weight;
+	int idx = 0, ret;
+
+	if (weight > FOU_ROUTE_WEIGHT_MAX) {
+		fou_err_set(err, "weight %u is not 1-%u", weight, FOU_ROUTE_WEIGHT_MAX);
+		return -EINVAL;
+	}
+	if (rs->tunnel != NULL) {
+		idx = fou_tunnel_find(gw, rs->tunnel);
+		if (idx < 0) {
+			fou_err_set(err, "no tunnel '%s'", rs->tunnel);
+			return -ENODEV;
+		}
+		ret = fou_prefix_check(prefix, err);
+		if (ret == 0)
+			ret = fou_tunnel_carries(gw, (uint32_t)idx, prefix->family, err);
+	} else {
+		ret = fou_iface_check(gw, rs->port, err);
+		if (ret == 0)
+			ret = fou_prefix_check(prefix, err);
+		if (ret == 0 && rs->via != NULL)
+			ret = fou_route_via_check(gw, prefix, rs->port, rs->via, err);
+	}
+	if (ret < 0)
+		return ret;
+	if (rs->tunnel != NULL)
+		ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, false,
+				       rs->metric, weight, err);
+	else
+		ret = fou_route_insert(gw, prefix, rs->via != NULL ? FOU_NH_GATEWAY :
+				       FOU_NH_CONNECTED, rs->port, rs->via, 0, false, rs->metric,
+				       weight, err);
 	fou_gw_commit(gw);
 	return ret < 0 ? ret : 0;
 }
 
 int
-fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err)
+fou_route_add(struct fou_gw *gw, const struct fou_ip *prefix, uint16_t port,
+	      const struct fou_ip *via, struct fou_err *err)
 {
-	int i = fou_route_find(gw, prefix);
+	const struct fou_route_spec rs = { .prefix = *prefix, .port = port, .via = via };
 
-	if (i < 0) {
+	return fou_route_append(gw, &rs, err);
+}
+
+int
+fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
+		     struct fou_err *err)
+{
+	const struct fou_route_spec rs = { .prefix = *prefix, .tunnel = dev };
+
+	return fou_route_append(gw, &rs, err);
+}
+
+/* Does route record r match what rs names in match (FOU_ROUTE_M_*)? */
+static bool
+fou_route_matches(const struct fou_gw *gw, const struct fou_route *r,
+		  const struct fou_route_spec *rs, unsigned int match)
+{
+	const struct fou_nexthop *nh = &gw->nh[r->nh];
+
+	if ((match & FOU_ROUTE_M_METRIC) && r->metric != rs->metric)
+		return false;
+	if ((match & FOU_ROUTE_M_DEV) &&
+	    (rs->tunnel != NULL ? nh->type != FOU_NH_TUNNEL ||
+	     strcmp(gw->tunnels[nh->tunnel].conf.name, rs->tunnel) != 0 :
+	     (nh->type != FOU_NH_CONNECTED && nh->type != FOU_NH_GATEWAY) ||
+	     nh->port != rs->port))
+		return false;
+	if ((match & FOU_ROUTE_M_VIA) &&
+	    (rs->via != NULL ? nh->type != FOU_NH_GATEWAY || !fou_ip_equal(&nh->gw, rs->via) :
+	     nh->type == FOU_NH_GATEWAY))
+		return false;
+	return true;
+}
+
+/* "dev=t1,via=10.0.0.1,metric=5": what a route was asked to match, in the
+ * statement's words. */
+static const char *
+fou_route_match_str(const struct fou_route_spec *rs, unsigned int match, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (match & FOU_ROUTE_M_DEV) {
+		if (rs->tunnel != NULL)
+			n += (size_t)snprintf(buf + n, len - n, "dev=%s", rs->tunnel);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "dev=%u", rs->port);
+	}
+	if ((match & FOU_ROUTE_M_VIA) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "%svia=%s", n != 0 ? "," : "",
+				      rs->via != NULL ? FOU_IPSTR(rs->via) : "none");
+	if ((match & FOU_ROUTE_M_METRIC) && n < len)
+		snprintf(buf + n, len - n, "%smetric=%u", n != 0 ? "," : "", rs->metric);
+	return buf;
+}
+
+int
+fou_route_remove(struct fou_gw *gw, const struct fou_route_spec *rs, unsigned int match,
+		 struct fou_err *err)
+{
+	const struct fou_ip *prefix = &rs->prefix;
+	const int head = fou_route_find(gw, prefix);
+	char have[160] = "";
+	size_t n = 0;
+	uint32_t j;
+
+	if (head < 0) {
 		fou_err_set(err, "no route to %s/%u", FOU_IPSTR(prefix), prefix->plen);
 		return -ESRCH;
 	}
-	if (gw->routes[i].from_addr) {
-		fou_err_set(err, "the route to %s/%u comes with an address (delete the address)",
-			    FOU_IPSTR(prefix), prefix->plen);
-		return -EPERM;
+	for (j = (uint32_t)head; j != FOU_NONE; j = gw->routes[j].pfx_next) {
+		const struct fou_route *r = &gw->routes[j];
+		const struct fou_nexthop *nh = &gw->nh[r->nh];
+
+		if (!fou_route_matches(gw, r, rs, match)) {
+			if (n < sizeof(have))
+				n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s metric %u",
+					n != 0 ? ", " : "", fou_nh_str(gw, nh->type, nh->port,
+					&nh->gw, nh->tunnel, (char[64]){ 0 }, 64), r->metric);
+			continue;
+		}
+		if (r->from_addr) {
+			fou_err_set(err, "the route to %s/%u comes with an address "
+				    "(delete the address)", FOU_IPSTR(prefix), prefix->plen);
+			return -EPERM;
+		}
+		fou_route_uninstall(gw, j);
+		fou_gw_commit(gw);
+		return 0;
 	}
-	fou_route_uninstall(gw, (uint32_t)i);
-	fou_gw_commit(gw);
-	return 0;
+	fou_err_set(err, "no route to %s/%u with %s (there are: %s)", FOU_IPSTR(prefix),
+		    prefix->plen, fou_route_match_str(rs, match, (char[96]){ 0 }, 96), have);
+	return -ESRCH;
+}
+
+int
+fou_route_del(struct fou_gw *gw, const struct fou_ip *prefix, struct fou_err *err)
+{
+	const struct fou_route_spec rs = { .prefix = *prefix };
+
+	return fou_route_remove(gw, &rs, 0, err);
 }
 
 static const char *const fou_nh_type_names[] = {
@@ -484,6 +816,10 @@ fou_route_info_fill(const struct fou_gw *gw, const struct fou_route *r, struct f
 	ri->type = fou_nh_type_names[nh->type];
 	ri->port = nh->port;
 	ri->from_addr = r->from_addr;
+	ri->metric = r->metric;
+	ri->weight = r->weight;
+	ri->usable = fou_nh_usable(gw, r->nh);
+	ri->in_use = fou_route_in_use(gw, (uint32_t)(r - gw->routes));
 	if (nh->type == FOU_NH_GATEWAY)
 		ri->via = nh->gw;
 	if (nh->type == FOU_NH_TUNNEL)
@@ -845,15 +1181,15 @@ fou_addr_insert(struct fou_gw *gw, uint16_t port, uint32_t tunnel, const struct 
 		fou_err_set(err, "a route to %s/32 exists", FOU_IPSTR(&bcast));
 		return -EEXIST;
 	}
-	ret = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, true, err);
+	ret = fou_route_insert(gw, &host, FOU_NH_LOCAL, 0, NULL, 0, true, 0, 1, err);
 	if (ret < 0)
 		return ret;
 	if (add_net && tunnel != 0)
-		ret = fou_route_insert(gw, &net, FOU_NH_TUNNEL, 0, NULL, tunnel - 1, true, err);
+		ret = fou_route_insert(gw, &net, FOU_NH_TUNNEL, 0, NULL, tunnel - 1, true, 0, 1, err);
 	else if (add_net)
-		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, true, err);
+		ret = fou_route_insert(gw, &net, FOU_NH_CONNECTED, port, NULL, 0, true, 0, 1, err);
 	if (ret >= 0 && add_bcast) {
-		ret = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, true, err);
+		ret = fou_route_insert(gw, &bcast, FOU_NH_BCAST, port, NULL, 0, true, 0, 1, err);
 		if (ret < 0)
 			fou_addr_route_remove(gw, &net);
 	}

@@ -14,6 +14,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_byteorder.h>
 #include <rte_debug.h>
+#include <rte_hash_crc.h>
 
 #include "fou_private.h"
 
@@ -94,6 +95,15 @@ fou_route_nh(const struct fou_gw *gw, uint64_t v, const uint32_t *default_nh)
 		return &gw->nh[v - FOU_FIB_NH0];
 	nh = __atomic_load_n(default_nh, __ATOMIC_ACQUIRE);
 	return nh != 0 ? &gw->nh[nh - 1] : NULL;
+}
+
+/* The member of group nh (FOU_NH_GROUP) that a flow of hash h takes. */
+static inline const struct fou_nexthop *
+fou_nh_member(const struct fou_gw *gw, const struct fou_nexthop *nh, uint32_t h)
+{
+	const struct fou_nhg *g = gw->nhg[nh->tunnel];
+
+	return &gw->nh[__atomic_load_n(&g->bucket[h % FOU_NHG_BUCKETS], __ATOMIC_RELAXED)];
 }
 
 /* The next hop of the longest prefix that holds dst, or the default route. */
@@ -386,8 +396,17 @@ fou_tunnel_egress(const struct fou_gw *gw, const struct fou_route_memo *memo,
 
 	if (nh == NULL)
 		return FOU_EGRESS_NO_ROUTE;
-	if (nh->type != FOU_NH_CONNECTED && nh->type != FOU_NH_GATEWAY)
-		return FOU_EGRESS_LOOP;
+	if (nh->type != FOU_NH_CONNECTED && nh->type != FOU_NH_GATEWAY) {
+		/* ECMP in the underlay: by the outer addresses, as Linux'
+		 * multipath hash (policy 0) takes an outer packet's */
+		if (nh->type != FOU_NH_GROUP)
+			return FOU_EGRESS_LOOP;
+		nh = fou_nh_member(gw, nh, likely(!fou_tunnel_is6(t)) ?
+				   rte_hash_crc_4byte(t->remote, 0) :
+				   rte_hash_crc(fou_tunnel_remote6(t), 16, 0));
+		if (nh->type != FOU_NH_CONNECTED && nh->type != FOU_NH_GATEWAY)
+			return FOU_EGRESS_LOOP;
+	}
 	*onh = nh;
 	link = gw->iface[nh->port].mtu;
 	pmtu = fou_tunnel_pmtu(gw, t, now);

@@ -105,6 +105,8 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip->time_to_live <= 1)
 		return fou_icmp4_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
+	if (unlikely(nh->type == FOU_NH_GROUP))
+		nh = fou_nh_member(gw, nh, fou_flow_hash(m, off, false));
 	r = fou_adj_resolve(gw, lc->memo, nh, &ip->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;
@@ -175,6 +177,8 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	if (ip6->hop_limits <= 1)
 		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0, false,
 				       FOU_DROP_TTL_EXCEEDED, out_port);
+	if (unlikely(nh->type == FOU_NH_GROUP))
+		nh = fou_nh_member(gw, nh, fou_flow_hash(m, off, true));
 	r = fou_adj_resolve(gw, lc->memo, nh, ip6->dst_addr, lc->now, &a);
 	if (r != FOU_FWD)
 		return r;

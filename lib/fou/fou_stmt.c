@@ -275,71 +275,89 @@ fou_stmt_addr_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 }
 
 /*
- * route del PREFIX[,dev=...][,via=...]: as `ip route del`, dev and via
- * are optional and, when given, must be the route's.
+ * A route's fields into rs (via into *via): PREFIX, dev= (needed by add),
+ * via=, metric=, weight= (add only); *match says which were given.
  */
 static int
-fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+fou_fields_route(const struct fou_fields *f, bool add, struct fou_route_spec *rs,
+		 struct fou_ip *via, unsigned int *match, struct fou_err *err)
 {
 	const char *dev = fou_fields_get(f, "dev"), *via_s = fou_fields_get(f, "via");
-	struct fou_route_info ri;
-	struct fou_ip prefix, via;
-	char cur[FOU_TUNNEL_NAMESIZE];
+	const char *metric = fou_fields_get(f, "metric"), *weight = fou_fields_get(f, "weight");
+	uint32_t v;
 	int ret;
 
-	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
+	memset(rs, 0, sizeof(*rs));
+	*match = 0;
+	ret = fou_parse_ip(f->pos[0], true, &rs->prefix, err);
 	if (ret < 0)
 		return ret;
-	if (fou_route_get(gw, &prefix, &ri) < 0)
-		return fou_route_del(gw, &prefix, err);	/* names what is missing */
-	if (ri.tunnel[0] != '\0')
-		rte_strscpy(cur, ri.tunnel, sizeof(cur));
-	else
-		snprintf(cur, sizeof(cur), "%u", ri.port);
-	if (dev != NULL && strcmp(dev, cur) != 0) {
-		fou_err_set(err, "dev=%s: the route to %s is dev %s", dev, f->pos[0], cur);
+	if (add && fou_fields_need(f, "dev", "PORTID|TUNNEL", err) == NULL)
 		return -EINVAL;
+	if (dev != NULL) {
+		*match |= FOU_ROUTE_M_DEV;
+		if (!fou_dev_is_port(dev))
+			rs->tunnel = dev;
+		else if ((ret = fou_field_dev(dev, &rs->port, err)) < 0)
+			return ret;
 	}
 	if (via_s != NULL) {
-		ret = fou_parse_ip(via_s, false, &via, err);
-		if (ret < 0)
-			return ret;
-		if (ri.via.family == 0 || memcmp(&via, &ri.via, sizeof(via)) != 0) {
-			fou_err_set(err, "via=%s: the route to %s has %s", via_s, f->pos[0],
-				    ri.via.family == 0 ? "no gateway" : "another gateway");
+		if (rs->tunnel != NULL) {
+			fou_err_set(err, "via is not allowed with a tunnel (dev=%s)", dev);
 			return -EINVAL;
 		}
+		ret = fou_parse_ip(via_s, false, via, err);
+		if (ret < 0)
+			return ret;
+		rs->via = via;
+		*match |= FOU_ROUTE_M_VIA;
 	}
-	return fou_route_del(gw, &prefix, err);
+	if (metric != NULL) {
+		if (fou_parse_u32(metric, UINT32_MAX, &v) < 0) {
+			fou_err_set(err, "metric '%s' is not 0-4294967295", metric);
+			return -EINVAL;
+		}
+		rs->metric = v;
+		*match |= FOU_ROUTE_M_METRIC;
+	}
+	if (weight != NULL) {
+		if (fou_parse_u32(weight, FOU_ROUTE_WEIGHT_MAX, &v) < 0 || v == 0) {
+			fou_err_set(err, "weight '%s' is not 1-%u", weight, FOU_ROUTE_WEIGHT_MAX);
+			return -EINVAL;
+		}
+		rs->weight = (uint16_t)v;
+	}
+	return 0;
+}
+
+/*
+ * route: added as `ip route append`. route del PREFIX[,dev=...][,via=...]
+ * [,metric=N]: as `ip route del`, the first route to the prefix (lowest
+ * metric, then first added) that has the given ones.
+ */
+static int
+fou_stmt_route_any(struct fou_gw *gw, struct fou_fields *f, bool add, struct fou_err *err)
+{
+	struct fou_route_spec rs;
+	unsigned int match;
+	struct fou_ip via;
+	int ret = fou_fields_route(f, add, &rs, &via, &match, err);
+
+	if (ret < 0)
+		return ret;
+	return add ? fou_route_append(gw, &rs, err) : fou_route_remove(gw, &rs, match, err);
 }
 
 static int
 fou_stmt_route(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
-	const char *dev, *via_s = fou_fields_get(f, "via");
-	struct fou_ip prefix, via;
-	uint16_t port;
-	int ret;
+	return fou_stmt_route_any(gw, f, true, err);
+}
 
-	ret = fou_parse_ip(f->pos[0], true, &prefix, err);
-	if (ret < 0)
-		return ret;
-	dev = fou_fields_need(f, "dev", "PORTID|TUNNEL", err);
-	if (dev == NULL)
-		return -EINVAL;
-	if (!fou_dev_is_port(dev)) {
-		if (via_s != NULL) {
-			fou_err_set(err, "via is not allowed with a tunnel (dev=%s)", dev);
-			return -EINVAL;
-		}
-		return fou_route_add_tunnel(gw, &prefix, dev, err);
-	}
-	ret = fou_field_dev(dev, &port, err);
-	if (ret == 0 && via_s != NULL)
-		ret = fou_parse_ip(via_s, false, &via, err);
-	if (ret < 0)
-		return ret;
-	return fou_route_add(gw, &prefix, port, via_s != NULL ? &via : NULL, err);
+static int
+fou_stmt_route_del(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
+{
+	return fou_stmt_route_any(gw, f, false, err);
 }
 
 /* IP,dev=PORTID[,lladdr=MAC]: *has_mac says whether lladdr was there. */
@@ -987,12 +1005,13 @@ static const struct fou_stmt fou_stmts[] = {
 	    "Add a tunnel: NAME,type=ipip|sit|gre|ip6tnl|ip6gre,local=IP,remote=IP[,...], as --tunnel" },
 	  { "NAME", 1, { NULL }, { NULL }, fou_stmt_tunnel_del,
 	    "Delete a tunnel with its addresses and the routes into it: NAME" } },
-	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel",
-	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP]", 1, { "dev", "via" }, { NULL }, fou_stmt_route,
-	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP], as --route" },
-	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP]", 1, { "dev", "via" }, { NULL },
-	    fou_stmt_route_del,
-	    "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP] (given ones must match)" } },
+	{ "route", "route (IPv4 or IPv6) out of a port, or into a tunnel; several to one prefix: the lowest metric (default 0) whose next hop is usable carries, equal metrics share by weight (1-256, default 1) over the inner flow hash (ECMP, at most 16)",
+	  { "PREFIX,dev=PORTID|TUNNEL[,via=IP][,metric=N][,weight=N]", 1,
+	    { "dev", "via", "metric", "weight" }, { NULL }, fou_stmt_route,
+	    "Add a route: PREFIX,dev=PORTID|TUNNEL[,via=IP][,metric=N][,weight=N], as --route (ip route append)" },
+	  { "PREFIX[,dev=PORTID|TUNNEL][,via=IP][,metric=N]", 1, { "dev", "via", "metric" },
+	    { NULL }, fou_stmt_route_del,
+	    "Delete a route: PREFIX[,dev=PORTID|TUNNEL][,via=IP][,metric=N] (the first that has the given ones, as ip route del)" } },
 };
 
 static_assert(RTE_DIM(fou_stmts) <= FOU_STMT_MAX, "FOU_STMT_MAX is too small");

@@ -638,6 +638,10 @@ fou_tel_route_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	if (ri->via.family != 0)
 		rte_tel_data_add_dict_string(e, "via", FOU_IPSTR(&ri->via));
 	rte_tel_data_add_dict_string(e, "origin", ri->from_addr ? "addr" : "route");
+	rte_tel_data_add_dict_u64(e, "metric", ri->metric);
+	rte_tel_data_add_dict_u64(e, "weight", ri->weight);
+	rte_tel_data_add_dict_u64(e, "usable", ri->usable);
+	rte_tel_data_add_dict_u64(e, "in_use", ri->in_use);
 }
 
 static int

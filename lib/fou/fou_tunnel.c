@@ -777,27 +777,6 @@ fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family, struct
 	return 0;
 }
 
-int
-fou_route_add_tunnel(struct fou_gw *gw, const struct fou_ip *prefix, const char *dev,
-		     struct fou_err *err)
-{
-	int idx, ret;
-
-	idx = fou_tunnel_find(gw, dev);
-	if (idx < 0) {
-		fou_err_set(err, "no tunnel '%s'", dev);
-		return -ENODEV;
-	}
-	ret = fou_prefix_check(prefix, err);
-	if (ret == 0)
-		ret = fou_tunnel_carries(gw, (uint32_t)idx, prefix->family, err);
-	if (ret < 0)
-		return ret;
-	ret = fou_route_insert(gw, prefix, FOU_NH_TUNNEL, 0, NULL, (uint32_t)idx, false, err);
-	fou_gw_commit(gw);
-	return ret < 0 ? ret : 0;
-}
-
 static void
 fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool since_reset,
 		     uint64_t now, struct fou_tunnel_info *ti)

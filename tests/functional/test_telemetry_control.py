@@ -165,7 +165,8 @@ class TelemetryControl(ft.GatewayTestCase):
             ('/fou/route/add,10.5.0.1/16,dev=1', 'host bits set'),
             ('/fou/route/add,10.5.0.0/16,dev=1,via=10.9.9.9', 'not on a network of port 1'),
             ('/fou/route/del,10.5.0.0/16', 'no route to 10.5.0.0/16'),
-            ('/fou/route/del,192.168.4.0/24,dev=0', 'dev=0: the route to 192.168.4.0/24 is dev 1'),
+            ('/fou/route/del,192.168.4.0/24,dev=0', 'no route to 192.168.4.0/24 with dev=0 '
+             '(there are: dev 1 via 192.168.1.2 metric 0)'),
             ('/fou/route/del,192.168.4.0/24,via=192.168.1.9', 'via=192.168.1.9'),
             ('/fou/route/del,192.168.1.0/24', 'comes with an address'),
             ('/fou/neigh/add,192.168.1.2,dev=1,lladdr=02:00:00:00:00:09', 'exists'),

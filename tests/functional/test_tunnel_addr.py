@@ -185,7 +185,8 @@ class TunnelAddrTelemetry(ft.GatewayTestCase):
                    'origin': 'addr'},
                   {'prefix': 'fd00:40::/64', 'type': 'tunnel', 'dev': 'gre1', 'origin': 'addr'},
                   {'prefix': '10.40.0.1/32', 'type': 'local', 'origin': 'addr'}):
-            self.assertIn(r, routes)
+            # an address's route is alone and in use
+            self.assertIn(dict(r, metric=0, weight=1, usable=1, in_use=1), routes)
 
         # /fou/config: after the tunnels, before the routes; it starts the
         # same state, also read the other way round

@@ -115,10 +115,14 @@ add_route(struct fou_gw *gw, const struct fou_ip *p)
 					      ",dev=1", ",dev=t1", ",dev=g1" };
 	static const char *const v6_via[] = { ",dev=1,via=fd00:1::2", ",dev=1,via=fd00:1::3",
 					      ",dev=1", ",dev=s1", ",dev=g1" };
+	struct fou_route_info ri;
 	char arg[128];
 	struct fou_err err;
 	int ret;
 
+	/* a second route would share the prefix (ECMP: test_ecmp.c) */
+	if (fou_route_get(gw, p, &ri) == 0)
+		return;
 	snprintf(arg, sizeof(arg), "%s/%u%s", FOU_IPSTR(p), p->plen,
 		 (p->family == AF_INET ? v4_via : v6_via)[rnd() % 5]);
 	ret = fou_stmt_apply(gw, "route", arg, &err);

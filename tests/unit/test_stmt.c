@@ -291,7 +291,8 @@ test_stmt_rank_usage(void **state)
 	assert_null(fou_stmt_name(RTE_DIM(order)));
 	assert_int_equal(fou_stmt_rank("tunnels"), -1);
 	assert_int_equal(fou_stmt_rank(""), -1);
-	assert_string_equal(fou_stmt_usage("route"), "PREFIX,dev=PORTID|TUNNEL[,via=IP]");
+	assert_string_equal(fou_stmt_usage("route"),
+			    "PREFIX,dev=PORTID|TUNNEL[,via=IP][,metric=N][,weight=N]");
 	assert_string_equal(fou_stmt_usage("port"), "UDPPORT:PROTO|gue[,family=4|6]");
 	assert_string_equal(fou_stmt_usage("sport-range"), "MIN-MAX");
 	assert_null(fou_stmt_usage("tunnels"));
@@ -1012,8 +1013,13 @@ test_route_invalid(void **state)
 		{ "10.20.0.0/16,dev=1,dev=1", -EINVAL, "parameter 'dev' given twice", NULL },
 		{ "10.20.0.0/16,dev=1,via=192.168.1.2,via=192.168.1.2", -EINVAL,
 		  "parameter 'via' given twice", NULL },
-		{ "10.20.0.0/16,dev=1,metric=10", -EINVAL, "unknown parameter 'metric'",
-		  "usage: PREFIX,dev=PORTID|TUNNEL[,via=IP]" },
+		{ "10.20.0.0/16,dev=1,table=10", -EINVAL, "unknown parameter 'table'",
+		  "usage: PREFIX,dev=PORTID|TUNNEL[,via=IP][,metric=N][,weight=N]" },
+		{ "10.20.0.0/16,dev=1,metric=-1", -EINVAL, "metric '-1' is not 0-4294967295", NULL },
+		{ "10.20.0.0/16,dev=1,metric=4294967296", -EINVAL, "metric '4294967296'", NULL },
+		{ "10.20.0.0/16,dev=1,weight=0", -EINVAL, "weight '0' is not 1-256", NULL },
+		{ "10.20.0.0/16,dev=1,weight=257", -EINVAL, "weight '257' is not 1-256", NULL },
+		{ "10.20.0.0/16,dev=1,weight=", -EINVAL, "parameter 'weight' has no value", NULL },
 		{ "10.20.0.0/16,=1", -EINVAL, "unknown parameter ''", NULL },
 		{ "10.20.0.0/16,1", -EINVAL, "unexpected '1'", NULL },
 		{ "10.20.0.0/16,dev=1,1", -EINVAL, "unexpected '1'", NULL },
@@ -1032,12 +1038,14 @@ test_route_duplicate(void **state)
 {
 	struct fou_gw *gw = *state;
 
-	EXPECT_STMT_ERR(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.7", -EEXIST,
-			"a route to 10.20.0.0/16 exists");
-	EXPECT_STMT_ERR(gw, "route", "10.20.0.0/16,dev=1", -EEXIST,
-			"a route to 10.20.0.0/16 exists");
-	EXPECT_STMT_ERR(gw, "route", "fd00:20::/32,dev=1,via=fd00:1::7", -EEXIST,
-			"a route to fd00:20::/32 exists");
+	/* a route is its prefix, next hop and metric (another of them is ECMP
+	 * or a fallback: test_ecmp.c) */
+	EXPECT_STMT_ERR(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2", -EEXIST,
+			"the route to 10.20.0.0/16 dev 1 via 192.168.1.2 metric 0 exists");
+	EXPECT_STMT_ERR(gw, "route", "10.20.0.0/16,dev=1,via=192.168.1.2,weight=3", -EEXIST,
+			"the route to 10.20.0.0/16 dev 1 via 192.168.1.2 metric 0 exists");
+	EXPECT_STMT_ERR(gw, "route", "fd00:20::/32,dev=1,via=fd00:1::2", -EEXIST,
+			"the route to fd00:20::/32 dev 1 via fd00:1::2 metric 0 exists");
 	/* the connected network and the local address are routes too */
 	EXPECT_STMT_ERR(gw, "route", "192.168.1.0/24,dev=1", -EEXIST,
 			"a route to 192.168.1.0/24 exists");
@@ -1046,11 +1054,11 @@ test_route_duplicate(void **state)
 	EXPECT_GOLDEN_FWD(gw, &mac_nb4);
 
 	UNIT_APPLY(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2");
-	EXPECT_STMT_ERR(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.7", -EEXIST,
-			"a route to 0.0.0.0/0 exists");
+	EXPECT_STMT_ERR(gw, "route", "0.0.0.0/0,dev=1,via=192.168.1.2", -EEXIST,
+			"the route to 0.0.0.0/0 dev 1 via 192.168.1.2 metric 0 exists");
 	UNIT_APPLY(gw, "route", "::/0,dev=1,via=fd00:1::2");
-	EXPECT_STMT_ERR(gw, "route", "::/0,dev=1,via=fd00:1::7", -EEXIST, "a route to ::/0 exists");
-	/* a default route is one per family */
+	EXPECT_STMT_ERR(gw, "route", "::/0,dev=1,via=fd00:1::2", -EEXIST,
+			"the route to ::/0 dev 1 via fd00:1::2 metric 0 exists");
 	UNIT_APPLY(gw, "route", "10.40.0.0/16,dev=1,via=192.168.1.7");
 }
 
@@ -1637,7 +1645,7 @@ test_route_tunnel_invalid(void **state)
 		{ "fd00:50::/32,dev=t1", -EINVAL, "tunnel t1 is ipip: it carries IPv4 only", NULL },
 		{ "10.50.0.0/16,dev=s1", -EINVAL, "tunnel s1 is sit: it carries IPv6 only", NULL },
 		{ "10.50.0.1/16,dev=t1", -EINVAL, "has host bits set", NULL },
-		{ "10.20.0.0/16,dev=t1", -EEXIST, "a route to 10.20.0.0/16 exists", NULL },
+		{ "192.168.1.0/24,dev=t1", -EEXIST, "a route to 192.168.1.0/24 exists", NULL },
 		{ "10.50.0.0/16,dev=x234567890123456", -ENODEV, "no tunnel", NULL },
 	};
 	struct fou_gw *gw = *state;
@@ -1646,8 +1654,8 @@ test_route_tunnel_invalid(void **state)
 	BAD_ARGS(gw, "route", t);
 	UNIT_APPLY(gw, "route", "10.50.0.0/16,dev=t1");
 	UNIT_APPLY(gw, "route", "fd00:50::/32,dev=s1");
-	EXPECT_STMT_ERR(gw, "route", "10.50.0.0/16,dev=g1", -EEXIST,
-			"a route to 10.50.0.0/16 exists");
+	EXPECT_STMT_ERR(gw, "route", "10.50.0.0/16,dev=t1", -EEXIST,
+			"the route to 10.50.0.0/16 dev t1 metric 0 exists");
 }
 
 static void
@@ -1915,10 +1923,14 @@ static void
 test_del_route(void **state)
 {
 	static const struct bad_arg t[] = {
-		{ "10.20.0.0/16,dev=0", -EINVAL, "dev=0: the route to 10.20.0.0/16 is dev 1", NULL },
-		{ "10.20.0.0/16,dev=t1", -EINVAL, "dev=t1: the route to 10.20.0.0/16 is dev 1", NULL },
-		{ "10.20.0.0/16,via=192.168.1.3", -EINVAL,
-		  "via=192.168.1.3: the route to 10.20.0.0/16 has another gateway", NULL },
+		{ "10.20.0.0/16,dev=0", -ESRCH, "no route to 10.20.0.0/16 with dev=0 "
+		  "(there are: dev 1 via 192.168.1.2 metric 0)", NULL },
+		{ "10.20.0.0/16,dev=t1", -ESRCH, "no route to 10.20.0.0/16 with dev=t1", NULL },
+		{ "10.20.0.0/16,via=192.168.1.3", -ESRCH,
+		  "no route to 10.20.0.0/16 with via=192.168.1.3", NULL },
+		{ "10.20.0.0/16,dev=1,metric=1", -ESRCH,
+		  "no route to 10.20.0.0/16 with dev=1,metric=1", NULL },
+		{ "10.20.0.0/16,weight=1", -EINVAL, "unknown parameter 'weight'", NULL },
 		{ "10.20.0.0/16,via=x", -EINVAL, "'x' is not an IPv4 or IPv6 address", NULL },
 		{ "10.20.0.0/15", -ESRCH, "no route to 10.20.0.0/15", NULL },
 		{ "10.20.0.0/33", -EINVAL, "prefix length must be 0-32", NULL },
@@ -2741,6 +2753,9 @@ test_config_dump(void **state)
 	UNIT_APPLY(gw, "route", "10.40.0.0/16,dev=every.opt");
 	UNIT_APPLY(gw, "route", "::/0,dev=p6");
 	UNIT_APPLY(gw, "route", "10.41.0.0/16,dev=1");
+	/* a second route to a prefix, and another metric or weight */
+	UNIT_APPLY(gw, "route", "10.41.0.0/16,dev=1,via=192.168.1.7,metric=9,weight=2");
+	UNIT_APPLY(gw, "route", "::/0,dev=gu,weight=200");
 	UNIT_APPLY(gw, "sport-range", "40000-50000");
 	UNIT_APPLY(gw, "icmp-rate", "10,burst=3");
 	UNIT_APPLY(gw, "link", "1,mtu=1400");
@@ -2759,15 +2774,18 @@ test_config_dump(void **state)
 	 * routes after them (an address's network route is not listed) */
 	assert_string_equal(a->line[4], "addr 0,10.0.0.1/24");
 	assert_string_equal(a->line[7], "addr 0,10.1.0.1/24");
-	assert_string_equal(a->line[a->n - 12], "tunnel p6,type=sit,local=10.0.0.1,"
+	assert_string_equal(a->line[a->n - 14], "tunnel p6,type=sit,local=10.0.0.1,"
 			    "remote=10.0.0.2,tos=inherit,nopmtudisc,encap=none");
-	assert_string_equal(a->line[a->n - 11], "addr every.opt,192.168.4.1/30");
-	assert_string_equal(a->line[a->n - 10], "addr p6,fd00:44::1/64");
-	assert_string_equal(a->line[a->n - 9], "addr every.opt,fd00:45::1/64");
-	assert_string_equal(a->line[a->n - 8], "addr every.opt,192.168.4.2/30");
-	assert_string_equal(a->line[a->n - 7], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
-	assert_string_equal(a->line[a->n - 1], "route 10.41.0.0/16,dev=1");
-	assert_string_equal(a->line[a->n - 13], "tunnel gu,type=sit,local=192.168.1.1,"
+	assert_string_equal(a->line[a->n - 13], "addr every.opt,192.168.4.1/30");
+	assert_string_equal(a->line[a->n - 12], "addr p6,fd00:44::1/64");
+	assert_string_equal(a->line[a->n - 11], "addr every.opt,fd00:45::1/64");
+	assert_string_equal(a->line[a->n - 10], "addr every.opt,192.168.4.2/30");
+	assert_string_equal(a->line[a->n - 9], "route 10.20.0.0/16,dev=1,via=192.168.1.2");
+	assert_string_equal(a->line[a->n - 3], "route 10.41.0.0/16,dev=1");
+	assert_string_equal(a->line[a->n - 2],
+			    "route 10.41.0.0/16,dev=1,via=192.168.1.7,metric=9,weight=2");
+	assert_string_equal(a->line[a->n - 1], "route ::/0,dev=gu,weight=200");
+	assert_string_equal(a->line[a->n - 15], "tunnel gu,type=sit,local=192.168.1.1,"
 			    "remote=10.20.0.11,encap=gue,encap-dport=6080,encap-csum");
 	assert_true(dump_has(a, "port 6080:gue"));
 	free(a);
