@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -332,16 +333,31 @@ fou_peer_route_ok(const struct fou_tunnel_conf *c, unsigned int fams, const stru
 }
 
 /*
- * The mirrored metric of the routes back: none yet (Linux's default, 0
- * for IPv4, 1024 for IPv6). Routes get metrics on another branch; once
- * they have one, the peer's routes take the lowest metric of the
- * gateway's routes into the tunnel.
+ * The metric of the routes back of family: the lowest of the gateway's
+ * route statements of that family into the tunnel, else of any family;
+ * -1 (none: Linux's default) where there is none or it is 0 (Linux takes
+ * an IPv6 metric 0 as 1024). Two tunnels to one peer that back each other
+ * up then have the same order on both sides, and their routes back to one
+ * network do not collide (Linux refuses a second route of one metric).
  */
 static int
-fou_peer_metric(const struct fou_gw *gw __rte_unused, const char *tunnel __rte_unused,
-		const struct fou_route_info *ri __rte_unused, unsigned int nr __rte_unused)
+fou_peer_metric(const char *tunnel, uint8_t family, const struct fou_route_info *ri,
+		unsigned int nr)
 {
-	return -1;
+	int64_t fam = -1, any = -1;
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (ri[i].from_addr || strcmp(ri[i].tunnel, tunnel) != 0)
+			continue;
+		if (any < 0 || ri[i].metric < any)
+			any = ri[i].metric;
+		if (ri[i].prefix.family == family && (fam < 0 || ri[i].metric < fam))
+			fam = ri[i].metric;
+	}
+	if (fam < 0)
+		fam = any;
+	return fam > 0 && fam <= INT32_MAX ? (int)fam : -1;
 }
 
 /* sysctl's key: dots between the parts, or slashes where the device name
@@ -441,8 +457,8 @@ fou_peer_config(const struct fou_gw *gw, const char *name, fou_peer_cb cb, void 
 		if (fou_peer_route_ok(c, fams, &p, back, nb))
 			back[nb++] = p;
 	}
-	metric = fou_peer_metric(gw, name, ri, nr);
 	for (i = 0; i < nb; i++) {
+		metric = fou_peer_metric(name, back[i].family, ri, nr);
 		if (metric >= 0)
 			fou_peer_line(&o, "ip route add %s/%u dev %s metric %d", FOU_IPSTR(&back[i]),
 				      back[i].plen, name, metric);

@@ -171,12 +171,19 @@ FOU_IPPROTO = dict(ipip=4, sit=41, gre=47)
 # set up besides the printed commands); dpdk-fou routes it into the
 # tunnels, the guest routes dpdk-fou's port-1 network back through them.
 PEER_GW_PORTS = ('5555:ipip', '%d:gue' % GUE4_PORT)
+# dpdk-fou routes PEER_NET4 into both tunnels, pc-ipip first (metric 10, the
+# backup pc-gre 20); the guest's routes back mirror those metrics, so its two
+# routes to port 1's network do not collide. Traffic checks go to `guest`
+# (the family of `net`) through each tunnel.
+PEER_NET4, PEER_NET6 = '10.77.0.0/24', 'fd00:77::/64'
 PEER_TUNNELS = (
     dict(name='pc-ipip', gw_dev='pcipip', kind='ipip', encap='fou', port=5570, family=4,
-         opts='ttl=64,encap-csum', gw_addr='192.168.70.1/30', net='10.77.0.0/24',
-         guest='10.77.0.1', client=CLIENT4),
+         opts='ttl=64,encap-csum', addrs=('192.168.70.1/30',),
+         routes=('%s,metric=10' % PEER_NET4,), net=PEER_NET4, guest='10.77.0.1',
+         client=CLIENT4),
     dict(name='pc-gre', gw_dev='pcgre', kind='gre', encap='gue', port=5571, family=6,
-         opts='ttl=64,key=7,csum', gw_addr='fd00:71::1/64', net='fd00:77::/64',
+         opts='ttl=64,key=7,csum', addrs=('192.168.71.1/30', 'fd00:71::1/64'),
+         routes=('%s,metric=20' % PEER_NET4, '%s,metric=20' % PEER_NET6), net=PEER_NET6,
          guest='fd00:77::1', client=CLIENT6),
 )
 
@@ -590,10 +597,13 @@ def gateway_peer_opts():
         opts += ['--port', port]
     for t in PEER_TUNNELS:
         opts += ['--tunnel', '%s,type=%s,local=%s,remote=%s,%s,encap=%s,encap-dport=%d' % (
-                     t['gw_dev'], t['kind'], GW_OUTER_IP, GUEST_IP, t['opts'], t['encap'],
-                     t['port']),
-                 '--addr', '%s,%s' % (t['gw_dev'], t['gw_addr']),
-                 '--route', '%s,dev=%s' % (t['net'], t['gw_dev'])]
+            t['gw_dev'], t['kind'], GW_OUTER_IP, GUEST_IP, t['opts'], t['encap'], t['port'])]
+        for a in t['addrs']:
+            opts += ['--addr', '%s,%s' % (t['gw_dev'], a)]
+    for t in PEER_TUNNELS:
+        for r in t['routes']:
+            prefix, rest = r.split(',', 1)
+            opts += ['--route', '%s,dev=%s,%s' % (prefix, t['gw_dev'], rest)]
     return opts
 
 

@@ -238,6 +238,86 @@ test_gre_families(void **state)
 }
 
 /*
+ * The routes back take the metric of the gateway's routes into the
+ * tunnel: two tunnels backing each other up (metric 10 and 20 to one
+ * network) give the peer 10 and 20, so its two routes back to port 1's
+ * network do not collide and keep the gateway's order. Per family, the
+ * lowest of that family, else of any family; metric 0 (Linux's IPv4 default,
+ * which IPv6 takes as 1024) is left out.
+ */
+static void
+test_metric(void **state)
+{
+	struct fou_gw *gw = *state = unit_gw_std();
+	static const char *const m1[] = {
+		"ip fou add port 5581 ipproto 47",
+		"ip link add m1 type gre local 10.0.0.2 remote 10.0.0.1 ttl inherit key 1 "
+		"encap fou encap-sport auto encap-dport 5556 noencap-csum",
+		"ip addr add 192.168.81.2/30 dev m1",
+		"ip link set m1 up",
+		"ip route add 192.168.1.0/24 dev m1 metric 10",
+		"ip route add fd00:1::/64 dev m1 metric 30",
+		"ip route add 10.20.0.0/16 dev m1 metric 10",
+		"ip route add fd00:20::/32 dev m1 metric 30",
+		"ip route add 10.21.0.0/16 dev m1 metric 10",
+		"ip route add fd00:21::/32 dev m1 metric 30",
+		"sysctl -w net.ipv4.ip_forward=1",
+		"sysctl -w net.ipv4.conf.m1.rp_filter=2",
+		"sysctl -w net.ipv6.conf.all.forwarding=1",
+		NULL,
+	};
+	static const char *const m2[] = {
+		"ip fou add port 5582 ipproto 47",
+		"ip link add m2 type gre local 10.0.0.2 remote 10.0.0.1 ttl inherit key 2 "
+		"encap fou encap-sport auto encap-dport 5556 noencap-csum",
+		"ip addr add 192.168.82.2/30 dev m2",
+		"ip addr add fd00:82::2/64 dev m2",
+		"ip link set m2 up",
+		"ip route add 192.168.1.0/24 dev m2 metric 20",
+		"ip route add fd00:1::/64 dev m2 metric 20",
+		"ip route add 10.20.0.0/16 dev m2 metric 20",
+		"ip route add fd00:20::/32 dev m2 metric 20",
+		"ip route add 10.21.0.0/16 dev m2 metric 20",
+		"ip route add fd00:21::/32 dev m2 metric 20",
+		"sysctl -w net.ipv4.ip_forward=1",
+		"sysctl -w net.ipv4.conf.m2.rp_filter=2",
+		"sysctl -w net.ipv6.conf.all.forwarding=1",
+		NULL,
+	};
+	static const char *const m3[] = {
+		"ip fou add port 5583 ipproto 4",
+		"ip link add m3 type ipip local 10.0.0.3 remote 10.0.0.1 ttl inherit encap fou "
+		"encap-sport auto encap-dport 5555 noencap-csum",
+		"ip link set m3 up",
+		"ip route add 192.168.1.0/24 dev m3",
+		"ip route add 10.20.0.0/16 dev m3",
+		"ip route add 10.21.0.0/16 dev m3",
+		"sysctl -w net.ipv4.ip_forward=1",
+		"sysctl -w net.ipv4.conf.m3.rp_filter=2",
+		NULL,
+	};
+
+	UNIT_APPLY_LINES(gw, "tunnel m1,type=gre,local=10.0.0.1,remote=10.0.0.2,key=1,"
+			 "encap-dport=5581\n"
+			 "addr m1,192.168.81.1/30\n"
+			 "tunnel m2,type=gre,local=10.0.0.1,remote=10.0.0.2,key=2,"
+			 "encap-dport=5582\n"
+			 "addr m2,192.168.82.1/30\n"
+			 "addr m2,fd00:82::1/64\n"
+			 "tunnel m3,type=ipip,local=10.0.0.1,remote=10.0.0.3,encap-dport=5583\n"
+			 "route 10.77.0.0/24,dev=m1,metric=10\n"
+			 "route 10.77.0.0/24,dev=m2,metric=20\n"
+			 "route 10.78.0.0/24,dev=m1,metric=40\n"
+			 /* m1's IPv6 routes back take 30, its IPv4 ones 10; m2 has
+			  * no IPv6 route: its IPv6 routes back take its 20 */
+			 "route fd00:77::/64,dev=m1,metric=30\n"
+			 "route 10.79.0.0/24,dev=m3,metric=0\n");
+	expect_lines(gw, "m1", m1);
+	expect_lines(gw, "m2", m2);
+	expect_lines(gw, "m3", m3);
+}
+
+/*
  * Over IPv6: ip6tnl mode ipip6 over FOU (the gateway's ipip port over
  * IPv6), ip6ip6 over GUE, ip6gre with every outer option not the
  * default, and plain ip6tnl mode any; every outer option written out.
@@ -412,6 +492,7 @@ main(int argc, char **argv)
 		T(test_sit_gue),
 		T(test_gre_options),
 		T(test_gre_families),
+		T(test_metric),
 		T(test_ip6),
 		T(test_plain_and_dotted),
 		T(test_errors),
