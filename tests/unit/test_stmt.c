@@ -349,8 +349,8 @@ test_tel_cmds_from_stmts(void **state)
 	}
 	assert_int_equal(found, RTE_DIM(expect));
 	/* and the reads: stats, reset, ports, tunnels, routes, neighs,
-	 * neigh/flush, addrs, punt, lcores, config */
-	assert_int_equal(n, RTE_DIM(expect) + 11);
+	 * neigh/flush, addrs, punt, lcores, config, tunnel/peer_config */
+	assert_int_equal(n, RTE_DIM(expect) + 12);
 	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/neigh/flush") != 0; i++)
 		;
 	assert_true(i < n);
