@@ -106,20 +106,30 @@ fou_peer_dport(const struct fou_gw *gw, const struct fou_tunnel_conf *c, uint16_
 	return -ENOENT;
 }
 
+/* " WORD VALUE", VALUE `other` (none, inherit) where it is not a number,
+ * else v in fmt. */
+static int
+fou_peer_word(char *s, size_t len, const char *word, const char *other, const char *fmt,
+	      unsigned int v)
+{
+	char num[16];
+
+	if (other != NULL)
+		return snprintf(s, len, " %s %s", word, other);
+	snprintf(num, sizeof(num), fmt, v);
+	return snprintf(s, len, " %s %s", word, num);
+}
+
 /* ip's words for an IPv4-underlay tunnel's outer header: TTL, TOS, DF. */
 static int
 fou_peer_outer4(const struct fou_tunnel_conf *c, char *s, size_t len)
 {
 	int n;
 
-	if (c->ttl == 0)
-		n = snprintf(s, len, " ttl inherit");
-	else
-		n = snprintf(s, len, " ttl %u", c->ttl);
-	if (c->tos_inherit)
-		n += snprintf(s + n, len - n, " tos inherit");
-	else if (c->tos != 0)
-		n += snprintf(s + n, len - n, " tos 0x%02x", c->tos);
+	n = fou_peer_word(s, len, "ttl", c->ttl == 0 ? "inherit" : NULL, "%u", c->ttl);
+	if (c->tos_inherit || c->tos != 0)
+		n += fou_peer_word(s + n, len - n, "tos", c->tos_inherit ? "inherit" : NULL,
+				   "0x%02x", c->tos);
 	if (!c->pmtudisc)
 		n += snprintf(s + n, len - n, " nopmtudisc");
 	return n;
@@ -131,22 +141,13 @@ fou_peer_outer6(const struct fou_tunnel_conf *c, char *s, size_t len)
 {
 	int n;
 
-	if (c->ttl == 0)
-		n = snprintf(s, len, " hoplimit inherit");
-	else
-		n = snprintf(s, len, " hoplimit %u", c->ttl);
-	if (c->encaplimit < 0)
-		n += snprintf(s + n, len - n, " encaplimit none");
-	else
-		n += snprintf(s + n, len - n, " encaplimit %d", c->encaplimit);
-	if (c->tos_inherit)
-		n += snprintf(s + n, len - n, " tclass inherit");
-	else
-		n += snprintf(s + n, len - n, " tclass 0x%02x", c->tos);
-	if (c->flowlabel_inherit)
-		n += snprintf(s + n, len - n, " flowlabel inherit");
-	else
-		n += snprintf(s + n, len - n, " flowlabel 0x%05x", c->flowlabel);
+	n = fou_peer_word(s, len, "hoplimit", c->ttl == 0 ? "inherit" : NULL, "%u", c->ttl);
+	n += fou_peer_word(s + n, len - n, "encaplimit", c->encaplimit < 0 ? "none" : NULL, "%u",
+			   (unsigned int)c->encaplimit);
+	n += fou_peer_word(s + n, len - n, "tclass", c->tos_inherit ? "inherit" : NULL, "0x%02x",
+			   c->tos);
+	n += fou_peer_word(s + n, len - n, "flowlabel", c->flowlabel_inherit ? "inherit" : NULL,
+			   "0x%05x", c->flowlabel);
 	return n;
 }
 

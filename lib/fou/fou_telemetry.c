@@ -789,14 +789,12 @@ fou_tel_add_parts(struct rte_tel_data *e, const char *text, char sep)
 }
 
 /*
- * One statement as ["NAME", "ARG part", ...]: ARG is the parts joined by
- * ',' (a telemetry string holds at most RTE_TEL_MAX_STRING_LEN - 1
- * characters, a tunnel statement may hold more).
+ * The next line of a paged text (c->pos), if it is on the page: an entry
+ * [first, text parts...], first left out if NULL.
  */
 static int
-fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *err __rte_unused)
+fou_tel_cfg_add(struct fou_tel_cfg *c, const char *first, const char *text, char sep)
 {
-	struct fou_tel_cfg *c = ctx;
 	struct rte_tel_data *e;
 
 	if (c->pos++ < c->offset || c->pos - c->offset > c->n)
@@ -805,9 +803,21 @@ fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *e
 	if (e == NULL)
 		return -ENOMEM;
 	rte_tel_data_start_array(e, RTE_TEL_STRING_VAL);
-	rte_tel_data_add_array_string(e, name);
-	fou_tel_add_parts(e, arg, ',');
+	if (first != NULL)
+		rte_tel_data_add_array_string(e, first);
+	fou_tel_add_parts(e, text, sep);
 	return fou_tel_add_entry(c->d, c->pos - 1, e);
+}
+
+/*
+ * One statement as ["NAME", "ARG part", ...]: ARG is the parts joined by
+ * ',' (a telemetry string holds at most RTE_TEL_MAX_STRING_LEN - 1
+ * characters, a tunnel statement may hold more).
+ */
+static int
+fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *err __rte_unused)
+{
+	return fou_tel_cfg_add(ctx, name, arg, ',');
 }
 
 static int
@@ -1018,27 +1028,11 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 
 /* --- the peer's config ---------------------------------------------------- */
 
-/* A page of a tunnel's peer config: entries offset.. (n of them), each
- * the command's words in parts (fou_tel_add_parts) joined by ' '. */
-struct fou_tel_peer {
-	struct rte_tel_data *d;
-	unsigned int pos, offset, n;
-};
-
+/* A command of a tunnel's peer config: its words in parts joined by ' '. */
 static int
 fou_tel_peer_line(void *ctx, const char *line, struct fou_err *err __rte_unused)
 {
-	struct fou_tel_peer *p = ctx;
-	struct rte_tel_data *e;
-
-	if (p->pos++ < p->offset || p->pos - p->offset > p->n)
-		return 0;
-	e = rte_tel_data_alloc();
-	if (e == NULL)
-		return -ENOMEM;
-	rte_tel_data_start_array(e, RTE_TEL_STRING_VAL);
-	fou_tel_add_parts(e, line, ' ');
-	return fou_tel_add_entry(p->d, p->pos - 1, e);
+	return fou_tel_cfg_add(ctx, NULL, line, ' ');
 }
 
 static int
@@ -1061,7 +1055,7 @@ fou_tel_peer_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	char what[FOU_TEL_LOG_ARG + 64], name[FOU_TUNNEL_NAMESIZE];
 	const char *rest = params != NULL ? strchr(params, ',') : NULL;
 	size_t len = params == NULL ? 0 : rest != NULL ? (size_t)(rest - params) : strlen(params);
-	struct fou_tel_peer p = { .d = d };
+	struct fou_tel_cfg p = { .d = d };
 	struct fou_tel_args a;
 	struct fou_err err;
 	unsigned int total = 0;
