@@ -36,6 +36,7 @@ fouctl_help(FILE *f)
 		"  port|tunnel|route|addr|neigh|lcore|punt show\n"
 		"  tunnel show NAME          one tunnel\n"
 		"  tunnel peer-config NAME   the Linux commands for its far end, ready to paste\n"
+		"  tunnel health NAME        its probes: state, RTT, loss, counters\n"
 		"  neigh flush               forget the learnt neighbours\n"
 		"  stats                     counters (ports: the NIC's; the rest since a reset)\n"
 		"  stats -w SECONDS [-c N]   rates every SECONDS, until interrupted or N times\n"
@@ -179,7 +180,10 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 		printf(" encap %s", encap);
 	if (encap != NULL && strcmp(encap, "none") != 0 && fouctl_str(e, "tclass") != NULL)
 		printf(" %s", fouctl_u64(e, "encap_csum6") ? "encap-csum6" : "noencap-csum6");
-	printf(" mtu %llu\n", (unsigned long long)fouctl_u64(e, "mtu"));
+	printf(" mtu %llu", (unsigned long long)fouctl_u64(e, "mtu"));
+	if (fouctl_str(e, "health") != NULL && strcmp(fouctl_str(e, "health"), "off") != 0)
+		printf(" health %s", fouctl_str(e, "health"));
+	putchar('\n');
 	if (fouctl_u64(e, "path_mtu") != 0)
 		printf("    path mtu %llu, expires in %llu s\n",
 		       (unsigned long long)fouctl_u64(e, "path_mtu"),
@@ -383,6 +387,35 @@ fouctl_show(struct fouctl *c, const struct fouctl_show *s, const char *name)
 				s->print(key, e);
 	}
 	json_decref(t);
+	return 0;
+}
+
+/* `fouctl tunnel health NAME`: /fou/tunnel/health,NAME. */
+static int
+fouctl_tunnel_health(struct fouctl *c, const char *name)
+{
+	json_t *h = fouctl_cmd(c, "/fou/tunnel/health", name);
+
+#define H(k) ((unsigned long long)fouctl_u64(h, k))
+	if (c->json) {
+		fouctl_print_json(h);
+	} else {
+		printf("%s: health %s, probes every %llu ms, down after %llu unanswered%s%s\n",
+		       fouctl_str(h, "name") ? fouctl_str(h, "name") : name,
+		       fouctl_str(h, "state") ? fouctl_str(h, "state") : "?", H("interval_ms"),
+		       H("timeout"), H("probing_ipv4") ? ", over IPv4" : "",
+		       H("probing_ipv6") ? ", over IPv6" : "");
+		printf("    since %llu ms, %llu changes; unanswered %llu\n", H("last_change_ms"),
+		       H("transitions"), H("unanswered"));
+		printf("    rtt last %llu us min %llu us avg %llu us jitter %llu us\n",
+		       H("rtt_last_us"), H("rtt_min_us"), H("rtt_avg_us"), H("rtt_jitter_us"));
+		printf("    loss %llu of the last %llu\n", H("loss_window_lost"), H("loss_window"));
+		printf("    sent %llu received %llu lost %llu late %llu replayed %llu forged %llu"
+		       " wrong_tunnel %llu bad_ttl %llu\n", H("sent"), H("received"), H("lost"),
+		       H("late"), H("replayed"), H("forged"), H("wrong_tunnel"), H("bad_ttl"));
+	}
+#undef H
+	json_decref(h);
 	return 0;
 }
 
@@ -597,6 +630,11 @@ fouctl_run(struct fouctl *c, int argc, char **argv)
 		if (argc > (named ? 3 : 2))
 			fouctl_usage_error("unexpected '%s' after %s show", argv[argc - 1], object);
 		return fouctl_show(c, show, argc > 2 ? argv[2] : NULL);
+	}
+	if (strcmp(object, "tunnel") == 0 && fouctl_is(verb, "health", NULL)) {
+		if (argc != 3)
+			fouctl_usage_error("tunnel health takes one tunnel name");
+		return fouctl_tunnel_health(c, argv[2]);
 	}
 	if (strcmp(object, "neigh") == 0 && fouctl_is(verb, "flush", NULL)) {
 		json_t *r;

@@ -132,6 +132,7 @@ fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_o
 	while (!__atomic_load_n(&fou_app_quit, __ATOMIC_RELAXED)) {
 		rte_delay_us_sleep(FOU_MONITOR_US);
 		fou_neigh_service(ctl, rte_rdtsc());
+		fou_probe_service(ctl, rte_rdtsc());
 		fou_punt_service(ctl, rte_rdtsc());
 		if (++rounds % FOU_LINK_ROUNDS == 0)
 			fou_app_links(links, false);
@@ -710,6 +711,7 @@ main(int argc, char **argv)
 	fou_app_notify("STOPPING=1\nSTATUS=stopping");
 	rte_eal_mp_wait_lcore();
 	fou_neigh_stop(gw);		/* what waited for a neighbour is dropped */
+	fou_probe_stop(gw);		/* returned probes not looked at go */
 	fou_punt_stop(gw);		/* what was handed up goes; the interfaces too */
 	printf("dpdk-fou: stopped after %.2f s\n",
 	       (double)(rte_get_timer_cycles() - t0) / (double)rte_get_timer_hz());
@@ -722,6 +724,7 @@ out:
 	RTE_LCORE_FOREACH_WORKER(lcore)
 		fou_worker_fini(&workers[lcore]);
 	fou_neigh_stop(gw);
+	fou_probe_stop(gw);
 	fou_punt_stop(gw);
 	fou_lcore_free(ctl);
 	/* the workers are stopped: no callback of a capture still running */

@@ -34,6 +34,8 @@ ROLES = {
     'fou_punt.c': 'control',
     # the far end's commands, written from the tables (read only)
     'fou_peer.c': 'control',
+    # tunnel health: the control thread's probes
+    'fou_probe.c': 'control',
     # the rte_log types (fou.ctl, fou.telemetry, ...)
     'fou_log.c': 'control',
     # the per-lcore context: created by control, driven by its worker
@@ -49,6 +51,7 @@ ROLES = {
     'fou_ndisc.c': 'datapath', 'fou_ndisc.h': 'datapath',
     'fou_local.c': 'datapath', 'fou_local.h': 'datapath',
     'fou_punt.h': 'datapath',
+    'fou_probe.h': 'datapath',
     # the text layer
     'fou_parse.c': 'text', 'fou_stmt.c': 'text', 'fou_config.c': 'text',
     'fou_telemetry.c': 'text',

@@ -124,6 +124,7 @@
 	X(NEIGH_FAILED, neigh_failed, "waiting for ARP/ND resolution that failed (3 probes unanswered): host unreachable sent where allowed") \
 	X(NEIGH_STOPPED, neigh_stopped, "still waiting for ARP/ND resolution when the gateway stopped or the entry was flushed") \
 	X(NO_HEADROOM, no_headroom, "mbuf headroom too small for the outer headers") \
+	X(PROBE_RING_FULL, probe_ring_full, "a returned tunnel probe (inner UDP to port 3785 of our address, out of a tunnel) while the ring to the control thread was full") \
 	X(GSO_FAILED, gso_failed, "a merged packet larger than the egress MTU could not be resegmented (out of mbufs, or IPv6 after the MTU shrank)") \
 	X(TX_PREPARE, tx_prepare, "the egress port's rte_eth_tx_prepare refused the packet's offload request") \
 	X(TX_FULL, tx_full, "egress queue full")
@@ -191,10 +192,13 @@ enum fou_icmp_kind {
 	X(NEIGH_DEQUEUED, neigh_dequeued, "queued packets sent on or dropped") \
 	X(NEIGH_EVICTED, neigh_evicted, "learnt neighbours pushed out of a full table") \
 	X(NEIGH_EVENTS_LOST, neigh_events_lost, "ARP/ND learning events lost to a full event ring") \
-	X(ORIGINATED, originated, "packets the gateway built itself (ARP, ND, announcements)") \
-	X(CONSUMED, consumed, "packets received and taken in by the gateway's own stack: ARP replies and announcements, Neighbour Advertisements, path MTU errors") \
+	X(ORIGINATED, originated, "packets the gateway built itself (ARP, ND, announcements, tunnel probes)") \
+	X(CONSUMED, consumed, "packets received and taken in by the gateway's own stack: ARP replies and announcements, Neighbour Advertisements, path MTU errors, returned tunnel probes") \
 	X(PMTU_UPDATES, pmtu_updates, "tunnel path MTUs lowered by ICMP fragmentation needed or ICMPv6 packet too big") \
-	X(PMTU_REFUSED, pmtu_refused, "fragmentation needed or packet too big for a tunnel that would not lower its path MTU")
+	X(PMTU_REFUSED, pmtu_refused, "fragmentation needed or packet too big for a tunnel that would not lower its path MTU") \
+	X(PROBES_OUT, probes_out, "tunnel probes the gateway built (tunnel health, probe=on), sent or held for the neighbour") \
+	X(PROBES_IN, probes_in, "returned tunnel probes the workers handed to the control thread (inner UDP to port 3785 of our address, out of a tunnel)") \
+	X(PROBES_STRAY, probes_stray, "returned tunnel probes that came out of a tunnel that does not probe (probe off, or deleted since): freed, no health changed")
 
 enum fou_local_counter {
 #define FOU_LOCAL_ENUM(e, n, d) FOU_LOCAL_##e,
@@ -686,6 +690,10 @@ struct fou_tunnel_conf {
 	int16_t encaplimit;	/* Tunnel Encapsulation Limit option, -1: none (default 4) */
 	bool flowlabel_inherit;	/* flowlabel inherit */
 	uint32_t flowlabel;	/* else this (20 bits; 0 default) */
+	/* tunnel health (fou_probe.c): echo probes through the peer */
+	bool probe;			/* probe=on */
+	uint16_t probe_interval_ms;	/* interval=MS, FOU_PROBE_INTERVAL_* */
+	uint8_t probe_timeout;		/* timeout=N: unanswered probes that make up down */
 };
 /* ip6tnl mode any */
 #define FOU_TUN_ANY 0
@@ -726,6 +734,7 @@ struct fou_tunnel_info {
 	uint64_t tx_frags;	/* inner IPv4 fragments made to fit the tunnel MTU
 				 * (each is counted in tx_packets too) */
 	uint64_t tx_outer_frags;	/* outer fragments made to fit the path MTU */
+	const char *health;	/* fou_health_name(): off, unknown, up, down */
 };
 /* Fills up to n entries in slot order; returns the total count. */
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,
@@ -749,6 +758,64 @@ unsigned int fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_inf
 typedef int (*fou_peer_cb)(void *ctx, const char *line, struct fou_err *err);
 int fou_peer_config(const struct fou_gw *gw, const char *name, fou_peer_cb cb, void *ctx,
 		    struct fou_err *err);
+
+/*
+ * Tunnel health (fou_probe.c): on a tunnel with probe=on and an address of
+ * the family (--addr TUNNEL,IP/PLEN), the control thread sends an echo
+ * probe every interval, from that address to itself, into the tunnel; a
+ * peer that forwards sends it back (one router: TTL 255 becomes 254).
+ * unknown until the first valid reply, up on a valid reply, down from up
+ * after timeout consecutive probes unanswered within an interval.
+ */
+#define FOU_PROBE_PORT 3785		/* UDP: BFD echo (RFC 5881) */
+#define FOU_PROBE_INTERVAL_DEFAULT 1000
+#define FOU_PROBE_INTERVAL_MIN 10
+#define FOU_PROBE_INTERVAL_MAX 60000
+#define FOU_PROBE_TIMEOUT_DEFAULT 3
+#define FOU_PROBE_WINDOW 64		/* probes outstanding, and the loss window */
+
+enum fou_health {
+	FOU_HEALTH_OFF,		/* probe=off */
+	FOU_HEALTH_UNKNOWN,	/* no valid reply yet */
+	FOU_HEALTH_UP,
+	FOU_HEALTH_DOWN,
+};
+/* "off", "unknown", "up", "down" */
+const char *fou_health_name(enum fou_health h);
+
+struct fou_tunnel_health {
+	char name[FOU_TUNNEL_NAMESIZE];
+	uint8_t state;			/* enum fou_health */
+	uint16_t interval_ms;
+	uint8_t timeout;
+	bool probing4, probing6;	/* an address of the family: probes go */
+	uint64_t last_change_ms;	/* since the last change of state (or probe start) */
+	uint64_t transitions;		/* changes of state */
+	uint32_t unanswered;		/* consecutive echo probes lost, now */
+	/* RTT in microseconds: last, least, smoothed (RFC 6298's SRTT, gain
+	 * 1/8) and jitter (RFC 3550's interarrival jitter, gain 1/16, over
+	 * the RTTs of successive replies); 0 before the first reply */
+	uint64_t rtt_last_us, rtt_min_us, rtt_avg_us, rtt_jitter_us;
+	uint32_t window;		/* echo probes decided, of the last FOU_PROBE_WINDOW */
+	uint32_t window_lost;		/* of those, lost */
+	uint64_t sent;			/* echo probes built */
+	uint64_t received;		/* valid replies in time */
+	uint64_t lost;			/* unanswered within the interval */
+	uint64_t late;			/* valid, after the interval (the probe counted lost) */
+	uint64_t replayed;		/* a reply to a probe answered before */
+	uint64_t forged;		/* bad magic, version, kind, length, token, sequence never sent */
+	uint64_t wrong_tunnel;		/* came out of another tunnel than the one it names */
+	uint64_t bad_ttl;		/* TTL / hop limit not 254: not one router back */
+};
+/* The health of tunnel name; -ENODEV named in err without one. */
+int fou_tunnel_health_get(const struct fou_gw *gw, const char *name, struct fou_tunnel_health *h,
+			  struct fou_err *err);
+/* The control thread's round with fou_neigh_service(): returned probes,
+ * timeouts, the probes due at now (TSC). Takes the control lock. */
+void fou_probe_service(struct fou_lcore *ctl, uint64_t now);
+/* At exit, once the workers have stopped: returned probes still in the
+ * ring are freed (they were counted consumed). */
+void fou_probe_stop(struct fou_gw *gw);
 
 /* encap-sport auto picks from [min, max]; default 32768-60999 as Linux'
  * ip_local_port_range. */

@@ -356,7 +356,13 @@ fou_dump_tunnel(struct fou_dump *d, const void *entry)
 	if (c->gre_csum)
 		n += snprintf(arg + n, sizeof(arg) - n, ",csum");
 	if (c->gre_seq)
-		snprintf(arg + n, sizeof(arg) - n, ",seq");
+		n += snprintf(arg + n, sizeof(arg) - n, ",seq");
+	if (c->probe)
+		n += snprintf(arg + n, sizeof(arg) - n, ",probe=on");
+	if (c->probe_interval_ms != FOU_PROBE_INTERVAL_DEFAULT)
+		n += snprintf(arg + n, sizeof(arg) - n, ",interval=%u", c->probe_interval_ms);
+	if (c->probe_timeout != FOU_PROBE_TIMEOUT_DEFAULT)
+		snprintf(arg + n, sizeof(arg) - n, ",timeout=%u", c->probe_timeout);
 	fou_dump_emit(d, "tunnel", "%s", arg);
 }
 

@@ -90,6 +90,11 @@ void fou_neigh_tbl_free(struct fou_gw *gw);
 bool fou_neigh_src(const struct fou_gw *gw, uint16_t port, uint8_t family, const void *target,
 		   void *src);
 
+/* Send m out of port through the first started worker (its inject ring),
+ * which counts it as sent; without one, or with its ring full, it is
+ * dropped under reason. */
+void fou_neigh_emit(struct fou_gw *gw, struct rte_mbuf *m, uint16_t port, unsigned int reason);
+
 /* fou_stats.c: counters of tunnel i summed over lcores, less base (if not
  * NULL), added to ti. */
 void fou_tun_stats_sum(const struct fou_gw *gw, uint32_t i, const struct fou_tun_stats *base,

@@ -19,6 +19,7 @@
 
 #include "fou_ctl.h"
 #include "fou_idpool.h"
+#include "fou_probe.h"
 
 void
 fou_err_set(struct fou_err *err, const char *fmt, ...)
@@ -336,6 +337,9 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 		goto fail;
 	if (fou_gw_local_create(gw) != 0)
 		goto fail;
+	rte_errno = ENOMEM;
+	if (fou_probe_create(gw) != 0)
+		goto fail;
 	gw->sport_range = 32768u << 16 | 60999u;
 	gw->icmp_limit = 1000ull << 32 | 50u;
 	gw->reasm_time = FOU_REASM_TIME_DEFAULT;
@@ -360,6 +364,7 @@ fou_gw_free(struct fou_gw *gw)
 		return;
 	fou_punt_free(gw);
 	fou_neigh_tbl_free(gw);
+	fou_probe_free(gw);
 	rte_ring_free(gw->nev_ring);
 	rte_ring_free(gw->hold_ring);
 	rte_free(gw->neigh_used);

@@ -15,7 +15,8 @@
  * held (handed to the control thread to wait for its neighbour),
  * consumed (taken in by the gateway's own stack: an ARP reply, an NA);
  * taken (a fragment kept by the reassembly table, or dropped by it and
- * counted there), reassembled (the fragment completed a datagram, which
+ * counted there; a returned tunnel probe handed to the control thread,
+ * counted consumed), reassembled (the fragment completed a datagram, which
  * is in lc->reasm_done), or punted (handed to the control thread for the
  * port's kernel interface). */
 #define FOU_FWD FOU_DROP_MAX

@@ -24,6 +24,7 @@
 #include "fou_hdr.h"
 #include "fou_icmp.h"
 #include "fou_local.h"
+#include "fou_probe.h"
 #include "fou_punt.h"
 
 #define FOU_ICMP_HDR 8			/* the ICMP / ICMPv6 header Linux pulls */
@@ -186,6 +187,9 @@ fou_local4(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 				  &dport);
 		if (r != FOU_FWD)
 			return r;
+		/* one of our tunnel probes, back through the peer (fou_probe.c) */
+		if (unlikely(dport == FOU_PROBE_PORT) && p->tun != 0)
+			return fou_probe_rx(lc, m, p->off, p->tot, p->tun - 1);
 		/* FOU inside a tunnel is not decapsulated a second time */
 		if (__atomic_load_n(&lc->gw->udp_slot[dport], __ATOMIC_ACQUIRE) != 0)
 			return FOU_DROP_INNER_LOCAL;
@@ -255,6 +259,8 @@ fou_local6(struct fou_lcore *lc, struct rte_mbuf *m, const struct fou_local *p,
 		r = fou_local_udp(m, p, __rte_raw_cksum(ip6->src_addr, 32, 0), true, &ulen, &dport);
 		if (r != FOU_FWD)
 			return r;
+		if (unlikely(dport == FOU_PROBE_PORT) && p->tun != 0)
+			return fou_probe_rx(lc, m, p->off, p->tot, p->tun - 1);
 		/* as over IPv4: FOU inside a tunnel is not decapsulated a second
 		 * time (outer UDP to a port over IPv6 never comes here) */
 		if (__atomic_load_n(&lc->gw->udp_slot6[dport], __ATOMIC_ACQUIRE) != 0)

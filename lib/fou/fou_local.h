@@ -15,6 +15,8 @@ struct fou_local {
 	bool l2_group;		/* in a broadcast or multicast frame: no error about it */
 	uint16_t rx_port;	/* an outer packet's: its kernel interface (--punt) takes
 				 * what the gateway does not */
+	uint32_t tun;		/* an inner packet's: the tunnel it came out of, index + 1;
+				 * 0: none (a FOU port's fallback) */
 };
 
 /*

@@ -193,12 +193,8 @@ fou_neigh_dp_clear(struct fou_gw *gw, struct fou_neigh_entry *e)
 
 /* --- sending ------------------------------------------------------------------ */
 
-/*
- * Send m out of port through the first started worker (its inject ring);
- * the worker counts it as sent. Without one, or with its ring full, m is
- * dropped under reason.
- */
-static void
+/* (fou_ctl.h) */
+void
 fou_neigh_emit(struct fou_gw *gw, struct rte_mbuf *m, uint16_t port, unsigned int reason)
 {
 	unsigned int l;

@@ -506,6 +506,8 @@ struct fou_gw {
 	 */
 	struct rte_ring *nev_ring;		/* struct fou_neigh_ev, MP/SC */
 	struct rte_ring *hold_ring;		/* mbufs waiting for a neighbour, MP/SC */
+	struct rte_ring *probe_ring;		/* returned tunnel probes, MP/SC (fou_probe.c) */
+	struct fou_probe_tbl *probe;		/* tunnel health, control only */
 	int hold_key_off;			/* mbuf dynamic field: struct fou_neigh_key
 						 * (the GRO tag's: held packets skip GRO) */
 	uint8_t *neigh_used;			/* max_neighs entries */

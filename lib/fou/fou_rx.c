@@ -46,6 +46,7 @@ struct fou_inner_ctx {
 	bool remcsum;		/* GUE remote checksum offload: complete this checksum */
 	uint16_t rc_start;	/* from the inner packet's start: where the sum starts */
 	uint16_t rc_field;	/* and where the checksum field is */
+	uint32_t tun;		/* the tunnel matched, index + 1; 0: none (a port's fallback) */
 };
 
 /*
@@ -82,7 +83,7 @@ fou_inner_gro(const struct fou_gw *gw, struct rte_mbuf *m, const struct fou_inne
 static inline unsigned int
 fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	 struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot, uint8_t ecn,
-	 const struct fou_nexthop *nh, uint16_t *out_port)
+	 const struct fou_nexthop *nh, uint32_t tun, uint16_t *out_port)
 {
 	struct fou_adj a;
 	uint16_t old_w0, old_w4, cksum, frag_mtu = 0;
@@ -98,7 +99,8 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 	 * delivered before): it is delivered as an outer one would be */
 	if (nh->type == FOU_NH_LOCAL)
 		return fou_local4(lc, m, &(struct fou_local){ .off = off, .hl = hl, .tot = tot,
-							      .ecn = ecn, .inner = true },
+							      .ecn = ecn, .inner = true,
+							      .tun = tun },
 				  out_port);
 	if (nh->type == FOU_NH_BCAST)
 		return FOU_DROP_BCAST_MCAST;
@@ -158,7 +160,7 @@ fou_fwd4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 static inline unsigned int
 fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint32_t off,
 	 struct rte_ipv6_hdr *ip6, uint32_t tot, uint8_t ecn, const struct fou_nexthop *nh,
-	 uint16_t *out_port)
+	 uint32_t tun, uint16_t *out_port)
 {
 	struct fou_adj a;
 	uint32_t vtc;
@@ -172,7 +174,8 @@ fou_fwd6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m, uint
 				       FOU_DROP_NO_ROUTE, out_port);
 	if (nh->type == FOU_NH_LOCAL)
 		return fou_local6(lc, m, &(struct fou_local){ .off = off, .hl = sizeof(*ip6),
-							      .tot = tot, .ecn = ecn, .inner = true },
+							      .tot = tot, .ecn = ecn, .inner = true,
+							      .tun = tun },
 				  out_port);
 	if (ip6->hop_limits <= 1)
 		return fou_icmp6_error(lc, m, off, tot, FOU_ICMP_TIME_EXCEEDED6, 0, false,
@@ -258,6 +261,25 @@ fou_count_decap(struct fou_lcore_stats *st, const struct fou_inner_ctx *in, enum
 	FOU_STAT_ADD(st->decap_inner[kind], 1);
 }
 
+/*
+ * Linux drops an inner packet from one of its own addresses (a martian
+ * source, without accept_local); one of our tunnel probes comes back so:
+ * UDP from our address to itself, to the probe port, out of a tunnel.
+ * Read only for a source that is ours.
+ */
+static inline bool
+fou_probe4_back(const struct rte_mbuf *m, const struct fou_inner_ctx *in,
+		const struct rte_ipv4_hdr *ip, uint32_t hl, uint32_t tot)
+{
+	const struct rte_udp_hdr *udp;
+
+	if (in->tun == 0 || ip->src_addr != ip->dst_addr || ip->next_proto_id != IPPROTO_UDP ||
+	    fou_need(m, in->off + hl, tot - hl, sizeof(*udp), FOU_DROP_UDP_TRUNCATED) != FOU_FWD)
+		return false;
+	udp = rte_pktmbuf_mtod_offset(m, const struct rte_udp_hdr *, in->off + hl);
+	return udp->dst_port == rte_cpu_to_be_16(FOU_PROBE_PORT);
+}
+
 static inline unsigned int
 fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	   const struct fou_inner_ctx *in, uint16_t *out_port)
@@ -288,7 +310,8 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	fou_count_decap(lc->st, in, FOU_INNER_IPV4);
 
 	if (fou_martian4_src(ip->src_addr) || fou_martian4_dst(ip->dst_addr) ||
-	    fou_bcast4(ip->dst_addr) || fou_src4_ours(gw, ip->src_addr))
+	    fou_bcast4(ip->dst_addr) ||
+	    (fou_src4_ours(gw, ip->src_addr) && !fou_probe4_back(m, in, ip, hl, tot)))
 		return FOU_DROP_INNER_MARTIAN;
 	if (!fou_ip4_hdr_options_ok(ip, hl))
 		return FOU_DROP_INNER_OPTIONS_BAD;
@@ -296,7 +319,8 @@ fou_inner4(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 	if (r != FOU_FWD)
 		return r;
 	fou_inner_gro(gw, m, in, ip, hl, tot, false);
-	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4_memo(gw, lc->memo, ip->dst_addr), out_port);
+	return fou_fwd4(gw, lc, m, in->off, ip, hl, tot, ecn, fou_dst4_memo(gw, lc->memo, ip->dst_addr),
+			in->tun, out_port);
 }
 
 static inline unsigned int
@@ -331,7 +355,8 @@ fou_inner6(const struct fou_gw *gw, struct fou_lcore *lc, struct rte_mbuf *m,
 		return r;
 	/* before forwarding rewrites its hop limit and traffic class */
 	fou_inner_gro(gw, m, in, ip6, sizeof(*ip6), tot, true);
-	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6_memo(gw, lc->memo, ip6->dst_addr), out_port);
+	return fou_fwd6(gw, lc, m, in->off, ip6, tot, ecn, fou_dst6_memo(gw, lc->memo, ip6->dst_addr),
+			in->tun, out_port);
 }
 
 /*
@@ -537,11 +562,12 @@ fou_tunnel_rx(struct fou_lcore *lc, const struct fou_tunnel *t, uint16_t gflags,
  */
 static inline unsigned int
 fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte_ipv4_hdr *ip,
-		 uint8_t type, uint16_t gflags, uint32_t key, uint32_t len)
+		 uint8_t type, uint16_t gflags, uint32_t key, uint32_t len, uint32_t *tun)
 {
 	struct fou_tun_key k;
 	void *data;
 
+	*tun = 0;
 	if (__atomic_load_n(&gw->tun_types[type], __ATOMIC_ACQUIRE) == 0)
 		return FOU_FWD;
 	fou_tun_key_make(&k, type, ip->dst_addr, ip->src_addr, (gflags & FOU_GRE_K) != 0, key);
@@ -552,6 +578,7 @@ fou_tunnel_match(const struct fou_gw *gw, struct fou_lcore *lc, const struct rte
 	} else if (rte_hash_lookup_data(gw->tun_rx, &k, &data) < 0) {
 		return FOU_DROP_NO_TUNNEL;
 	}
+	*tun = (uint32_t)(uintptr_t)data + 1;
 	return fou_tunnel_rx(lc, &gw->tunnels[(uintptr_t)data], gflags, len);
 }
 
@@ -742,7 +769,7 @@ fou_rx_local4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 	r = fou_tunnel_proto(m, &in, proto, &inner_v6, &gflags, &key);
 	if (r != FOU_FWD)
 		return r;
-	r = fou_tunnel_match(gw, lc, ip, proto, gflags, key, in.len);
+	r = fou_tunnel_match(gw, lc, ip, proto, gflags, key, in.len, &in.tun);
 	if (r != FOU_FWD)
 		return r;
 	if (gro) {
@@ -1005,6 +1032,7 @@ fou_rx_local6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, s
 	r = fou_tunnel_match6(gw, lc, ip6, proto, gflags, key, in.len, &tidx);
 	if (r != FOU_FWD)
 		return r;
+	in.tun = (uint32_t)(tidx + 1);
 	if (gro) {
 		struct fou_gro_tag *tag = RTE_MBUF_DYNFIELD(m, gw->gro_tag_off,
 							    struct fou_gro_tag *);
@@ -1080,7 +1108,7 @@ fou_rx_ip4(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 		return fou_rx_local4(gw, lc, rx_port, m, off, ip, hl, tot, l2_group, gro, out_port);
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
-	return fou_fwd4(gw, lc, m, off, ip, hl, tot, ip->type_of_service & 3, nh, out_port);
+	return fou_fwd4(gw, lc, m, off, ip, hl, tot, ip->type_of_service & 3, nh, 0, out_port);
 }
 
 /* A received IPv6 packet at off: checked as ip6_rcv_core, then Neighbour
@@ -1133,7 +1161,7 @@ fou_rx_ip6(const struct fou_gw *gw, struct fou_lcore *lc, uint16_t rx_port, stru
 	if (l2_group)
 		return FOU_DROP_BCAST_MCAST;
 	return fou_fwd6(gw, lc, m, off, ip6, tot, (rte_be_to_cpu_32(ip6->vtc_flow) >> 20) & 3, nh,
-			out_port);
+			0, out_port);
 }
 
 static inline unsigned int

@@ -25,7 +25,7 @@
 
 #include "fou_stmt.h"
 
-#define FOU_STMT_MAX_FIELDS 16
+#define FOU_STMT_MAX_FIELDS 24
 
 /* --- argument splitting ----------------------------------------------- */
 
@@ -657,6 +657,41 @@ fou_stmt_tunnel6(struct fou_fields *f, struct fou_tunnel_conf *c, struct fou_err
 	return 0;
 }
 
+/* Tunnel health: probe=on|off, interval=MS, timeout=N (fou_probe.c). */
+static int
+fou_stmt_tunnel_probe(struct fou_fields *f, struct fou_tunnel_conf *c, struct fou_err *err)
+{
+	const char *v = fou_fields_get(f, "probe");
+	uint32_t n;
+
+	if (v != NULL) {
+		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0) {
+			fou_err_set(err, "probe '%s' is not on or off", v);
+			return -EINVAL;
+		}
+		c->probe = strcmp(v, "on") == 0;
+	}
+	v = fou_fields_get(f, "interval");
+	if (v != NULL) {
+		if (fou_parse_u32(v, FOU_PROBE_INTERVAL_MAX, &n) < 0 ||
+		    n < FOU_PROBE_INTERVAL_MIN) {
+			fou_err_set(err, "interval '%s' is not %u-%u (milliseconds)", v,
+				    FOU_PROBE_INTERVAL_MIN, FOU_PROBE_INTERVAL_MAX);
+			return -EINVAL;
+		}
+		c->probe_interval_ms = (uint16_t)n;
+	}
+	v = fou_fields_get(f, "timeout");
+	if (v != NULL) {
+		if (fou_parse_u32(v, UINT8_MAX, &n) < 0 || n == 0) {
+			fou_err_set(err, "timeout '%s' is not 1-255 (probes)", v);
+			return -EINVAL;
+		}
+		c->probe_timeout = (uint8_t)n;
+	}
+	return 0;
+}
+
 static int
 fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 {
@@ -802,6 +837,9 @@ fou_stmt_tunnel(struct fou_gw *gw, struct fou_fields *f, struct fou_err *err)
 	}
 	c.gre_csum = fou_fields_get(f, "csum") != NULL;
 	c.gre_seq = fou_fields_get(f, "seq") != NULL;
+	ret = fou_stmt_tunnel_probe(f, &c, err);
+	if (ret < 0)
+		return ret;
 	return fou_tunnel_add(gw, &c, err);
 }
 
@@ -995,9 +1033,11 @@ static const struct fou_stmt fou_stmts[] = {
 	    "[,encap-csum|noencap-csum][,noencap-remcsum][,key=N][,csum][,seq]; or "
 	    "NAME,type=ip6tnl|ip6gre[,mode=ipip6|ip6ip6|any],local=IP6,remote=IP6"
 	    "[,hoplimit=N][,tclass=HEX|inherit][,flowlabel=HEX|inherit][,encaplimit=N|none]"
-	    "[,encap=...][,encap-udp6-csum|noencap-udp6-csum][,key=N][,csum][,seq]",
+	    "[,encap=...][,encap-udp6-csum|noencap-udp6-csum][,key=N][,csum][,seq]; "
+	    "either with [,probe=on|off][,interval=MS][,timeout=N]",
 	    1, { "type", "local", "remote", "ttl", "tos", "encap", "encap-sport", "encap-dport",
-		 "key", "mode", "hoplimit", "tclass", "flowlabel", "encaplimit" },
+		 "key", "mode", "hoplimit", "tclass", "flowlabel", "encaplimit", "probe",
+		 "interval", "timeout" },
 	    { "pmtudisc", "nopmtudisc", "encap-csum", "noencap-csum", "encap-remcsum",
 	      "noencap-remcsum", "csum", "seq", "encap-udp6-csum", "noencap-udp6-csum",
 	      "encap-csum6", "noencap-csum6" },

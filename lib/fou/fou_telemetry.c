@@ -552,6 +552,7 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	rte_tel_data_add_dict_u64(e, "rx_bytes", ti->rx_bytes);
 	rte_tel_data_add_dict_u64(e, "tx_frags", ti->tx_frags);
 	rte_tel_data_add_dict_u64(e, "tx_outer_frags", ti->tx_outer_frags);
+	rte_tel_data_add_dict_string(e, "health", ti->health);
 }
 
 static int
@@ -957,6 +958,58 @@ fou_tel_stats_reset(const char *cmd __rte_unused, const char *params, struct rte
 	return 0;
 }
 
+/* /fou/tunnel/health,NAME: one tunnel's probes and what they found. */
+static int
+fou_tel_tunnel_health(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct fou_tunnel_health h;
+	struct fou_err err = { "" };
+	const char *msg;
+	struct fou_gw *gw;
+	int ret;
+
+	gw = fou_tel_enter(&ret, &msg);
+	if (gw == NULL)
+		return fou_tel_error(d, ret, msg);
+	if (params == NULL || params[0] == '\0') {
+		fou_err_set(&err, "%s needs a tunnel name: %s,NAME", cmd, cmd);
+		ret = -EINVAL;
+	} else {
+		ret = fou_tunnel_health_get(gw, params, &h, &err);
+	}
+	fou_tel_leave();
+	if (ret < 0) {
+		FOU_LOG(DEBUG, telemetry, "telemetry: %s %s: %s", cmd,
+			params != NULL ? TELLOGSTR(params) : "", TELLOGSTR(err.msg));
+		return fou_tel_error(d, ret, err.msg);
+	}
+	rte_tel_data_start_dict(d);
+	fou_tel_add_str(d, "name", h.name);
+	rte_tel_data_add_dict_string(d, "state", fou_health_name(h.state));
+	rte_tel_data_add_dict_u64(d, "interval_ms", h.interval_ms);
+	rte_tel_data_add_dict_u64(d, "timeout", h.timeout);
+	rte_tel_data_add_dict_u64(d, "probing_ipv4", h.probing4);
+	rte_tel_data_add_dict_u64(d, "probing_ipv6", h.probing6);
+	rte_tel_data_add_dict_u64(d, "last_change_ms", h.last_change_ms);
+	rte_tel_data_add_dict_u64(d, "transitions", h.transitions);
+	rte_tel_data_add_dict_u64(d, "unanswered", h.unanswered);
+	rte_tel_data_add_dict_u64(d, "rtt_last_us", h.rtt_last_us);
+	rte_tel_data_add_dict_u64(d, "rtt_min_us", h.rtt_min_us);
+	rte_tel_data_add_dict_u64(d, "rtt_avg_us", h.rtt_avg_us);
+	rte_tel_data_add_dict_u64(d, "rtt_jitter_us", h.rtt_jitter_us);
+	rte_tel_data_add_dict_u64(d, "loss_window", h.window);
+	rte_tel_data_add_dict_u64(d, "loss_window_lost", h.window_lost);
+	rte_tel_data_add_dict_u64(d, "sent", h.sent);
+	rte_tel_data_add_dict_u64(d, "received", h.received);
+	rte_tel_data_add_dict_u64(d, "lost", h.lost);
+	rte_tel_data_add_dict_u64(d, "late", h.late);
+	rte_tel_data_add_dict_u64(d, "replayed", h.replayed);
+	rte_tel_data_add_dict_u64(d, "forged", h.forged);
+	rte_tel_data_add_dict_u64(d, "wrong_tunnel", h.wrong_tunnel);
+	rte_tel_data_add_dict_u64(d, "bad_ttl", h.bad_ttl);
+	return 0;
+}
+
 /* /fou/neigh/flush: {"status": "ok", "flushed": N}, logged. */
 static int
 fou_tel_neigh_flush(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
@@ -1095,7 +1148,8 @@ fou_tel_peer_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
 	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
 	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
-	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, path MTU and its seconds left, counters") \
+	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, path MTU, counters, health") \
+	X("/fou/tunnel/health", fou_tel_tunnel_health, "A tunnel's health (NAME): state off|unknown|up|down, RTT last/min/avg/jitter (us), loss of the last 64 probes, counters") \
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
 	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \

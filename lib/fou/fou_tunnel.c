@@ -14,6 +14,7 @@
 #include "fou_ctl.h"
 #include "fou_hdr.h"
 #include "fou_idpool.h"
+#include "fou_probe.h"
 
 /* --- FOU receive ports ------------------------------------------------ */
 
@@ -180,6 +181,8 @@ fou_tunnel_conf_default(struct fou_tunnel_conf *c)
 	memset(c, 0, sizeof(*c));	/* ttl inherit, tos 0, noencap-csum, no GRE options */
 	c->pmtudisc = true;
 	c->encap = FOU_ENCAP_FOU;
+	c->probe_interval_ms = FOU_PROBE_INTERVAL_DEFAULT;
+	c->probe_timeout = FOU_PROBE_TIMEOUT_DEFAULT;
 }
 
 void
@@ -412,6 +415,13 @@ fou_tunnel_conf_check(const struct fou_gw *gw, const struct fou_tunnel_conf *c,
 	ret = six ? fou_tunnel_conf_check6(gw, c, err) : fou_tunnel_conf_check4(gw, c, err);
 	if (ret < 0)
 		return ret;
+	if (c->probe_interval_ms < FOU_PROBE_INTERVAL_MIN ||
+	    c->probe_interval_ms > FOU_PROBE_INTERVAL_MAX || c->probe_timeout == 0) {
+		fou_err_set(err, "probe interval %u ms must be %u-%u, timeout %u 1-255",
+			    c->probe_interval_ms, FOU_PROBE_INTERVAL_MIN, FOU_PROBE_INTERVAL_MAX,
+			    c->probe_timeout);
+		return -EINVAL;
+	}
 	if (!fou_ip_is_unicast(&c->remote)) {
 		fou_err_set(err, "remote %s is not a unicast address", FOU_IPSTR(&c->remote));
 		return -EINVAL;
@@ -697,7 +707,10 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	/* a new tunnel starts from its egress port's MTU */
 	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	strcpy(key, c->name);
-	ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
+	/* its health starts from unknown (probe=on) */
+	ret = fou_probe_tunnel_reset(gw, idx);
+	if (ret == 0)
+		ret = rte_hash_add_key_data(gw->tun_names, key, (void *)(uintptr_t)idx);
 	if (ret == 0) {
 		ret = fou_tunnel_rx_publish(gw, c, idx, true);
 		if (ret < 0)
@@ -755,6 +768,7 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 	/* no worker holds the tunnel any more: none can lower its path MTU */
 	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
 	memset(t, 0, sizeof(*t));
+	fou_probe_tunnel_reset(gw, (uint32_t)idx);	/* probe off now: freed */
 	fou_idpool_put(gw->tun_ids, (uint32_t)idx);
 	return 0;
 }
@@ -807,6 +821,7 @@ fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool s
 		break;
 	}
 	fou_tun_stats_sum(gw, t->idx, since_reset ? &gw->tun_base[t->idx] : NULL, ti);
+	ti->health = fou_health_name(fou_probe_health(gw, t->idx));
 }
 
 unsigned int

@@ -60,8 +60,9 @@ BAD_OPTIONS = {
                                 ['--route 10.1.0.0/16,dev=1,via=10.2.2.2', '10.2.2.2']),
     'route_via_on_another_port': (['--route', '10.1.0.0/16,dev=1,via=10.99.0.7'], None,
                                   ['--route 10.1.0.0/16,dev=1,via=10.99.0.7']),
-    'route_duplicate': (['--route', '192.168.4.0/24,dev=1,via=192.168.1.3'], None,
-                        ['--route 192.168.4.0/24,dev=1,via=192.168.1.3']),
+    # another next hop of the same metric is ECMP now: the same route twice
+    'route_duplicate': (['--route', '192.168.4.0/24,dev=1,via=192.168.1.2'], None,
+                        ['--route 192.168.4.0/24,dev=1,via=192.168.1.2', 'exists']),
     'route_unknown_key': (['--route', '10.1.0.0/16,dev=1,gw=192.168.1.2'], None,
                           ['--route 10.1.0.0/16,dev=1,gw=192.168.1.2', 'gw']),
     'route_missing_dev': (['--route', '10.1.0.0/16,via=192.168.1.2'], None,

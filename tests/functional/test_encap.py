@@ -548,7 +548,8 @@ class Encap(EncapTestCase):
                  'encap': 'fou' if t.fou else 'none', 'mtu': 1400 - t.overhead,
                  'path_mtu': 0, 'path_mtu_expires': 0,
                  'tx_packets': counts[t.name], 'tx_bytes': nbytes[t.name],
-                 'rx_packets': 0, 'rx_bytes': 0, 'tx_frags': 0, 'tx_outer_frags': 0}
+                 'rx_packets': 0, 'rx_bytes': 0, 'tx_frags': 0, 'tx_outer_frags': 0,
+                 'health': 'off'}
             if t.fou:
                 e['encap_dport'] = t.dport
             exp[str(i)] = e

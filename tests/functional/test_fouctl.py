@@ -7,9 +7,9 @@
   prints the gateway's message as `fouctl: MESSAGE`, exits 1 and changes
   nothing; an unknown statement or verb is named.
 - Every table (`port|tunnel|route|addr|neigh|lcore show`, `tunnel show
-  NAME`) lists what telemetry holds, in text and with -j as JSON; tables
-  longer than a page (70 routes, 40 tunnels, 130 statements) are read to
-  the end.
+  NAME`, `tunnel health NAME`) lists what telemetry holds, in text and with
+  -j as JSON; tables longer than a page (70 routes, 40 tunnels, 130
+  statements) are read to the end.
 - `fouctl stats` shows the NIC's port counters and the gateway's nonzero
   ones, `stats reset` zeroes them; `stats -w` prints blocks of rates
   without a terminal (no escape codes), JSON lines with -j, ends with
@@ -119,6 +119,7 @@ class NoGateway(FouctlCase):
             (['tunnel', 'peer-config'], 'tunnel peer-config needs a tunnel name'),
             (['tunnel', 'peer-config', 'a', 'b'], "unexpected 'b' after tunnel peer-config NAME"),
             (['tunnel', 'peer-config', 'a,offset=1'], "'a,offset=1' is not a tunnel name"),
+            (['tunnel', 'health'], 'tunnel health takes one tunnel name'),
             (['route', 'show', 'x'], "unexpected 'x' after route show"),
             (['neigh', 'flush', 'x'], "unexpected 'x' after neigh flush"),
             (['config', 'x'], "unexpected 'x' after config"),
@@ -220,6 +221,7 @@ class WithGateway(FouctlCase):
             "dpdk-fou has no 'route set' (/fou/route/set): route takes add, del"))
         self.fails(pre + ['tunnel', 'show', 'nope'], "no tunnel 'nope'")
         self.fails(pre + ['tunnel', 'peer-config', 'nope'], "no tunnel 'nope'")
+        self.fails(pre + ['tunnel', 'health', 'nope'], "no tunnel 'nope'")
         self.assertEqual(ft.config_lines(c), before)
 
         self.check_tables(gw, c)
@@ -282,6 +284,10 @@ class WithGateway(FouctlCase):
                               'encap-dport 5555 mtu 1472',
                               '    rx packets 0 bytes 0, tx packets 0 bytes 0'])
         self.assertEqual(self.ctl(gw, 'tunnel', 'show', 't1', json_out=True)['name'], 't1')
+        # /fou/tunnel/health: t1 does not probe
+        self.assertEqual(self.ctl(gw, 'tunnel', 'health', 't1').splitlines()[0],
+                         't1: health off, probes every 1000 ms, down after 3 unanswered')
+        self.assertEqual(self.ctl(gw, 'tunnel', 'health', 't1', json_out=True)['state'], 'off')
         lcores = self.ctl(gw, 'lcore', 'show').splitlines()
         self.assertEqual(lcores[0], 'lcore 1: tx queue 0, rx queues port 0 queue 0, port 1 queue 0')
         self.assertRegex(lcores[1], r'^    rx \d+ tx \d+ dropped \d+, polls busy \d+ idle \d+ ')

@@ -506,6 +506,10 @@ fuzz_local_stack(struct fou_gw *gw)
 	fou_neigh_service(ctl, rte_rdtsc());
 	fou_neigh_flush(gw);
 	fou_neigh_stop(gw);
+	/* returned tunnel probes: looked at (none of these tunnels probes),
+	 * freed */
+	fou_probe_service(ctl, rte_rdtsc());
+	fou_probe_stop(gw);
 	FUZZ_ASSERT(fou_stats_get(gw, -1, &s) == 0, "stats");
 	FUZZ_ASSERT(fou_stats_held(&s) == 0, "%" PRIu64 " packets still held", fou_stats_held(&s));
 	FUZZ_ASSERT(fou_stats_balanced(&s), "rx + originated + gso added + frags added != tx + drops + merged");

@@ -390,6 +390,7 @@ test_config_tunnel_addr(void **state)
 /*
  * IPv6-underlay tunnels written back with what differs from iproute2's
  * defaults only (hoplimit 64, encaplimit 4, tclass and flowlabel 0,
+ * probe off every 1000 ms with timeout 3,
  * encap-csum6 on, mode ip6ip6), and loaded again to the same.
  */
 static void
@@ -398,13 +399,15 @@ test_config_tunnel6(void **state)
 	static const char text[] =
 		"addr = 0,fd00:99::10/64\n"
 		"tunnel = a6,type=ip6tnl,mode=ipip6,local=fd00:99::10,remote=fd00:99::2,"
-		"hoplimit=64,encap=fou,encap-dport=5560,encap-udp6-csum\n"
+		"hoplimit=64,encap=fou,encap-dport=5560,encap-udp6-csum,probe=on,interval=250,"
+		"timeout=5\n"
 		"tunnel = b6,type=ip6gre,local=fd00:99::10,remote=fd00:99::2,encaplimit=none,"
 		"encap=gue,encap-dport=5561,noencap-csum6,key=42,csum,seq\n"
 		"tunnel = c6,type=ip6tnl,mode=any,local=fd00:99::10,remote=fd00:99::3,"
 		"hoplimit=inherit,tclass=inherit,flowlabel=inherit,encaplimit=0,encap=none\n"
 		"tunnel = d6,type=ip6tnl,local=fd00:99::10,remote=fd00:99::4,hoplimit=9,"
-		"tclass=b8,flowlabel=abcde,encap-sport=7,encap-dport=5562\n"
+		"tclass=b8,flowlabel=abcde,encap-sport=7,encap-dport=5562,probe=off,"
+		"interval=1000,timeout=3\n"
 		"route = 10.60.0.0/16,dev=a6\n";
 	static char dump1[4096], dump2[4096];
 	struct calls c = { 0 };
@@ -419,7 +422,7 @@ test_config_tunnel6(void **state)
 	assert_int_equal(fou_config_dump(c.gw, dump_text, dump1, &err), 0);
 	assert_non_null(strstr(dump1,
 		"tunnel = a6,type=ip6tnl,mode=ipip6,local=fd00:99::10,remote=fd00:99::2,"
-		"encap-dport=5560\n"
+		"encap-dport=5560,probe=on,interval=250,timeout=5\n"
 		"tunnel = b6,type=ip6gre,local=fd00:99::10,remote=fd00:99::2,encaplimit=none,"
 		"noencap-udp6-csum,encap=gue,encap-dport=5561,key=42,csum,seq\n"
 		"tunnel = c6,type=ip6tnl,mode=any,local=fd00:99::10,remote=fd00:99::3,"

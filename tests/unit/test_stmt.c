@@ -348,9 +348,9 @@ test_tel_cmds_from_stmts(void **state)
 			found += strcmp(cmds[i].cmd, expect[j]) == 0;
 	}
 	assert_int_equal(found, RTE_DIM(expect));
-	/* and the reads: stats, reset, ports, tunnels, routes, neighs,
-	 * neigh/flush, addrs, punt, lcores, config, tunnel/peer_config */
-	assert_int_equal(n, RTE_DIM(expect) + 12);
+	/* and the reads: stats, reset, ports, tunnels, tunnel/health, routes,
+	 * neighs, neigh/flush, addrs, punt, lcores, config, tunnel/peer_config */
+	assert_int_equal(n, RTE_DIM(expect) + 13);
 	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/neigh/flush") != 0; i++)
 		;
 	assert_true(i < n);
@@ -1431,6 +1431,16 @@ test_tunnel_invalid(void **state)
 		  "ttl '-1'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,tos=256,encap=none", -EINVAL,
 		  "tos '256' is not inherit or 0-255", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,probe=yes,encap=none", -EINVAL,
+		  "probe 'yes' is not on or off", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,interval=9,encap=none", -EINVAL,
+		  "interval '9' is not 10-60000 (milliseconds)", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,interval=60001,encap=none",
+		  -EINVAL, "interval '60001'", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,timeout=0,encap=none", -EINVAL,
+		  "timeout '0' is not 1-255 (probes)", NULL },
+		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,timeout=256,encap=none", -EINVAL,
+		  "timeout '256'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,tos=0x100,encap=none", -EINVAL,
 		  "tos '0x100'", NULL },
 		{ "t2,type=ipip,local=192.168.1.1,remote=10.20.0.10,tos=0x,encap=none", -EINVAL,
