@@ -176,13 +176,20 @@ PEER_GW_PORTS = ('5555:ipip', '%d:gue' % GUE4_PORT)
 # routes to port 1's network do not collide. Traffic checks go to `guest`
 # (the family of `net`) through each tunnel.
 PEER_NET4, PEER_NET6 = '10.77.0.0/24', 'fd00:77::/64'
+# Both tunnels probe the guest (echo probes it forwards back, see the
+# README's tunnel health): down after PROBE_TIMEOUT unanswered probes of
+# PROBE_INTERVAL_MS, which takes pc-ipip's route out of use and leaves
+# PEER_NET4 to pc-gre. PROBE_SLACK: what a loaded two-core machine running
+# QEMU under TCG may add to that time, and to the telemetry polling.
+PROBE_INTERVAL_MS, PROBE_TIMEOUT, PROBE_SLACK = 150, 3, 10
+PROBE_OPTS = 'probe=on,interval=%d,timeout=%d' % (PROBE_INTERVAL_MS, PROBE_TIMEOUT)
 PEER_TUNNELS = (
     dict(name='pc-ipip', gw_dev='pcipip', kind='ipip', encap='fou', port=5570, family=4,
-         opts='ttl=64,encap-csum', addrs=('192.168.70.1/30',),
+         opts='ttl=64,encap-csum,' + PROBE_OPTS, addrs=('192.168.70.1/30',),
          routes=('%s,metric=10' % PEER_NET4,), net=PEER_NET4, guest='10.77.0.1',
          client=CLIENT4),
     dict(name='pc-gre', gw_dev='pcgre', kind='gre', encap='gue', port=5571, family=6,
-         opts='ttl=64,key=7,csum', addrs=('192.168.71.1/30', 'fd00:71::1/64'),
+         opts='ttl=64,key=7,csum,' + PROBE_OPTS, addrs=('192.168.71.1/30', 'fd00:71::1/64'),
          routes=('%s,metric=20' % PEER_NET4, '%s,metric=20' % PEER_NET6), net=PEER_NET6,
          guest='fd00:77::1', client=CLIENT6),
 )
@@ -1544,11 +1551,10 @@ class InteropTest:
             self.traffic(label, index)
         self.windows.append((label, guest_csum, gw_csum, t0, self.stop_gateway(label)))
 
-    def stop_gateway(self, label, mld=0):
+    def stop_gateway(self, label, allowed=None):
         """Stop dpdk-fou: exit status 0, its accounting and mbufs ok, no
-        drop (but, as outer_martian, up to mld MLD reports the guest sent
-        from ::, the address it has without a link-local one); the time
-        it stopped."""
+        drop but those allowed: {(reason, ...): (at most, why)}, the
+        reasons' drops together at most that many; the time it stopped."""
         c = self.checks
         status = self.gw.stop()
         out = self.gw.proc.output()
@@ -1562,12 +1568,16 @@ class InteropTest:
         # Every packet here has a way through: a drop is a packet dpdk-fou
         # refused that Linux sent or would accept (a checksum, a length...).
         dropped = re.search(r'^dropped: (\d+)$', out, re.M)
-        martian = re.search(r'^drop outer_martian: (\d+)', out, re.M)
-        mld_drops = min(int(martian[1]), mld) if martian else 0
+        drops = {m[0]: int(m[1]) for m in re.findall(r'^drop (\w+): (\d+)', out, re.M)}
+        excused, why = 0, []
+        for reasons, (most, what) in (allowed or {}).items():
+            n = sum(drops.get(r, 0) for r in reasons)
+            excused += min(n, most)
+            why.append('%d %s (%s) of %d' % (n, what, '+'.join(reasons), most))
         c.check('%s: dpdk-fou dropped nothing%s (dropped: %s)'
-                % (label, ', but %d MLD reports from :: of the guest\'s %d' % (mld_drops, mld)
-                   if mld else '', dropped[1] if dropped else 'missing'),
-                dropped and int(dropped[1]) == mld_drops,
+                % (label, ' but ' + ', '.join(why) if why else '',
+                   dropped[1] if dropped else 'missing'),
+                dropped and int(dropped[1]) == excused,
                 '\n'.join(re.findall(r'^drop \w+: .*$', out, re.M)))
         for line in re.findall(r'^(?:port \d+: rx|decapsulated|tunnel \w+: encap|sent |drop ).*$',
                                out, re.M):
@@ -1649,7 +1659,7 @@ class InteropTest:
         if not c.check('%s: guest FOU tunnels out of the way, its networks on lo' % label,
                        rc == 0, out):
             return
-        mld0 = self.guest_mld_reports()
+        icmp0 = self.guest_icmp_out()
         self.gw = Gateway(a.gateway, self.workdir, 0, peer=True)
         ran = []
         if c.check('%s: dpdk-fou started' % label, self.gw.wait_ready(),
@@ -1666,11 +1676,115 @@ class InteropTest:
                     c.check('%s: %s: dpdk-fou\'s counters of the tunnel grew: %s'
                             % (label, t['name'], grew), all(v > 0 for v in grew.values()),
                             json.dumps(after))
-        # net.ipv6.conf.all.forwarding=1 joins the all-routers group: the
-        # guest's NIC, without a link-local address, reports it from ::
-        self.stop_gateway(label, mld=self.guest_mld_reports() - mld0)
+                self.peer_failover(label)
+        self.stop_gateway(label, allowed=self.peer_excused(icmp0, self.guest_icmp_out()))
         self.peer_undo(ran)
         log('%s took %.0f s' % (label, time.time() - t0))
+
+    # -- tunnel health and failover through the configured guest -----------------------------
+
+    def health(self, t):
+        return self.gw.query('/fou/tunnel/health,%s' % t['gw_dev']) or {}
+
+    def wait_health(self, t, state, bound):
+        """Poll t's health until it is state, at most bound seconds: (the
+        seconds it took or None, the last reply)."""
+        t0 = time.monotonic()
+        while True:
+            h = self.health(t)
+            if h.get('state') == state:
+                return time.monotonic() - t0, h
+            if time.monotonic() - t0 > bound:
+                return None, h
+            time.sleep(0.05)
+
+    def window(self, start):
+        """Probes sent and tunnel counters, read so that the probes' window
+        holds the counters' (at the start the probes first, at the end
+        last): a tunnel's tx growth above its probes' is traffic."""
+        if start:
+            sent = {t['gw_dev']: self.health(t).get('sent', 0) for t in PEER_TUNNELS}
+            return sent, self.tunnel_counters()
+        counters = self.tunnel_counters()
+        return {t['gw_dev']: self.health(t).get('sent', 0) for t in PEER_TUNNELS}, counters
+
+    def growth(self, w0, w1, t):
+        """(tx packets, probes sent) of tunnel t between two windows."""
+        d = t['gw_dev']
+        return (w1[1].get(d, {}).get('tx_packets', 0) - w0[1].get(d, {}).get('tx_packets', 0),
+                w1[0].get(d, 0) - w0[0].get(d, 0))
+
+    def route_use(self, prefix):
+        """{tunnel: in_use} of dpdk-fou's routes to prefix."""
+        r = self.gw.query('/fou/routes') or {}
+        return {e.get('dev'): e.get('in_use') for e in r.values()
+                if isinstance(e, dict) and e.get('prefix') == prefix}
+
+    def peer_failover(self, label):
+        """Both tunnels up by their probes, with a plausible RTT; the
+        guest's pc-ipip link down: its health goes down within timeout x
+        interval (and the slack), its route out of use, and traffic to the
+        guest's IPv4 network flows through pc-gre, none into pc-ipip but
+        probes; the link up: up again, the route back in use, and that
+        traffic through pc-ipip again, none into pc-gre but probes."""
+        a, c = self.a, self.checks
+        main, backup = PEER_TUNNELS
+        bound = PROBE_TIMEOUT * PROBE_INTERVAL_MS / 1000 + PROBE_SLACK
+        for t in PEER_TUNNELS:
+            took, h = self.wait_health(t, 'up', 2 * bound)
+            rtt = [h.get(k, 0) for k in ('rtt_last_us', 'rtt_min_us', 'rtt_avg_us')]
+            c.check('%s: %s: probes through the guest say up, RTT last/min/avg %s us '
+                    '(between 0 and 1 s)' % (label, t['name'], '/'.join(map(str, rtt))),
+                    took is not None and all(0 < v < 1000000 for v in rtt), json.dumps(h))
+
+        def through(tun, other, what):
+            """Ping and TCP from the client to the guest's IPv4 network go
+            through tun only: tun's tx grows by more than its probes, the
+            other's by no more than its probes."""
+            w0 = self.window(True)
+            (tx, rx), out = self.ping(NS_CLIENT, main['guest'], a.pings)
+            workaround = tun['kind'] == 'gre' and not a.gre_gro
+            if workaround:
+                self.guest_gro(False)
+            res = self.client('tcp', main['guest'], '--port', ECHO_PORT, '--bytes', 1 << 16,
+                              '--timeout', 30)
+            if workaround:
+                self.guest_gro(True)
+            w1 = self.window(False)
+            (tx1, p1), (tx2, p2) = self.growth(w0, w1, tun), self.growth(w0, w1, other)
+            c.check('%s: %s: client pings %s (%d/%d) and sends 64 KiB over TCP (%s) through '
+                    '%s: its tx grew by %d, %d of them probes; %s\'s by %d, probes %d'
+                    % (label, what, main['guest'], rx, a.pings, 'ok' if res.get('ok') else
+                       'failed', tun['name'], tx1, p1, other['name'], tx2, p2),
+                    tx == a.pings and rx == a.pings and res.get('ok') and
+                    tx1 - p1 >= a.pings and tx2 <= p2, '%s\n%s' % (out, json.dumps(res)))
+
+        rc, out = self.guest.run('ip link set %s down' % main['gw_dev'])
+        took, h = self.wait_health(main, 'down', bound)
+        if not c.check('%s: guest %s link down: dpdk-fou says down %s (timeout %d x interval '
+                       '%d ms, + %d s slack)' % (
+                           label, main['name'], 'after %.1f s' % took if took is not None else
+                           'not within %.1f s' % bound, PROBE_TIMEOUT, PROBE_INTERVAL_MS,
+                           PROBE_SLACK), rc == 0 and took is not None,
+                       '%s\n%s' % (out, json.dumps(h))):
+            return
+        use = self.route_use(PEER_NET4)
+        c.check('%s: %s down: the route to %s through it out of use, through %s in use: %s'
+                % (label, main['name'], PEER_NET4, backup['name'], use),
+                use.get(main['gw_dev']) == 0 and use.get(backup['gw_dev']) == 1, json.dumps(use))
+        through(backup, main, '%s down' % main['name'])
+
+        rc, out = self.guest.run('ip link set %s up' % main['gw_dev'])
+        took, h = self.wait_health(main, 'up', bound)
+        c.check('%s: guest %s link up: dpdk-fou says up %s' % (
+            label, main['name'], 'after %.1f s' % took if took is not None else
+            'not within %.1f s' % bound), rc == 0 and took is not None,
+            '%s\n%s' % (out, json.dumps(h)))
+        use = self.route_use(PEER_NET4)
+        c.check('%s: %s up: the route to %s through it in use again, through %s not: %s'
+                % (label, main['name'], PEER_NET4, backup['name'], use),
+                use.get(main['gw_dev']) == 1 and use.get(backup['gw_dev']) == 0, json.dumps(use))
+        through(main, backup, '%s up again' % main['name'])
 
     def peer_apply(self, label):
         """Each tunnel's printed commands, run one by one in the guest; the
@@ -1691,11 +1805,29 @@ class InteropTest:
                 ran.append(lines)
         return ran
 
-    def guest_mld_reports(self):
-        """The MLDv2 reports the guest sent so far."""
+    def guest_icmp_out(self):
+        """What the guest sent so far of the ICMP that dpdk-fou drops:
+        MLDv2 reports, port unreachable, redirects."""
         rc, out = self.guest.run('grep Icmp6OutMLDv2Reports /proc/net/snmp6')
         m = re.search(r'Icmp6OutMLDv2Reports\s+(\d+)', out)
-        return int(m[1]) if m else 0
+        icmp = self.guest_snmp().get('Icmp', {})
+        return dict(mld=int(m[1]) if m else 0, unreach=icmp.get('OutDestUnreachs', 0),
+                    redirect=icmp.get('OutRedirects', 0))
+
+    @staticmethod
+    def peer_excused(before, after):
+        """The drops the guest's own messages explain, as many as it sent:
+        net.ipv6.conf.all.forwarding=1 joins the all-routers group, and the
+        guest's NIC, without a link-local address, reports it from ::
+        (outer_martian); the probes reach the guest's FOU ports before the
+        commands made them, and its tunnel while its link is down, which
+        Linux answers with port unreachable (icmp_local); Linux forwards a
+        probe back out of the tunnel it came in by, and tells the sender
+        with a redirect (inner_local)."""
+        d = {k: after[k] - before[k] for k in after}
+        return {('outer_martian',): (d['mld'], 'MLD reports from ::'),
+                ('icmp_local', 'inner_local'): (d['unreach'] + d['redirect'],
+                                                'unreachables and redirects')}
 
     def tunnel_counters(self):
         """dpdk-fou's tunnels by name: their counters."""
