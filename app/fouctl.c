@@ -36,6 +36,7 @@ fouctl_help(FILE *f)
 		"  port|tunnel|route|addr|neigh|lcore|punt show\n"
 		"  tunnel show NAME          one tunnel\n"
 		"  tunnel peer-config NAME   the Linux commands for its far end, ready to paste\n"
+		"  tunnel mtu-probe NAME     search its path MTU again now (probe=on)\n"
 		"  tunnel health NAME        its probes: state, RTT, loss, counters\n"
 		"  neigh flush               forget the learnt neighbours\n"
 		"  stats                     counters (ports: the NIC's; the rest since a reset)\n"
@@ -154,6 +155,7 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 {
 	const char *encap = fouctl_str(e, "encap");
 	const char *why = fouctl_str(e, "unresolved");
+	const char *search = fouctl_str(e, "mtu_search");
 
 	(void)key;
 	printf("%s: %s%s%s remote %s local %s",
@@ -188,6 +190,9 @@ fouctl_print_tunnel(const char *key, const json_t *e)
 		printf("    path mtu %llu, expires in %llu s\n",
 		       (unsigned long long)fouctl_u64(e, "path_mtu"),
 		       (unsigned long long)fouctl_u64(e, "path_mtu_expires"));
+	if (search != NULL && strcmp(search, "disabled") != 0)
+		printf("    probed mtu %llu, search %s\n",
+		       (unsigned long long)fouctl_u64(e, "probed_mtu"), search);
 	if (why != NULL)
 		printf("    unresolved: %s\n", why);
 	printf("    rx packets %llu bytes %llu, tx packets %llu bytes %llu\n",
@@ -642,6 +647,18 @@ fouctl_run(struct fouctl *c, int argc, char **argv)
 		if (argc > 2)
 			fouctl_usage_error("unexpected '%s' after neigh flush", argv[2]);
 		r = fouctl_cmd(c, "/fou/neigh/flush", NULL);
+		if (c->json)
+			fouctl_print_json(r);
+		json_decref(r);
+		return 0;
+	}
+	if (strcmp(object, "tunnel") == 0 && fouctl_is(verb, "mtu-probe", NULL)) {
+		json_t *r;
+
+		if (argc != 3)
+			fouctl_usage_error("tunnel mtu-probe takes a tunnel's name%s",
+					   argc > 3 ? " only" : "");
+		r = fouctl_cmd(c, "/fou/tunnel/mtu_probe", argv[2]);
 		if (c->json)
 			fouctl_print_json(r);
 		json_decref(r);

@@ -133,6 +133,7 @@ fou_app_monitor(struct fou_gw *gw, struct fou_lcore *ctl, const struct fou_app_o
 		rte_delay_us_sleep(FOU_MONITOR_US);
 		fou_neigh_service(ctl, rte_rdtsc());
 		fou_probe_service(ctl, rte_rdtsc());
+		fou_plpmtu_service(ctl, rte_rdtsc());
 		fou_punt_service(ctl, rte_rdtsc());
 		if (++rounds % FOU_LINK_ROUNDS == 0)
 			fou_app_links(links, false);

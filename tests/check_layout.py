@@ -34,6 +34,8 @@ ROLES = {
     'fou_punt.c': 'control',
     # the far end's commands, written from the tables (read only)
     'fou_peer.c': 'control',
+    # the path MTU search (DPLPMTUD): the control thread's
+    'fou_plpmtu.c': 'control', 'fou_plpmtu.h': 'control',
     # tunnel health: the control thread's probes
     'fou_probe.c': 'control',
     # the rte_log types (fou.ctl, fou.telemetry, ...)

@@ -727,6 +727,9 @@ struct fou_tunnel_info {
 	uint16_t path_mtu;	/* outer packet size the path carries, learnt from
 				 * ICMP fragmentation needed; 0: none (the port's) */
 	uint32_t path_mtu_expires;	/* seconds until path_mtu expires */
+	uint16_t probed_mtu;	/* outer packet size the path MTU search confirmed
+				 * (probe=on tunnels); 0: none */
+	const char *mtu_search;	/* its state: fou_tunnel_mtu_probe() */
 	uint64_t tx_packets;	/* encapsulated, summed over lcores */
 	uint64_t tx_bytes;	/* inner bytes encapsulated */
 	uint64_t rx_packets;	/* received from the remote and decapsulated */
@@ -736,6 +739,24 @@ struct fou_tunnel_info {
 	uint64_t tx_outer_frags;	/* outer fragments made to fit the path MTU */
 	const char *health;	/* fou_health_name(): off, unknown, up, down */
 };
+/*
+ * Search tunnel name's path MTU again now (RFC 8899 DPLPMTUD: probes of
+ * growing size with DF through the peer), as after a change of the path;
+ * the tunnel MTU keeps what was found until the search learns otherwise.
+ * Only tunnels with probe=on are searched (-EINVAL for the others). The
+ * search's state: "disabled", "base", "searching", "search_complete",
+ * "error" (not even 1200 bytes, 1280 over IPv6, pass).
+ */
+int fou_tunnel_mtu_probe(struct fou_gw *gw, const char *name, struct fou_err *err);
+/*
+ * The searches' round on the control thread, beside fou_probe_service():
+ * a search starts, as on a new path, when a probe=on tunnel's echo probes
+ * come back, when its egress port or that port's MTU changes, or when it
+ * comes back up from down; MTU probes go (one in flight per tunnel) and
+ * are lost after the tunnel's probe interval. Takes the control lock.
+ */
+void fou_plpmtu_service(struct fou_lcore *ctl, uint64_t now);
+
 /* Fills up to n entries in slot order; returns the total count. */
 unsigned int fou_tunnel_list(const struct fou_gw *gw, struct fou_tunnel_info *out,
 			     unsigned int n);

@@ -19,6 +19,7 @@
 
 #include "fou_ctl.h"
 #include "fou_idpool.h"
+#include "fou_plpmtu.h"
 #include "fou_probe.h"
 
 void
@@ -317,6 +318,8 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 					   RTE_CACHE_LINE_SIZE, p->socket_id);
 	gw->tun_pmtu = rte_zmalloc_socket("fou_tun_pmtu", sizeof(*gw->tun_pmtu) *
 					  p->max_tunnels, RTE_CACHE_LINE_SIZE, p->socket_id);
+	gw->plpmtu = rte_zmalloc_socket("fou_plpmtu", sizeof(*gw->plpmtu) * p->max_tunnels, 0,
+					p->socket_id);
 	gw->workers = rte_zmalloc_socket("fou_workers", sizeof(*gw->workers) * RTE_MAX_LCORE,
 					 RTE_CACHE_LINE_SIZE, p->socket_id);
 	if (gw->routes == NULL || gw->raux == NULL || gw->own_sets == NULL ||
@@ -324,7 +327,7 @@ fou_gw_create(const struct fou_gw_params *p, struct fou_err *err)
 	    gw->stats_base == NULL || gw->tun_base == NULL ||
 	    gw->nh == NULL || gw->nhg == NULL || gw->stats == NULL || gw->workers == NULL ||
 	    (p->max_tunnels != 0 && (gw->tunnels == NULL || gw->tun_stats == NULL ||
-				     gw->tun_pmtu == NULL)))
+				     gw->tun_pmtu == NULL || gw->plpmtu == NULL)))
 		goto fail;
 	fou_gw_routes_init(gw);
 	gw->own = &gw->own_sets[0];
@@ -384,6 +387,7 @@ fou_gw_free(struct fou_gw *gw)
 	rte_free(gw->tunnels);
 	rte_free(gw->tun_stats);
 	rte_free(gw->tun_pmtu);
+	rte_free(gw->plpmtu);
 	for (i = 0; gw->nhg != NULL && i < gw->params.max_nexthops; i++)
 		rte_free(gw->nhg[i]);
 	rte_free(gw->nhg);

@@ -2,7 +2,7 @@
 /*
  * The tunnels' path MTU: an ICMP "fragmentation needed" sent to one of our
  * addresses about an outer packet a tunnel sent lowers that tunnel's path
- * MTU (gw->tun_pmtu), as Linux' ipip_err / ipgre_err and the FOU error
+ * MTU (gw->tun_pmtu word), as Linux' ipip_err / ipgre_err and the FOU error
  * handler (__udp4_lib_err_encap) do through ipv4_update_pmtu and
  * __ip_rt_update_pmtu: a reported MTU below 552 counts as 552
  * (ip_rt_min_pmtu), an error never raises it, and it expires after 10
@@ -217,7 +217,7 @@ fou_pmtu_apply(struct fou_lcore *lc, const struct fou_tunnel *t, uint16_t mtu)
 		link = (uint16_t)(tun_mtu_nodf + t->hdr_len);
 	/* written through lc->gw, the context's writable pointer: a
 	 * compare-exchange that only lowers, no lock (fou_private.h) */
-	if (fou_pmtu_lower(&lc->gw->tun_pmtu[t->idx], mtu, link, lc->now,
+	if (fou_pmtu_lower(&lc->gw->tun_pmtu[t->idx].word, mtu, link, lc->now,
 			   lc->gw->pmtu_expires_tsc))
 		FOU_STAT_ADD(lc->st->local[FOU_LOCAL_PMTU_UPDATES], 1);
 	else

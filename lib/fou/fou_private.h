@@ -461,6 +461,23 @@ struct fou_route_aux {
 
 struct fou_idpool;
 
+/*
+ * A tunnel's path MTUs, read by the data path with one load of a line:
+ * word, learnt from ICMP fragmentation needed (fou_pmtu.c, FOU_PMTU_WORD),
+ * which workers only lower or replace once expired; probed, the largest
+ * outer packet the path MTU search confirmed (fou_plpmtu.c), written by
+ * the control thread alone; 0: none. 16 bytes, aligned to them, so both
+ * are in the cache line the data path prefetches for the word.
+ */
+struct fou_tun_pmtu {
+	uint64_t word;
+	uint16_t probed;
+	uint16_t zero[3];
+} __rte_aligned(16);
+static_assert(sizeof(struct fou_tun_pmtu) == 16, "a tunnel's path MTUs outgrew 16 bytes");
+
+struct fou_plpmtu_tun;
+
 struct fou_gw {
 	/* read per packet */
 	struct rte_fib *fib4;			/* value: FOU_FIB_* */
@@ -482,11 +499,9 @@ struct fou_gw {
 	uint32_t tun_types6[256];		/* FOU_TUN6_* type -> tunnels of it */
 	struct rte_hash *tun_rx6;		/* fou_tun_key6 -> tunnel index */
 	struct fou_tunnel *tunnels;		/* max_tunnels entries */
-	/* Per tunnel, the path MTU learnt from ICMP fragmentation needed
-	 * (fou_pmtu.c), one word each (FOU_PMTU_WORD): workers only lower it
-	 * or replace an expired one; the control side zeroes a slot when its
-	 * tunnel comes and goes. */
-	uint64_t *tun_pmtu;			/* max_tunnels entries, 0 = none */
+	/* Per tunnel, its path MTUs (struct fou_tun_pmtu): the control side
+	 * zeroes a slot when its tunnel comes and goes. */
+	struct fou_tun_pmtu *tun_pmtu;		/* max_tunnels entries */
 	uint64_t pmtu_expires_tsc;		/* a learnt path MTU's life, TSC cycles */
 	/* Settings a worker must see whole: published as one word each
 	 * (fou_sport_range_load, fou_icmp_limit_load). */
@@ -568,6 +583,8 @@ struct fou_gw {
 	struct fou_tun_stats *tun_base;		/* max_tunnels entries */
 	uint8_t lcore_reader[RTE_MAX_LCORE];	/* a started context (qsbr reader) */
 	struct fou_punt_ctl *punt;		/* the kernel interfaces (fou_punt.c) */
+	struct fou_plpmtu_tun *plpmtu;		/* max_tunnels path MTU searches */
+	uint32_t plpmtu_hi;			/* tunnels below it may be searched */
 };
 
 /* The neighbour's MAC travels in the rte_hash data word (6 of its 8

@@ -40,6 +40,7 @@
 
 #include "fou_ctl.h"
 #include "fou_fwd.h"
+#include "fou_plpmtu.h"
 #include "fou_probe.h"
 
 #define FOU_PROBE_RING 1024		/* returned probes waiting for the control thread */
@@ -291,8 +292,7 @@ fou_probe_answered(struct fou_gw *gw, struct fou_probe_tun *pt, uint32_t tunnel,
 	s->open = false;
 	s->answered = true;
 	if (s->kind == FOU_PROBE_KIND_MTU) {
-		if (fou_plpmtu_reply != NULL)
-			fou_plpmtu_reply(gw, tunnel, s->seq, s->size, now);
+		fou_plpmtu_reply(gw, tunnel, s->seq, s->size, now);
 		return;
 	}
 	pt->c.received++;
@@ -351,20 +351,31 @@ fou_probe_build(struct fou_lcore *ctl, uint8_t *b, uint32_t len, uint8_t family,
  * neighbour); lost on the way: counted under its reason. */
 static void
 fou_probe_output(struct fou_lcore *ctl, struct rte_mbuf *m, uint32_t tunnel, uint8_t family,
-		 const uint8_t *addr)
+		 const uint8_t *addr, uint8_t kind)
 {
 	const struct fou_nexthop nh = { .type = FOU_NH_TUNNEL, .family = family,
 					.tunnel = tunnel };
 	struct fou_gw *gw = ctl->gw;
 	struct rte_ether_addr mac;
+	bool v6 = family == AF_INET6;
 	struct fou_adj a;
 	uint16_t port;
 	unsigned int r;
 
 	r = fou_adj_resolve(gw, NULL, &nh, addr, ctl->now, &a);
+	/* an MTU probe leaves with DF whatever the tunnel's pmtudisc:
+	 * encapsulated here, DF set, then sent on as the outer packet */
+	if (r == FOU_FWD && kind == FOU_PROBE_KIND_MTU) {
+		r = fou_tunnel_encap(ctl, a.tun, m, v6, a.port, false);
+		if (r == FOU_FWD) {
+			fou_plpmtu_df(m);
+			v6 = fou_tunnel_is6(a.tun);
+			a.tun = NULL;
+		}
+	}
 	if (r == FOU_FWD)
-		r = fou_adj_output(ctl, m, &a, fou_adj_neigh(ctl, &a, &mac) ? &mac : NULL,
-				   family == AF_INET6, &port);
+		r = fou_adj_output(ctl, m, &a, fou_adj_neigh(ctl, &a, &mac) ? &mac : NULL, v6,
+				   &port);
 	if (r == FOU_FWD) {
 		fou_neigh_emit(gw, m, port, FOU_DROP_TX_FULL);
 		return;
@@ -445,7 +456,7 @@ fou_probe_send(struct fou_lcore *ctl, uint32_t tunnel, uint8_t family, uint8_t k
 		pt->c.sent++;
 	if (seq != NULL)
 		*seq = s->seq;
-	fou_probe_output(ctl, m, tunnel, family, addr);
+	fou_probe_output(ctl, m, tunnel, family, addr, kind);
 	return 0;
 }
 

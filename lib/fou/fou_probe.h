@@ -86,9 +86,9 @@ int fou_probe_send(struct fou_lcore *ctl, uint32_t tunnel, uint8_t family, uint8
 /*
  * A valid reply to an MTU probe of outer_size bytes (kind
  * FOU_PROBE_KIND_MTU): the path MTU search's (fou_plpmtu.c). Control lock
- * held. Weak here: a build without the search ignores such replies.
+ * held.
  */
 void fou_plpmtu_reply(struct fou_gw *gw, uint32_t tunnel, uint32_t seq, uint16_t outer_size,
-		      uint64_t now) __attribute__((weak));
+		      uint64_t now);
 
 #endif /* FOU_PROBE_H */

@@ -358,11 +358,18 @@ fou_pmtu_word_mtu(uint64_t w, uint64_t now)
 	return (uint16_t)(w >> 48);
 }
 
-/* The path MTU of tunnel t at now (TSC); 0: none, the egress port's. */
+/* The path MTU of tunnel t at now (TSC): the lower of the one ICMP
+ * taught while it lasts and the probed one; 0: neither, the egress port's. */
 static inline uint16_t
 fou_tunnel_pmtu(const struct fou_gw *gw, const struct fou_tunnel *t, uint64_t now)
 {
-	return fou_pmtu_word_mtu(__atomic_load_n(&gw->tun_pmtu[t->idx], __ATOMIC_RELAXED), now);
+	const struct fou_tun_pmtu *p = &gw->tun_pmtu[t->idx];
+	const uint16_t icmp = fou_pmtu_word_mtu(__atomic_load_n(&p->word, __ATOMIC_RELAXED), now);
+	const uint16_t probed = __atomic_load_n(&p->probed, __ATOMIC_RELAXED);
+
+	if (probed != 0 && (icmp == 0 || probed < icmp))
+		return probed;
+	return icmp;
 }
 
 /* Why a tunnel's remote cannot be reached (fou_tunnel_egress()). */
@@ -377,7 +384,8 @@ enum fou_egress {
  * leave through a port (connected or via a gateway). The tunnel's MTU is
  * that port's MTU, or the path MTU learnt for the tunnel where lower,
  * minus the outer headers, as Linux' ip_tunnel_xmit with the route's MTU
- * (ipv4_mtu: a learnt path MTU until it expires, else the device's).
+ * (ipv4_mtu: a learnt path MTU until it expires, else the device's); the
+ * probed path MTU (fou_plpmtu.c) bounds it as the learnt one does.
  * The path MTU bounds only packets that leave with DF (Linux'
  * tnl_update_pmtu): *mtu_nodf is the port's MTU minus the headers, for a
  * nopmtudisc tunnel's packets without DF, which the path may fragment.

@@ -544,6 +544,8 @@ fou_tel_tunnel_entry(struct rte_tel_data *e, const void *v, unsigned int i)
 	rte_tel_data_add_dict_u64(e, "mtu", ti->mtu);
 	rte_tel_data_add_dict_u64(e, "path_mtu", ti->path_mtu);
 	rte_tel_data_add_dict_u64(e, "path_mtu_expires", ti->path_mtu_expires);
+	rte_tel_data_add_dict_u64(e, "probed_mtu", ti->probed_mtu);
+	rte_tel_data_add_dict_string(e, "mtu_search", ti->mtu_search);
 	if (ti->unresolved != NULL)
 		rte_tel_data_add_dict_string(e, "unresolved", ti->unresolved);
 	rte_tel_data_add_dict_u64(e, "tx_packets", ti->tx_packets);
@@ -856,6 +858,24 @@ static const char *const fou_tel_no_keys[] = { NULL };
 static const char *const fou_tel_offset_keys[] = { "offset", NULL };
 static const char *const fou_tel_stats_keys[] = { "lcore", NULL };
 
+/* The gateway for the command logged as what, or NULL with the error
+ * answered in d (not ready yet, or stopping). */
+static struct fou_gw *
+fou_tel_enter_for(const char *what, struct rte_tel_data *d)
+{
+	const char *msg;
+	struct fou_gw *gw;
+	int ret;
+
+	gw = fou_tel_enter(&ret, &msg);
+	if (gw == NULL) {
+		if (ret == -EAGAIN)
+			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
+		fou_tel_error(d, ret, msg);
+	}
+	return gw;
+}
+
 /*
  * The start of every command: the gateway under the locks and params
  * parsed by keys, or NULL once the error reply is in d. A refusal while
@@ -868,17 +888,12 @@ fou_tel_begin(const char *what, const char *params, const char *const *keys, boo
 	      struct fou_tel_args *a, struct rte_tel_data *d)
 {
 	struct fou_err err;
-	const char *msg;
 	struct fou_gw *gw;
 	int ret;
 
-	gw = fou_tel_enter(&ret, &msg);
-	if (gw == NULL) {
-		if (ret == -EAGAIN)
-			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
-		fou_tel_error(d, ret, msg);
+	gw = fou_tel_enter_for(what, d);
+	if (gw == NULL)
 		return NULL;
-	}
 	ret = fou_tel_args_parse(params, keys, a, &err);
 	if (ret < 0) {
 		fou_tel_leave();
@@ -1032,6 +1047,43 @@ fou_tel_neigh_flush(const char *cmd __rte_unused, const char *params, struct rte
 	return 0;
 }
 
+/* A change's end, the lock left: logged as "telemetry: WHAT: ok|ERROR"
+ * (the message may quote the client's bytes), and answered. */
+static int
+fou_tel_change_done(const char *what, int ret, const struct fou_err *err,
+		    struct rte_tel_data *d)
+{
+	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err->msg) : "ok");
+	if (ret < 0)
+		return fou_tel_error(d, ret, err->msg);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "status", "ok");
+	return 0;
+}
+
+/* /fou/tunnel/mtu_probe,NAME: {"status": "ok"} once the search started
+ * again, logged. */
+static int
+fou_tel_mtu_probe(const char *cmd __rte_unused, const char *params, struct rte_tel_data *d)
+{
+	char what[FOU_TEL_LOG_ARG + 64];
+	struct fou_err err = { "" };
+	struct fou_gw *gw;
+	int ret;
+
+	gw = fou_tel_enter_for(fou_tel_what("tunnel mtu_probe", params, what, sizeof(what)), d);
+	if (gw == NULL)
+		return 0;
+	if (params == NULL || params[0] == '\0') {
+		fou_err_set(&err, "which tunnel? /fou/tunnel/mtu_probe,NAME");
+		ret = -EINVAL;
+	} else {
+		ret = fou_tunnel_mtu_probe(gw, params, &err);
+	}
+	fou_tel_leave();
+	return fou_tel_change_done(what, ret, &err, d);
+}
+
 /*
  * /fou/NAME/add|set|del,ARG: the statement NAME (with '_' for '-') given
  * ARG, exactly as on the command line. {"status": "ok"} once it is in
@@ -1046,7 +1098,6 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 	const char *verb = strrchr(cmd, '/');
 	const char *arg = params != NULL ? params : "";
 	struct fou_err err = { "" };
-	const char *msg;
 	struct fou_gw *gw;
 	size_t i, len;
 	int ret;
@@ -1058,24 +1109,15 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 			name[i] = '-';
 	snprintf(what, sizeof(what), "%s %s%s%s", name, verb + 1, arg[0] != '\0' ? " " : "",
 		 arg[0] != '\0' ? TELLOGSTR(arg) : "");
-	gw = fou_tel_enter(&ret, &msg);
-	if (gw == NULL) {
-		if (ret == -EAGAIN)
-			FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, msg);
-		return fou_tel_error(d, ret, msg);
-	}
+	gw = fou_tel_enter_for(what, d);
+	if (gw == NULL)
+		return 0;
 	if (strcmp(verb, "/del") == 0)
 		ret = fou_stmt_del(gw, name, arg, &err);
 	else
 		ret = fou_stmt_apply(gw, name, arg, &err);
 	fou_tel_leave();
-	/* the parser's message may quote the client's bytes */
-	FOU_LOG(INFO, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err.msg) : "ok");
-	if (ret < 0)
-		return fou_tel_error(d, ret, err.msg);
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_string(d, "status", "ok");
-	return 0;
+	return fou_tel_change_done(what, ret, &err, d);
 }
 
 
@@ -1148,7 +1190,8 @@ fou_tel_peer_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	X("/fou/stats", fou_tel_stats, "Counters since /fou/stats/reset: totals, drops by reason, ICMP sent, by port, FOU port, lcore. lcore=N: one") \
 	X("/fou/stats/reset", fou_tel_stats_reset, "Counters shown from now on start at 0 (workers keep theirs; the exit summary counts from the start)") \
 	X("/fou/ports", fou_tel_ports, "FOU receive ports, 128 a page (offset=N): UDP port -> protocol, packets decapsulated") \
-	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N; next: the next page): name, type, endpoints, encap, MTU, path MTU, counters, health") \
+	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N): name, type, endpoints, encap, MTU, path MTU (s left), probed MTU, search, health, counters") \
+	X("/fou/tunnel/mtu_probe", fou_tel_mtu_probe, "Search the path MTU of tunnel NAME again now (/fou/tunnel/mtu_probe,NAME; tunnels with probe=on)") \
 	X("/fou/tunnel/health", fou_tel_tunnel_health, "A tunnel's health (NAME): state off|unknown|up|down, RTT last/min/avg/jitter (us), loss of the last 64 probes, counters") \
 	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \

@@ -14,6 +14,7 @@
 #include "fou_ctl.h"
 #include "fou_hdr.h"
 #include "fou_idpool.h"
+#include "fou_plpmtu.h"
 #include "fou_probe.h"
 
 /* --- FOU receive ports ------------------------------------------------ */
@@ -705,7 +706,8 @@ fou_tunnel_add(struct fou_gw *gw, const struct fou_tunnel_conf *c, struct fou_er
 	t->idx = idx;
 	t->conf = *c;
 	/* a new tunnel starts from its egress port's MTU */
-	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&gw->tun_pmtu[idx].word, 0, __ATOMIC_RELAXED);
+	fou_plpmtu_tunnel_reset(gw, idx);
 	strcpy(key, c->name);
 	/* its health starts from unknown (probe=on) */
 	ret = fou_probe_tunnel_reset(gw, idx);
@@ -766,7 +768,8 @@ fou_tunnel_del(struct fou_gw *gw, const char *name, struct fou_err *err)
 		       sizeof(struct fou_tun_stats));
 	memset(&gw->tun_base[idx], 0, sizeof(gw->tun_base[idx]));
 	/* no worker holds the tunnel any more: none can lower its path MTU */
-	__atomic_store_n(&gw->tun_pmtu[idx], 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&gw->tun_pmtu[idx].word, 0, __ATOMIC_RELAXED);
+	fou_plpmtu_tunnel_reset(gw, (uint32_t)idx);
 	memset(t, 0, sizeof(*t));
 	fou_probe_tunnel_reset(gw, (uint32_t)idx);	/* probe off now: freed */
 	fou_idpool_put(gw->tun_ids, (uint32_t)idx);
@@ -795,7 +798,7 @@ static void
 fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool since_reset,
 		     uint64_t now, struct fou_tunnel_info *ti)
 {
-	const uint64_t w = __atomic_load_n(&gw->tun_pmtu[t->idx], __ATOMIC_RELAXED);
+	const uint64_t w = __atomic_load_n(&gw->tun_pmtu[t->idx].word, __ATOMIC_RELAXED);
 	const uint64_t hz = rte_get_tsc_hz();
 	const struct fou_nexthop *onh;
 	uint16_t mtu_nodf;
@@ -810,6 +813,8 @@ fou_tunnel_info_fill(const struct fou_gw *gw, const struct fou_tunnel *t, bool s
 		/* whole seconds, rounded up: 0 only once it has expired */
 		ti->path_mtu_expires = (uint32_t)((left + hz - 1) / hz);
 	}
+	ti->probed_mtu = gw->tun_pmtu[t->idx].probed;
+	ti->mtu_search = fou_plpmtu_state_name(gw->plpmtu[t->idx].s.state);
 	switch (fou_tunnel_egress(gw, NULL, t, now, &onh, &ti->mtu, &mtu_nodf)) {
 	case FOU_EGRESS_NO_ROUTE:
 		ti->unresolved = "no route to remote";

@@ -1011,6 +1011,18 @@ class Netns:
         why = p.communicate()[1].decode(errors='replace')
         return None, why or 'not within %s s' % timeout
 
+    def gateway(self, tmpdir, taps, opts):
+        """A dpdk-fou started in the namespace on a net_tap port per name
+        in taps (port i on taps[i]), with opts."""
+        def make_cmd(prefix):
+            cmd = [Config.gateway, '-l', '0-1', '--no-huge', '-m', '512', '--no-pci',
+                   '--file-prefix', prefix, '--log-level=lib.eal:warning',
+                   '--log-level=pmd.net.tap:error']
+            for i, tap in enumerate(taps):
+                cmd += ['--vdev', 'net_tap%d,iface=%s' % (i, tap)]
+            return self.cmd(cmd + ['--'] + list(opts)), {}
+        return Gateway(tmpdir, None, 0, opts, make_cmd=make_cmd)
+
     def close(self):
         subprocess.run(['ip', 'netns', 'del', self.name])
 
@@ -1254,6 +1266,48 @@ class GatewayTestCase(unittest.TestCase):
 
 BCAST = 'ff:ff:ff:ff:ff:ff'
 ALL_NODES = '33:33:00:00:00:01'
+
+
+class NetnsTestCase(GatewayTestCase):
+    """A case whose gateway runs in a namespace of its own (named from
+    NS_TAG), watched through one telemetry connection (self.client, closed
+    with the case if the case left it open)."""
+    NS_TAG = 'ns'
+
+    def setUp(self):
+        super().setUp()
+        self.ns = Netns(self.NS_TAG)
+        self.client = None
+
+    def tearDown(self):
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        super().tearDown()      # the gateway first: the taps go with it
+        self.ns.close()
+
+    def capture(self, iface, name):
+        """dumpcap on the kernel's side of a tap, until stop_capture()."""
+        path = self.path(name)
+        p, why = self.ns.dumpcap(iface, path, 30)
+        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
+        time.sleep(0.5)
+        return p, path
+
+    def stop_capture(self, cap):
+        """What capture() wrote, once dumpcap has had what came last."""
+        p, path = cap
+        time.sleep(0.3)
+        p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)
+        p.stderr.close()
+        return path
+
+    def send(self, iface, frames, name):
+        """Frames into the gateway's port from the kernel's side (AF_PACKET)."""
+        path = write_pcap(self.path(name), frames)
+        self.ns.run([PYTHON, '-c', 'import sys\nfrom scapy.all import rdpcap, sendp\n'
+                     'sendp(rdpcap(sys.argv[1]), iface=sys.argv[2], verbose=0)', path, iface])
 
 
 def neigh_decode(frames, path):

@@ -122,6 +122,8 @@ class NoGateway(FouctlCase):
             (['tunnel', 'health'], 'tunnel health takes one tunnel name'),
             (['route', 'show', 'x'], "unexpected 'x' after route show"),
             (['neigh', 'flush', 'x'], "unexpected 'x' after neigh flush"),
+            (['tunnel', 'mtu-probe'], "tunnel mtu-probe takes a tunnel's name"),
+            (['tunnel', 'mtu-probe', 'a', 'b'], "tunnel mtu-probe takes a tunnel's name only"),
             (['config', 'x'], "unexpected 'x' after config"),
             (['stats', 'x'], "unexpected 'x' after stats"),
             (['stats', 'reset', 'x'], "unexpected 'x' after stats reset"),
@@ -221,6 +223,9 @@ class WithGateway(FouctlCase):
             "dpdk-fou has no 'route set' (/fou/route/set): route takes add, del"))
         self.fails(pre + ['tunnel', 'show', 'nope'], "no tunnel 'nope'")
         self.fails(pre + ['tunnel', 'peer-config', 'nope'], "no tunnel 'nope'")
+        self.fails(pre + ['tunnel', 'mtu-probe', 'nope'], "no tunnel 'nope'")
+        self.fails(pre + ['tunnel', 'mtu-probe', 't1'], re.escape(
+            'tunnel t1: MTU probing runs on tunnels with probe=on'))
         self.fails(pre + ['tunnel', 'health', 'nope'], "no tunnel 'nope'")
         self.assertEqual(ft.config_lines(c), before)
 

@@ -74,18 +74,12 @@ def arp_frame(op, sha, sip, tip, dst='ff:ff:ff:ff:ff:ff', tha='00:00:00:00:00:00
     return Ether(src=sha, dst=dst) / ARP(op=op, hwsrc=sha, psrc=sip, hwdst=tha, pdst=tip)
 
 
-class Neigh(ft.GatewayTestCase):
+class Neigh(ft.NetnsTestCase):
+    NS_TAG = 'nb'
 
     def setUp(self):
         super().setUp()
-        self.ns = ft.Netns('nb')
         self.gw = None
-        self.client = None
-
-    def tearDown(self):
-        self.close_client()
-        super().tearDown()      # the gateway first: the taps go with it
-        self.ns.close()
 
     def close_client(self):
         if self.client is not None:
@@ -142,28 +136,6 @@ class Neigh(ft.GatewayTestCase):
 
     def neigh_count(self):
         return self.tel('/fou/neighs')['count']
-
-    def capture(self, iface, name):
-        """dumpcap on the kernel's side of a tap, until stop_capture()."""
-        path = self.path(name)
-        p, why = self.ns.dumpcap(iface, path, WAIT)
-        self.assertIsNotNone(p, 'dumpcap did not start: %s' % why)
-        time.sleep(0.5)
-        return p, path
-
-    def stop_capture(self, cap):
-        p, path = cap
-        time.sleep(0.3)
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=WAIT)
-        p.stderr.close()
-        return path
-
-    def send(self, iface, frames, name):
-        """Frames into the gateway's port from the kernel's side (AF_PACKET)."""
-        path = ft.write_pcap(self.path(name), frames)
-        self.ns.run([ft.PYTHON, '-c', 'import sys\nfrom scapy.all import rdpcap, sendp\n'
-                     'sendp(rdpcap(sys.argv[1]), iface=sys.argv[2], verbose=0)', path, iface])
 
     def kernel_arp(self, on):
         """The kernel answers ARP on its side of port 1, or not (NOARP)."""

@@ -8,7 +8,8 @@
  * checksum; then the 552 floor, errors that would raise it, forged and
  * truncated ones, expiry (a later `now`, not a wait), nopmtudisc,
  * encap-sport auto, plain sit with IPv6 inside, segmented errors, and a
- * tunnel deleted and added again.
+ * tunnel deleted and added again. Last, the path MTU the search of
+ * fou_plpmtu.c probed bounds the tunnel MTU in the same way.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 
 #include "unit.h"
 #include "fou_hdr.h"
+#include "fou_plpmtu.h"
+#include "fou_private.h"
 #define GOLDEN_TX
 #define GOLDEN_PMTU
 #include "golden.h"
@@ -659,6 +662,132 @@ test_pmtu_tunnel_again(void **state)
 	expect_path(1400, 1372, "lowered again");
 }
 
+/* --- the probed path MTU (fou_plpmtu.c) --------------------------------- */
+
+/*
+ * Tunnel t1's path MTU search run to its end, started now on a fresh path
+ * that carries outer packets of up to carry bytes: each probe the search
+ * wants is confirmed or lost as that path would (the probes themselves
+ * are tested in the functional tests). Returns the probes it took.
+ */
+static unsigned int
+search_to(uint16_t carry)
+{
+	const uint64_t hz = rte_get_tsc_hz(), now = rte_rdtsc();
+	struct fou_plpmtu *s = &cur_gw->plpmtu[0].s;
+	unsigned int n;
+
+	assert_int_equal(fou_plpmtu_tunnel_start(cur_gw, 0, true, now), 0);
+	for (n = 0; n < 100 && s->state != FOU_PLPMTU_SEARCH_COMPLETE &&
+	     s->state != FOU_PLPMTU_ERROR; n++) {
+		const uint16_t size = fou_plpmtu_want(s, now, hz);
+
+		if (size <= carry)
+			fou_plpmtu_tunnel_acked(cur_gw, 0, size, now);
+		else
+			fou_plpmtu_tunnel_lost(cur_gw, 0, size, true, now);
+	}
+	return n;
+}
+
+/* Its probed MTU and search state, and the tunnel MTU. */
+static void
+expect_probed(uint16_t probed, const char *search, uint16_t mtu, const char *what)
+{
+	const struct fou_tunnel_info ti = tun_info();
+
+	if (ti.probed_mtu != probed || strcmp(ti.mtu_search, search) != 0 || ti.mtu != mtu)
+		fail_msg("%s: probed MTU %u (%s), tunnel MTU %u; expected %u (%s), %u", what,
+			 ti.probed_mtu, ti.mtu_search, ti.mtu, probed, search, mtu);
+}
+
+/*
+ * A path that silently drops outer packets over 1400 bytes: the search
+ * finds 1400, the tunnel MTU follows (no ICMP path MTU learnt), and the
+ * inner packet that made a 1500-byte outer one now gets fragmentation
+ * needed quoting 1400 less the overhead, byte for byte what an ICMP-learnt
+ * 1400 gives (the golden frame). The lower of the ICMP and probed MTUs
+ * wins, and the port's MTU still bounds both; a tunnel deleted and added
+ * again has neither.
+ */
+static void
+test_pmtu_probed(void **state)
+{
+	uint8_t b[UNIT_PKT_MAX];
+
+	(void)state;
+	pmtu_gw(pmtu_stmts("ipip"));
+	expect_probed(0, "disabled", 1472, "before");
+	expect_out(g_pmtu_ipip_big_in, sizeof(g_pmtu_ipip_big_in), EG_PORT, g_pmtu_ipip_big_out,
+		   sizeof(g_pmtu_ipip_big_out), "before the search");
+	search_to(1400);
+	expect_probed(1400, "search_complete", 1372, "searched");
+	expect_path(0, 1372, "no ICMP path MTU");
+	expect_out(g_pmtu_ipip_big_in, sizeof(g_pmtu_ipip_big_in), RX_PORT, g_pmtu_ipip_big_frag,
+		   sizeof(g_pmtu_ipip_big_frag), "over the probed MTU");
+	assert_int_equal(ul.st.icmp_out[FOU_ICMP_FRAG_NEEDED], 1);
+	expect_out(g_pmtu_ipip_fits_in, sizeof(g_pmtu_ipip_fits_in), EG_PORT, g_pmtu_ipip_fits_out,
+		   sizeof(g_pmtu_ipip_fits_out), "1372 at the probed MTU");
+	/* ICMP below the probed MTU: the lower wins; an ICMP error above it
+	 * is still taken (it does not raise what the port carries) */
+	EXPECT_TAKEN(b, frag_needed(g_pmtu_ipip_big_out + ETH, QUOTE, 1300, b), "ICMP 1300");
+	expect_probed(1400, "search_complete", 1272, "ICMP 1300 under probed 1400");
+	pmtu_gw(pmtu_stmts("ipip"));
+	EXPECT_TAKEN(g_pmtu_ipip_err, sizeof(g_pmtu_ipip_err), "ICMP 1400");
+	search_to(1350);
+	expect_probed(1350, "search_complete", 1322, "probed 1350 under ICMP 1400");
+	/* the port's MTU below both */
+	UNIT_APPLY(cur_gw, "link", "1,mtu=1300");
+	expect_probed(1350, "search_complete", 1272, "port MTU 1300");
+	UNIT_APPLY(cur_gw, "link", "1,mtu=1500");
+	/* a path that carries the port's MTU: one probe above BASE */
+	assert_int_equal(search_to(1500), 2);
+	expect_probed(1500, "search_complete", 1372, "1500 probed, ICMP 1400");
+	UNIT_DEL(cur_gw, "tunnel", "t1");
+	UNIT_APPLY_LINES(cur_gw, pmtu_stmts("ipip"));
+	expect_probed(0, "disabled", 1472, "added again");
+}
+
+/* A search on demand: refused, named, for no tunnel or one that does not
+ * probe; a searched one starts again at BASE and keeps its probed MTU. */
+static void
+test_pmtu_probe_on_demand(void **state)
+{
+	struct fou_err err = { "" };
+
+	(void)state;
+	pmtu_gw(pmtu_stmts("ipip"));
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t9", &err), -ENODEV);
+	assert_non_null(strstr(err.msg, "no tunnel 't9'"));
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "probe=on"));
+	expect_probed(0, "disabled", 1472, "refused");
+	pmtu_gw("tunnel t1,type=ipip,local=192.168.1.1,remote=10.20.0.9,encap-sport=4242,"
+		"encap-dport=5555,probe=on\nroute 10.50.0.0/16,dev=t1");
+	search_to(1400);
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), 0);
+	expect_probed(1400, "base", 1372, "on demand");
+	/* without a way to the remote: nothing to search through */
+	UNIT_DEL(cur_gw, "route", "10.20.0.0/16");
+	assert_int_equal(fou_tunnel_mtu_probe(cur_gw, "t1", &err), -ENETUNREACH);
+	assert_non_null(strstr(err.msg, "no route"));
+}
+
+/* Plain sit, IPv6 inside: an IPv6 packet over the probed MTU gets packet
+ * too big with it (probed 1392: tunnel MTU 1372, as test_pmtu_sit_ipv6). */
+static void
+test_pmtu_probed_sit(void **state)
+{
+	const struct golden_tx *big = tx_case("mtu6_sit_pkt_too_big");
+
+	(void)state;
+	pmtu_gw(tx_case("tx_sit_none")->stmts);
+	search_to(1392);
+	expect_probed(1392, "search_complete", 1372, "sit");
+	expect_out(big->in, big->in_len, RX_PORT, big->out, big->out_len, "IPv6 of 1373");
+	assert_int_equal(ul.st.icmp_out[FOU_ICMP_PKT_TOO_BIG], 1);
+}
+
 /* An IPv6-underlay tunnel's path MTU (0: none) and its tunnel MTU, the
  * path's or the port's 1500 less its overhead. */
 static void
@@ -751,6 +880,9 @@ main(int argc, char **argv)
 		T(test_pmtu_sit_ipv6),
 		T(test_pmtu_segmented),
 		T(test_pmtu_tunnel_again),
+		T(test_pmtu_probed),
+		T(test_pmtu_probed_sit),
+		T(test_pmtu_probe_on_demand),
 		T(test_pmtu6),
 	};
 	int failures;

@@ -63,6 +63,7 @@ at(uint64_t ms)
 
 struct round {
 	uint64_t now;
+	bool plpmtu;	/* the path MTU searches' round too */
 	bool done;
 };
 
@@ -72,16 +73,18 @@ round_run(void *arg)
 	struct round *r = arg;
 
 	fou_probe_service(pctl, r->now);
+	if (r->plpmtu)
+		fou_plpmtu_service(pctl, r->now);
 	__atomic_store_n(&r->done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-/* The probe round at t0 + ms, the worker polling meanwhile, then what the
- * worker sends: how many frames. */
+/* The probe round at t0 + ms (and the path MTU searches', plpmtu), the
+ * worker polling meanwhile, then what the worker sends: how many frames. */
 static unsigned int
-service_at(uint64_t ms)
+round_at(uint64_t ms, bool plpmtu)
 {
-	struct round r = { .now = at(ms) };
+	struct round r = { .now = at(ms), .plpmtu = plpmtu };
 	pthread_t th;
 
 	nb_psent = 0;
@@ -92,6 +95,12 @@ service_at(uint64_t ms)
 	fou_lcore_idle(pu.lc, rte_rdtsc(), emit_keep, NULL);
 	assert_true(nb_psent <= RTE_DIM(psent));
 	return nb_psent;
+}
+
+static unsigned int
+service_at(uint64_t ms)
+{
+	return round_at(ms, false);
 }
 
 static int
@@ -554,6 +563,109 @@ test_probe_balance(void **state)
 	assert_int_equal(health("t1").received, 3);
 }
 
+/* Tunnel name as fou_tunnel_list() shows it. */
+static struct fou_tunnel_info
+tunnel(const char *name)
+{
+	struct fou_tunnel_info ti[3];
+	unsigned int i, n = fou_tunnel_list(pgw, ti, RTE_DIM(ti));
+
+	for (i = 0; i < n && strcmp(ti[i].conf.name, name) != 0; i++)
+		;
+	assert_true(i < n);
+	return ti[i];
+}
+
+/* What the MTU probes of a run were: how many, over 1400 bytes, the
+ * first two sizes. */
+struct mtu_run {
+	unsigned int probes, over;
+	uint16_t first[2];
+};
+
+/*
+ * Rounds every 10 ms from ms on (probes and searches, then what the
+ * worker sends) until until, or (to_end) until t1's search is complete
+ * after an MTU probe of the run: t1's peer, if
+ * answering, sends back its echo probes and its MTU probes up to 1400 outer
+ * bytes (a path that drops bigger ones without a word); t2's never. Every
+ * MTU probe goes to t1's peer, in the probe format with kind 2 and DF on
+ * both headers, one at a time. Returns the time it stopped.
+ */
+static uint64_t
+mtu_rounds(uint64_t ms, uint64_t until, bool answering, bool to_end, struct mtu_run *r)
+{
+	for (; ms < until; ms += 10) {
+		unsigned int i, inflight = 0;
+
+		round_at(ms, true);
+		for (i = 0; i < nb_psent; i++) {
+			const struct unit_frame *f = &psent[i];
+			const uint32_t outer = f->len - OUTER;
+
+			if (PL(f)[5] == 2) {
+				assert_memory_equal(f->b, &mac_p2, 6);
+				assert_int_equal(unit_get16(f->b + OUTER + 6), 0x4000);
+				assert_int_equal(unit_get16(IN(f) + 6), 0x4000);
+				assert_int_equal(unit_get16(f->b + OUTER + 2), outer);
+				assert_true(unit_udp4_cksum_ok(IN(f)));
+				if (r->probes < 2)
+					r->first[r->probes] = (uint16_t)outer;
+				r->probes++;
+				r->over += outer > 1400;
+				inflight++;
+			}
+			if (answering && memcmp(f->b, &mac_p2, 6) == 0 && outer <= 1400)
+				rx_at(reply(f, 254), ms + 1);
+		}
+		assert_true(inflight <= 1);
+		if (to_end && r->probes > 0 &&
+		    strcmp(tunnel("t1").mtu_search, "search_complete") == 0)
+			break;
+	}
+	return ms;
+}
+
+/*
+ * The path MTU search (fou_plpmtu.c) through the peer: t1's search ends at
+ * 1400, its tunnel MTU 1372, after BASE (1200) and the port's 1500 first,
+ * 1500, 1425, 1406 and 1401 lost three times each; t2, never up, gets no
+ * MTU probe. t1 down, then up again: a new path, searched from nothing
+ * again. The balance holds.
+ */
+static void
+test_probe_mtu_search(void **state)
+{
+	struct mtu_run r = { 0 };
+	struct fou_tunnel_info ti;
+	struct fou_lcore_stats s;
+	uint64_t t;
+
+	(void)state;
+	t = mtu_rounds(0, 20000, true, true, &r);
+	ti = tunnel("t1");
+	assert_string_equal(ti.mtu_search, "search_complete");
+	assert_int_equal(ti.probed_mtu, 1400);
+	assert_int_equal(ti.mtu, 1400 - 28);
+	assert_int_equal(r.first[0], 1200);
+	assert_int_equal(r.first[1], 1500);
+	assert_int_equal(r.over, 12);
+	assert_string_equal(tunnel("t2").mtu_search, "base");
+	assert_int_equal(tunnel("t2").probed_mtu, 0);
+	/* no answer for five intervals: down, the search waits */
+	t = mtu_rounds(t + 10, t + 10 + 5 * INTERVAL_MS, false, false, &r);
+	assert_string_equal(fou_health_name(health("t1").state), "down");
+	assert_int_equal(tunnel("t1").probed_mtu, 1400);
+	/* up again: searched anew, from nothing, to the same end */
+	memset(&r, 0, sizeof(r));
+	mtu_rounds(t + 10, t + 20000, true, true, &r);
+	assert_int_equal(r.first[0], 1200);
+	assert_int_equal(tunnel("t1").probed_mtu, 1400);
+	assert_int_equal(r.over, 12);
+	fou_stats_sum(pgw, &s);
+	assert_true(fou_stats_balanced(&s));
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup_probe, teardown_probe)
 
 int
@@ -566,6 +678,7 @@ main(int argc, char **argv)
 		T(test_probe_ipv6),
 		T(test_probe_send),
 		T(test_probe_balance),
+		T(test_probe_mtu_search),
 	};
 	int failures;
 
