@@ -183,6 +183,14 @@ PEER_NET4, PEER_NET6 = '10.77.0.0/24', 'fd00:77::/64'
 # QEMU under TCG may add to that time, and to the telemetry polling.
 PROBE_INTERVAL_MS, PROBE_TIMEOUT, PROBE_SLACK = 150, 3, 10
 PROBE_OPTS = 'probe=on,interval=%d,timeout=%d' % (PROBE_INTERVAL_MS, PROBE_TIMEOUT)
+# The path MTU search (RFC 8899 style, over the echo probes): the tap in
+# the gateway namespace goes down to an MTU of PLPMTU_PATH, so the kernel
+# drops bigger frames dpdk-fou's af_packet port sends, without a word: an
+# ICMP black hole towards the guest. The search must find it to the byte;
+# PLPMTU_BOUND: the seconds it may take (3 probe intervals per failing
+# size, one probe in flight, and TCG). PLPMTU_DGRAM: a datagram that fits
+# the tunnel's MTU before the search (1472) but not the path.
+PLPMTU_PATH, PLPMTU_BOUND, PLPMTU_DGRAM = 1400, 60, 1450
 PEER_TUNNELS = (
     dict(name='pc-ipip', gw_dev='pcipip', kind='ipip', encap='fou', port=5570, family=4,
          opts='ttl=64,encap-csum,' + PROBE_OPTS, addrs=('192.168.70.1/30',),
@@ -1677,6 +1685,7 @@ class InteropTest:
                             % (label, t['name'], grew), all(v > 0 for v in grew.values()),
                             json.dumps(after))
                 self.peer_failover(label)
+                self.peer_plpmtu(label)
         self.stop_gateway(label, allowed=self.peer_excused(icmp0, self.guest_icmp_out()))
         self.peer_undo(ran)
         log('%s took %.0f s' % (label, time.time() - t0))
@@ -1785,6 +1794,52 @@ class InteropTest:
                 % (label, main['name'], PEER_NET4, backup['name'], use),
                 use.get(main['gw_dev']) == 1 and use.get(backup['gw_dev']) == 0, json.dumps(use))
         through(main, backup, '%s up again' % main['name'])
+
+    def peer_plpmtu(self, label):
+        """A black hole towards the guest (the tap's MTU at PLPMTU_PATH):
+        a datagram with DF that fits the tunnel is lost without a word;
+        an on-demand search of pc-ipip's path MTU finds PLPMTU_PATH
+        (probed_mtu), the tunnel MTU follows, the same datagram now brings
+        fragmentation needed with it from dpdk-fou, and TCP through the
+        tunnel with DF completes. The tap's MTU is restored after."""
+        a, c = self.a, self.checks
+        t = PEER_TUNNELS[0]
+        mtu = PLPMTU_PATH - 20 - 8
+        run(['ip', '-n', NS_GW, 'link', 'set', TAP, 'mtu', str(PLPMTU_PATH)])
+        try:
+            res = self.client('pmtu', t['guest'], '--size', PLPMTU_DGRAM, '--timeout', 3)
+            c.check('%s: %s: tap MTU %d, a black hole: %d bytes with DF to %s are lost '
+                    'without an error (%s)' % (label, t['name'], PLPMTU_PATH, PLPMTU_DGRAM,
+                                              t['guest'], res.get('error')),
+                    res.get('sent') and res.get('type') is None, json.dumps(res))
+            r = self.gw.query('/fou/tunnel/mtu_probe,%s' % t['gw_dev'])
+            c.check('%s: %s: /fou/tunnel/mtu_probe started a search' % (label, t['name']),
+                    r == {'status': 'ok'}, json.dumps(r))
+            t0 = time.monotonic()
+            while True:
+                e = self.tunnel_counters().get(t['gw_dev'], {})
+                if (e.get('probed_mtu') == PLPMTU_PATH and
+                        e.get('mtu_search') == 'search_complete') or \
+                        time.monotonic() - t0 > PLPMTU_BOUND:
+                    break
+                time.sleep(0.2)
+            c.check('%s: %s: the search found the %d-byte path in %.1f s: probed_mtu %s '
+                    '(%s), tunnel MTU %s (want %d)' % (
+                        label, t['name'], PLPMTU_PATH, time.monotonic() - t0,
+                        e.get('probed_mtu'), e.get('mtu_search'), e.get('mtu'), mtu),
+                    e.get('probed_mtu') == PLPMTU_PATH and e.get('mtu') == mtu, json.dumps(e))
+            res = self.client('pmtu', t['guest'], '--size', PLPMTU_DGRAM, '--timeout', 3)
+            c.check('%s: %s: the same datagram now brings fragmentation needed, MTU %s from %s'
+                    % (label, t['name'], res.get('mtu'), res.get('source')),
+                    res.get('type') == 3 and res.get('code') == 4 and res.get('mtu') == mtu
+                    and res.get('source') == GW4, json.dumps(res))
+            res = self.client('tcp', t['guest'], '--port', ECHO_PORT, '--bytes', a.new_bytes,
+                              '--timeout', 30)
+            c.check('%s: %s: TCP %d bytes with DF through the narrower path, echoed identical '
+                    '(%ss)' % (label, t['name'], a.new_bytes, res.get('seconds', '?')),
+                    res.get('ok'), json.dumps(res))
+        finally:
+            run(['ip', '-n', NS_GW, 'link', 'set', TAP, 'mtu', '1500'])
 
     def peer_apply(self, label):
         """Each tunnel's printed commands, run one by one in the guest; the
