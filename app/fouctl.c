@@ -35,6 +35,7 @@ fouctl_help(FILE *f)
 		"  NAME set ARG              link, sport-range, icmp-rate\n"
 		"  port|tunnel|route|addr|neigh|lcore|punt show\n"
 		"  tunnel show NAME          one tunnel\n"
+		"  tunnel peer-config NAME   the Linux commands for its far end, ready to paste\n"
 		"  tunnel mtu-probe NAME     search its path MTU again now (probe=on)\n"
 		"  tunnel health NAME        its probes: state, RTT, loss, counters\n"
 		"  neigh flush               forget the learnt neighbours\n"
@@ -457,6 +458,44 @@ fouctl_config(struct fouctl *c)
 	return 0;
 }
 
+/* --- the peer's config ------------------------------------------------------ */
+
+/* /fou/tunnel/peer_config's entries "0".."count-1" are ["word word ...",
+ * ...]: the parts joined by ' ' are one command, printed a line each. */
+static int
+fouctl_peer_config(struct fouctl *c, const char *name)
+{
+	json_t *t, *e, *part;
+	uint64_t i, n;
+	size_t k;
+
+	if (name[0] == '\0' || strlen(name) > 15 || strchr(name, ',') != NULL)
+		fouctl_usage_error("'%s' is not a tunnel name", name);
+	t = fouctl_table_arg(c, "/fou/tunnel/peer_config", name);
+	if (c->json) {
+		fouctl_print_json(t);
+		json_decref(t);
+		return 0;
+	}
+	n = fouctl_u64(t, "count");
+	for (i = 0; i < n; i++) {
+		char key[24];
+
+		snprintf(key, sizeof(key), "%llu", (unsigned long long)i);
+		e = json_object_get(t, key);
+		if (!json_is_array(e) || json_array_size(e) < 1)
+			fouctl_die("/fou/tunnel/peer_config: entry %s is not [PART, ...]", key);
+		json_array_foreach(e, k, part) {
+			if (!json_is_string(part))
+				fouctl_die("/fou/tunnel/peer_config: entry %s is not [PART, ...]", key);
+			printf("%s%s", k ? " " : "", json_string_value(part));
+		}
+		putchar('\n');
+	}
+	json_decref(t);
+	return 0;
+}
+
 /* --- statements ------------------------------------------------------------ */
 
 /* Telemetry command names allow letters, digits and '_': a statement's
@@ -583,6 +622,12 @@ fouctl_run(struct fouctl *c, int argc, char **argv)
 		if (argc > 2)
 			fouctl_usage_error("unexpected '%s' after help %s", argv[2], argv[1]);
 		return fouctl_stmt_help(c, verb);
+	}
+	if (strcmp(object, "tunnel") == 0 && fouctl_is(verb, "peer-config", NULL)) {
+		if (argc != 3)
+			fouctl_usage_error(argc < 3 ? "tunnel peer-config needs a tunnel name" :
+					   "unexpected '%s' after tunnel peer-config NAME", argv[argc - 1]);
+		return fouctl_peer_config(c, argv[2]);
 	}
 	if (show != NULL && (verb == NULL || fouctl_is(verb, "show", "list"))) {
 		bool named = strcmp(object, "tunnel") == 0;

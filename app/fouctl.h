@@ -49,6 +49,8 @@ void fouctl_close(struct fouctl *c);
  * shaped as a single page: {"count": N, "offset": 0, entries...}.
  */
 json_t *fouctl_table(struct fouctl *c, const char *cmd);
+/* The same of a table that takes an argument first (cmd,ARG,offset=N). */
+json_t *fouctl_table_arg(struct fouctl *c, const char *cmd, const char *arg);
 
 /* Lenient getters: a field a gateway leaves out reads as 0 or NULL. */
 uint64_t fouctl_u64(const json_t *o, const char *key);

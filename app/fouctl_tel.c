@@ -356,16 +356,23 @@ fouctl_is_entry(const char *key)
 json_t *
 fouctl_table(struct fouctl *c, const char *cmd)
 {
+	return fouctl_table_arg(c, cmd, NULL);
+}
+
+json_t *
+fouctl_table_arg(struct fouctl *c, const char *cmd, const char *arg)
+{
 	unsigned int tries = 0;
 	json_t *all = NULL;
 	uint64_t offset = 0, count = 0;
-	char param[32];
+	char param[96];
 
 	for (;;) {
 		json_t *page, *v, *next;
 		const char *key;
 
-		snprintf(param, sizeof(param), "offset=%llu", (unsigned long long)offset);
+		snprintf(param, sizeof(param), "%s%soffset=%llu", arg != NULL ? arg : "",
+			 arg != NULL ? "," : "", (unsigned long long)offset);
 		page = fouctl_cmd(c, cmd, param);
 		if (!json_is_object(page) || !json_is_integer(json_object_get(page, "count")))
 			fouctl_die("the reply to %s is not a page of a table", cmd);

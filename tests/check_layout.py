@@ -32,6 +32,8 @@ ROLES = {
     'fou_stats.c': 'control', 'fou_idpool.h': 'control',
     # the kernel interfaces (--punt): the control thread's side
     'fou_punt.c': 'control',
+    # the far end's commands, written from the tables (read only)
+    'fou_peer.c': 'control',
     # the path MTU search (DPLPMTUD): the control thread's
     'fou_plpmtu.c': 'control', 'fou_plpmtu.h': 'control',
     # tunnel health: the control thread's probes

@@ -766,6 +766,21 @@ unsigned int fou_tunnel_list_from(const struct fou_gw *gw, struct fou_tunnel_inf
 				  unsigned int n, unsigned int offset, bool since_reset);
 
 /*
+ * The peer's config (fou_peer.c): the Linux commands, one per call of cb
+ * (a line without newline), that make a Linux host the far end of tunnel
+ * name: `ip fou add`, `ip link add` mirrored (local and remote swapped,
+ * encap-dport the gateway's receive port), `ip addr add` of the peer's
+ * address on each of the tunnel's networks, `ip link set up`, the routes
+ * back to the networks behind the gateway's other ports, and the sysctls
+ * the probes through the peer need. Every line is made before the first
+ * call: an error (no such tunnel, no receive port for it, no address left
+ * for the peer), named in err, calls cb for none. Under the control lock.
+ */
+typedef int (*fou_peer_cb)(void *ctx, const char *line, struct fou_err *err);
+int fou_peer_config(const struct fou_gw *gw, const char *name, fou_peer_cb cb, void *ctx,
+		    struct fou_err *err);
+
+/*
  * Tunnel health (fou_probe.c): on a tunnel with probe=on and an address of
  * the family (--addr TUNNEL,IP/PLEN), the control thread sends an echo
  * probe every interval, from that address to itself, into the tunnel; a

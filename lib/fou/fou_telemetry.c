@@ -767,17 +767,38 @@ struct fou_tel_cfg {
 };
 
 /*
- * One statement as ["NAME", "ARG part", ...]: ARG is the parts joined by
- * ',' (a telemetry string holds at most RTE_TEL_MAX_STRING_LEN - 1
- * characters, a tunnel statement may hold more).
+ * Text longer than a telemetry string holds, into array e: parts of whole
+ * fields (separated by sep) that, joined by sep, are the text again.
+ */
+static void
+fou_tel_add_parts(struct rte_tel_data *e, const char *text, char sep)
+{
+	char part[RTE_TEL_MAX_STRING_LEN], seps[2] = { sep, '\0' };
+	size_t len = 0;
+
+	while (*text != '\0') {
+		size_t f = strcspn(text, seps);
+
+		if (len != 0 && len + 1 + f >= sizeof(part)) {
+			rte_tel_data_add_array_string(e, part);
+			len = 0;
+		}
+		len += snprintf(part + len, sizeof(part) - len, "%s%.*s", len ? seps : "", (int)f,
+				text);
+		text += f + (text[f] == sep);
+	}
+	if (len != 0)
+		rte_tel_data_add_array_string(e, part);
+}
+
+/*
+ * The next line of a paged text (c->pos), if it is on the page: an entry
+ * [first, text parts...], first left out if NULL.
  */
 static int
-fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *err __rte_unused)
+fou_tel_cfg_add(struct fou_tel_cfg *c, const char *first, const char *text, char sep)
 {
-	struct fou_tel_cfg *c = ctx;
 	struct rte_tel_data *e;
-	char part[RTE_TEL_MAX_STRING_LEN];
-	size_t len = 0;
 
 	if (c->pos++ < c->offset || c->pos - c->offset > c->n)
 		return 0;
@@ -785,21 +806,21 @@ fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *e
 	if (e == NULL)
 		return -ENOMEM;
 	rte_tel_data_start_array(e, RTE_TEL_STRING_VAL);
-	rte_tel_data_add_array_string(e, name);
-	while (*arg != '\0') {
-		size_t f = strcspn(arg, ",");
-
-		if (len != 0 && len + 1 + f >= sizeof(part)) {
-			rte_tel_data_add_array_string(e, part);
-			len = 0;
-		}
-		len += snprintf(part + len, sizeof(part) - len, "%s%.*s", len ? "," : "", (int)f,
-				arg);
-		arg += f + (arg[f] == ',');
-	}
-	if (len != 0)
-		rte_tel_data_add_array_string(e, part);
+	if (first != NULL)
+		rte_tel_data_add_array_string(e, first);
+	fou_tel_add_parts(e, text, sep);
 	return fou_tel_add_entry(c->d, c->pos - 1, e);
+}
+
+/*
+ * One statement as ["NAME", "ARG part", ...]: ARG is the parts joined by
+ * ',' (a telemetry string holds at most RTE_TEL_MAX_STRING_LEN - 1
+ * characters, a tunnel statement may hold more).
+ */
+static int
+fou_tel_cfg_line(void *ctx, const char *name, const char *arg, struct fou_err *err __rte_unused)
+{
+	return fou_tel_cfg_add(ctx, name, arg, ',');
 }
 
 static int
@@ -1100,6 +1121,69 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 
+/* --- the peer's config ---------------------------------------------------- */
+
+/* A command of a tunnel's peer config: its words in parts joined by ' '. */
+static int
+fou_tel_peer_line(void *ctx, const char *line, struct fou_err *err __rte_unused)
+{
+	return fou_tel_cfg_add(ctx, NULL, line, ' ');
+}
+
+static int
+fou_tel_peer_count(void *ctx, const char *line __rte_unused, struct fou_err *err __rte_unused)
+{
+	(*(unsigned int *)ctx)++;
+	return 0;
+}
+
+#define FOU_TEL_PAGE_PEER 40u
+
+/*
+ * /fou/tunnel/peer_config,NAME[,offset=N]: {"tunnel": NAME, "count": N,
+ * "offset": O, "next": M, "O": ["word word ...", ...], ...}, a page of
+ * fou_peer_config()'s commands; or the error, naming what is wrong.
+ */
+static int
+fou_tel_peer_config(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	char what[FOU_TEL_LOG_ARG + 64], name[FOU_TUNNEL_NAMESIZE];
+	const char *rest = params != NULL ? strchr(params, ',') : NULL;
+	size_t len = params == NULL ? 0 : rest != NULL ? (size_t)(rest - params) : strlen(params);
+	struct fou_tel_cfg p = { .d = d };
+	struct fou_tel_args a;
+	struct fou_err err;
+	unsigned int total = 0;
+	struct fou_gw *gw;
+	int ret;
+
+	fou_tel_what(cmd, params, what, sizeof(what));
+	gw = fou_tel_begin(what, rest != NULL ? rest + 1 : NULL, fou_tel_offset_keys, false, &a, d);
+	if (gw == NULL)
+		return 0;
+	if (len == 0 || len >= sizeof(name)) {
+		fou_tel_leave();
+		fou_err_set(&err, len == 0 ? "no tunnel named: /fou/tunnel/peer_config,NAME" :
+			    "no tunnel '%.*s' (a name has at most %u characters)", (int)RTE_MIN(len, (size_t)64),
+			    params, FOU_TUNNEL_NAMESIZE - 1);
+		return fou_tel_error(d, -EINVAL, err.msg);
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)len, params);
+	ret = fou_peer_config(gw, name, fou_tel_peer_count, &total, &err);
+	if (ret == 0) {
+		p.offset = a.offset;
+		p.n = a.offset < total ? RTE_MIN(total - a.offset, FOU_TEL_PAGE_PEER) : 0;
+		fou_tel_page_start(d, total, a.offset, p.n);
+		fou_tel_add_str(d, "tunnel", name);
+		ret = fou_peer_config(gw, name, fou_tel_peer_line, &p, &err);
+	}
+	fou_tel_leave();
+	FOU_LOG(DEBUG, telemetry, "telemetry: %s: %s", what, ret < 0 ? TELLOGSTR(err.msg) : "ok");
+	if (ret < 0)
+		return fou_tel_error(d, ret, err.msg);
+	return 0;
+}
+
 /* Help texts: rte_telemetry_register_cmd refuses one of RTE_TEL_MAX_STRING_LEN
  * bytes or more, and the command is then missing. */
 #define FOU_TEL_READ_CMDS(X) \
@@ -1115,7 +1199,8 @@ fou_tel_stmt(const char *cmd, const char *params, struct rte_tel_data *d)
 	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev (port number or tunnel name), addr/plen") \
 	X("/fou/punt", fou_tel_punt, "Kernel interfaces (--punt) by port: iface, ifindex, rate, burst, counters (up by reason, to and from the kernel)") \
 	X("/fou/lcores", fou_tel_lcores, "Worker lcores by id: TX queue, RX queue per port, rx/tx/dropped since /fou/stats/reset, busy and idle polls") \
-	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file")
+	X("/fou/config", fou_tel_config, "Running config as statements [NAME, ARG parts joined by ','], 40 a page (offset=N): a --config file") \
+	X("/fou/tunnel/peer_config", fou_tel_peer_config, "NAME[,offset=N]: the Linux commands for the tunnel's far end, [parts joined by ' '], 40 a page")
 
 #define FOU_TEL_HELP_CHECK(c, fn, help) \
 	static_assert(sizeof(help) <= RTE_TEL_MAX_STRING_LEN, c " help too long");

@@ -116,6 +116,9 @@ class NoGateway(FouctlCase):
             (['port', 'frob', '1'], "unknown command 'port frob'"),
             (['a,b', 'add', 'x'], "'a,b' is not a statement name"),
             (['tunnel', 'show', 'a', 'b'], "unexpected 'b' after tunnel show"),
+            (['tunnel', 'peer-config'], 'tunnel peer-config needs a tunnel name'),
+            (['tunnel', 'peer-config', 'a', 'b'], "unexpected 'b' after tunnel peer-config NAME"),
+            (['tunnel', 'peer-config', 'a,offset=1'], "'a,offset=1' is not a tunnel name"),
             (['tunnel', 'health'], 'tunnel health takes one tunnel name'),
             (['route', 'show', 'x'], "unexpected 'x' after route show"),
             (['neigh', 'flush', 'x'], "unexpected 'x' after neigh flush"),
@@ -177,7 +180,25 @@ class WithGateway(FouctlCase):
         self.assertIn('link = 1,address=%s,mtu=1400' % ft.MAC_P1.upper(), config)
         self.assertIn('tunnel = t1,type=ipip,local=10.99.0.1,remote=10.99.0.2,ttl=64,'
                       'encap-dport=5555', config)
-        # -j: the gateway's reply; delete and del are one verb
+        # tunnel peer-config: the far end's commands, a line each (their
+        # rules: tests/unit/test_peer.c); -j the pages merged
+        lines = self.ctl(gw, 'tunnel', 'peer-config', 't1').splitlines()
+        self.assertEqual(lines[:4], [
+            'ip fou add port 5555 ipproto 4',
+            'ip link add t1 type ipip local 10.99.0.2 remote 10.99.0.1 ttl 64 encap fou '
+            'encap-sport auto encap-dport 5555 noencap-csum',
+            'ip addr add 192.168.5.2/30 dev t1',
+            'ip link set t1 up'], lines)
+        self.assertEqual(lines[-2:], ['sysctl -w net.ipv4.ip_forward=1',
+                                      'sysctl -w net.ipv4.conf.t1.rp_filter=2'], lines)
+        routes = lines[4:-2]
+        for net in ('192.168.1.0/24', '192.168.9.0/24', '192.168.4.0/24', '10.5.0.0/16'):
+            self.assertIn('ip route add %s dev t1' % net, routes)
+        self.assertTrue(all(r.startswith('ip route add ') and ':' not in r and
+                            '10.99.0.' not in r for r in routes), routes)
+        j = self.ctl(gw, 'tunnel', 'peer-config', 't1', json_out=True)
+        self.assertEqual([' '.join(j[str(i)]) for i in range(j['count'])], lines)
+        self.assertEqual(j['tunnel'], 't1')
         self.assertEqual(self.ctl(gw, 'port', 'add', '5561:ipip', json_out=True),
                          {'status': 'ok'})
         self.assertEqual(self.ctl(gw, 'port', 'delete', '5561'), '')
@@ -203,6 +224,7 @@ class WithGateway(FouctlCase):
         self.fails(pre + ['route', 'set', '10.7.0.0/16,dev=1'], re.escape(
             "dpdk-fou has no 'route set' (/fou/route/set): route takes add, del"))
         self.fails(pre + ['tunnel', 'show', 'nope'], "no tunnel 'nope'")
+        self.fails(pre + ['tunnel', 'peer-config', 'nope'], "no tunnel 'nope'")
         self.fails(pre + ['tunnel', 'mtu-probe', 'nope'], "no tunnel 'nope'")
         self.fails(pre + ['tunnel', 'mtu-probe', 't1'], re.escape(
             'tunnel t1: MTU probing runs on tunnels with probe=on'))

@@ -72,6 +72,11 @@ HOSTILE = [
     (b'/fou/icmp_rate/set,10,burst=5,burst=6', "parameter 'burst' given twice"),
     # unknown keys
     (b'/fou/route/add,10.5.0.0/16,dev=1,table=5', "unknown parameter 'table'"),
+    (b'/fou/tunnel/peer_config,tun1,limit=5', "unknown parameter 'limit'"),
+    # the peer's config: a tunnel that is not there, none named
+    (b'/fou/tunnel/peer_config,nosuch', "no tunnel 'nosuch'"),
+    (b'/fou/tunnel/peer_config', "no tunnel named"),
+    (b'/fou/tunnel/peer_config,,offset=0', "no tunnel named"),
     (b'/fou/tunnels,limit=5', "unknown parameter 'limit'"),
     (b'/fou/lcores,offset=0', "unknown parameter 'offset' (this command takes none)"),
     (b'/fou/stats/reset,now', "unknown parameter 'now' (this command takes none)"),

@@ -350,8 +350,8 @@ test_tel_cmds_from_stmts(void **state)
 	assert_int_equal(found, RTE_DIM(expect));
 	/* and the reads: stats, reset, ports, tunnels, tunnel/health,
 	 * tunnel/mtu_probe, routes, neighs, neigh/flush, addrs, punt, lcores,
-	 * config */
-	assert_int_equal(n, RTE_DIM(expect) + 13);
+	 * config, tunnel/peer_config */
+	assert_int_equal(n, RTE_DIM(expect) + 14);
 	for (i = 0; i < n && strcmp(cmds[i].cmd, "/fou/neigh/flush") != 0; i++)
 		;
 	assert_true(i < n);
