@@ -549,7 +549,7 @@ class Encap(EncapTestCase):
                  'path_mtu': 0, 'path_mtu_expires': 0,
                  'tx_packets': counts[t.name], 'tx_bytes': nbytes[t.name],
                  'rx_packets': 0, 'rx_bytes': 0, 'tx_frags': 0, 'tx_outer_frags': 0,
-                 'health': 'off'}
+                 'health': 'off', 'probed_mtu': 0, 'mtu_search': 'disabled'}
             if t.fou:
                 e['encap_dport'] = t.dport
             exp[str(i)] = e
