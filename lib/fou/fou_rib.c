@@ -217,40 +217,6 @@ fou_route_exists(const struct fou_gw *gw, const struct fou_ip *prefix)
 	return fou_route_find(gw, prefix) >= 0;
 }
 
-/*
- * Install a new prefix -> next hop nh in the FIB (or as the default
- * route), with record idx its first route. A FIB also runs out of groups
- * of 256 entries (routes longer than /24, fou_gw_create()), which is full
- * too.
- */
-static int
-fou_prefix_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, uint32_t idx)
-{
-	const bool v4 = prefix->family == AF_INET;
-	int ret;
-
-	if (prefix->plen == 0) {
-		__atomic_store_n(v4 ? &gw->default_nh4 : &gw->default_nh6, nh + 1,
-				 __ATOMIC_RELEASE);
-		*(v4 ? &gw->default_route4 : &gw->default_route6) = idx + 1;
-		return 0;
-	}
-	if (v4) {
-		const uint32_t ip = rte_be_to_cpu_32(prefix->v4);
-
-		ret = rte_fib_add(gw->fib4, ip, prefix->plen, nh + FOU_FIB_NH0);
-		if (ret == 0)
-			*(uint32_t *)rte_rib_get_ext(rte_rib_lookup_exact(
-				rte_fib_get_rib(gw->fib4), ip, prefix->plen)) = idx;
-	} else {
-		ret = rte_fib6_add(gw->fib6, prefix->v6, prefix->plen, nh + FOU_FIB_NH0);
-		if (ret == 0)
-			*(uint32_t *)rte_rib6_get_ext(rte_rib6_lookup_exact(
-				rte_fib6_get_rib(gw->fib6), prefix->v6, prefix->plen)) = idx;
-	}
-	return ret;
-}
-
 /* Record idx is now the first route of prefix (which is installed). */
 static void
 fou_prefix_head_set(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t idx)
@@ -291,19 +257,44 @@ fou_prefix_fib_get(const struct fou_gw *gw, const struct fou_ip *prefix)
 	return ret < 0 ? FOU_NONE : (uint32_t)(v - FOU_FIB_NH0);
 }
 
+/* prefix -> next hop nh in the FIB, or as the default route: 0, or what
+ * rte_fib_add / rte_fib6_add refused with. */
+static int
+fou_prefix_fib_write(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
+{
+	if (prefix->plen == 0) {
+		__atomic_store_n(prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6,
+				 nh + 1, __ATOMIC_RELEASE);
+		return 0;
+	}
+	if (prefix->family == AF_INET)
+		return rte_fib_add(gw->fib4, rte_be_to_cpu_32(prefix->v4), prefix->plen,
+				   nh + FOU_FIB_NH0);
+	return rte_fib6_add(gw->fib6, prefix->v6, prefix->plen, nh + FOU_FIB_NH0);
+}
+
 /* A prefix in the FIB changes its value in place: the entries it covers
  * exist, so the FIB allocates nothing and cannot fail. */
 void
 fou_prefix_fib_set(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh)
 {
-	if (prefix->plen == 0)
-		__atomic_store_n(prefix->family == AF_INET ? &gw->default_nh4 : &gw->default_nh6,
-				 nh + 1, __ATOMIC_RELEASE);
-	else if (prefix->family == AF_INET)
-		(void)rte_fib_add(gw->fib4, rte_be_to_cpu_32(prefix->v4), prefix->plen,
-				  nh + FOU_FIB_NH0);
-	else
-		(void)rte_fib6_add(gw->fib6, prefix->v6, prefix->plen, nh + FOU_FIB_NH0);
+	(void)fou_prefix_fib_write(gw, prefix, nh);
+}
+
+/*
+ * Install a new prefix -> next hop nh in the FIB (or as the default
+ * route), with record idx its first route. A FIB also runs out of groups
+ * of 256 entries (routes longer than /24, fou_gw_create()), which is full
+ * too.
+ */
+static int
+fou_prefix_install(struct fou_gw *gw, const struct fou_ip *prefix, uint32_t nh, uint32_t idx)
+{
+	int ret = fou_prefix_fib_write(gw, prefix, nh);
+
+	if (ret == 0)
+		fou_prefix_head_set(gw, prefix, idx);
+	return ret;
 }
 
 /* Readers of the FIBs met along the way find the route or its parent's
