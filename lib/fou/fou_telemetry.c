@@ -979,13 +979,12 @@ fou_tel_tunnel_health(const char *cmd, const char *params, struct rte_tel_data *
 {
 	struct fou_tunnel_health h;
 	struct fou_err err = { "" };
-	const char *msg;
 	struct fou_gw *gw;
 	int ret;
 
-	gw = fou_tel_enter(&ret, &msg);
+	gw = fou_tel_enter_for(cmd, d);
 	if (gw == NULL)
-		return fou_tel_error(d, ret, msg);
+		return 0;
 	if (params == NULL || params[0] == '\0') {
 		fou_err_set(&err, "%s needs a tunnel name: %s,NAME", cmd, cmd);
 		ret = -EINVAL;
@@ -1193,7 +1192,7 @@ fou_tel_peer_config(const char *cmd, const char *params, struct rte_tel_data *d)
 	X("/fou/tunnels", fou_tel_tunnels, "Tunnels, 32 a page (offset=N): name, type, endpoints, encap, MTU, path MTU (s left), probed MTU, search, health, counters") \
 	X("/fou/tunnel/mtu_probe", fou_tel_mtu_probe, "Search the path MTU of tunnel NAME again now (/fou/tunnel/mtu_probe,NAME; tunnels with probe=on)") \
 	X("/fou/tunnel/health", fou_tel_tunnel_health, "A tunnel's health (NAME): state off|unknown|up|down, RTT last/min/avg/jitter (us), loss of the last 64 probes, counters") \
-	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr: comes with an address)") \
+	X("/fou/routes", fou_tel_routes, "Routes, 64 a page (offset=N): prefix, type, dev, via, origin (route, or addr), metric, weight, usable, in_use") \
 	X("/fou/neighs", fou_tel_neighs, "Neighbours, 64 a page (offset=N): ip, dev, lladdr, state (NUD), age_ms, queued, probes, router") \
 	X("/fou/neigh/flush", fou_tel_neigh_flush, "Drop every neighbour that is not static, and the packets waiting for them (ip neigh flush)") \
 	X("/fou/addrs", fou_tel_addrs, "Local addresses, 64 a page (offset=N): dev (port number or tunnel name), addr/plen") \
