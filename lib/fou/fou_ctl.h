@@ -76,8 +76,9 @@ void fou_addr_flush_tunnel(struct fou_gw *gw, uint32_t idx);
 
 /* fou_tunnel.c: the index of the tunnel named name, or -ENOENT. */
 int fou_tunnel_find(const struct fou_gw *gw, const char *name);
-/* -EINVAL, named in err, unless tunnel idx carries packets of family (its
- * routes and addresses): ipip IPv4, sit IPv6, gre both. */
+/* -EINVAL, named in err (err may be NULL), unless tunnel idx carries
+ * packets of family (its routes, addresses and probes): ipip and ip6tnl
+ * mode ipip6 IPv4, sit and mode ip6ip6 IPv6, gre, ip6gre and mode any both. */
 int fou_tunnel_carries(const struct fou_gw *gw, uint32_t idx, uint8_t family,
 		       struct fou_err *err);
 

@@ -283,7 +283,7 @@ fou_peer_addr(const struct fou_gw *gw, const char *tunnel, const struct fou_ip *
 	return -EADDRINUSE;
 }
 
-/* The inner families the tunnel carries: bit 0 IPv4, bit 1 IPv6. */
+/* Address families as bits: IPv4, IPv6. */
 #define FOU_PEER_V4 1u
 #define FOU_PEER_V6 2u
 
@@ -291,19 +291,6 @@ static unsigned int
 fou_peer_fam_bit(uint8_t family)
 {
 	return family == AF_INET ? FOU_PEER_V4 : FOU_PEER_V6;
-}
-
-static unsigned int
-fou_peer_carried(const struct fou_tunnel_conf *c)
-{
-	switch (c->type) {
-	case IPPROTO_IPIP:
-		return FOU_PEER_V4;
-	case IPPROTO_IPV6:
-		return FOU_PEER_V6;
-	default:		/* gre, ip6gre, ip6tnl mode any */
-		return FOU_PEER_V4 | FOU_PEER_V6;
-	}
 }
 
 /* Is p (address and length) in list[0..n)? */
@@ -414,7 +401,10 @@ fou_peer_config(const struct fou_gw *gw, const char *name, fou_peer_cb cb, void 
 	for (i = 0; i < nr; i++)
 		if (strcmp(ri[i].tunnel, name) == 0)
 			fams |= fou_peer_fam_bit(ri[i].prefix.family);
-	fams &= fou_peer_carried(c);
+	if (fou_tunnel_carries(gw, (uint32_t)idx, AF_INET, NULL) < 0)
+		fams &= ~FOU_PEER_V4;
+	if (fou_tunnel_carries(gw, (uint32_t)idx, AF_INET6, NULL) < 0)
+		fams &= ~FOU_PEER_V6;
 
 	fou_peer_link(gw, c, &o);
 	/* the peer's addresses go through back[] first: two of the gateway's

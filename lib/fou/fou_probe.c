@@ -203,20 +203,12 @@ fou_probe_addr(const struct fou_gw *gw, uint32_t tunnel, uint8_t family, void *a
 	return false;
 }
 
-/* Whether the tunnel carries packets of family (ipip IPv4, sit IPv6). */
-static bool
-fou_probe_carries(const struct fou_gw *gw, uint32_t tunnel, uint8_t family)
-{
-	struct fou_err err;
-
-	return fou_tunnel_carries(gw, tunnel, family, &err) == 0;
-}
-
 /* Whether the tunnel carries family and has an address of it. */
 static bool
 fou_probe_family(const struct fou_gw *gw, uint32_t tunnel, uint8_t family, void *addr)
 {
-	return fou_probe_carries(gw, tunnel, family) && fou_probe_addr(gw, tunnel, family, addr);
+	return fou_tunnel_carries(gw, tunnel, family, NULL) == 0 &&
+	       fou_probe_addr(gw, tunnel, family, addr);
 }
 
 /* --- state ---------------------------------------------------------------------- */
@@ -406,7 +398,8 @@ fou_probe_send(struct fou_lcore *ctl, uint32_t tunnel, uint8_t family, uint8_t k
 		return -ENOENT;
 	if (kind != FOU_PROBE_KIND_ECHO && kind != FOU_PROBE_KIND_MTU)
 		return -EINVAL;
-	if ((family != AF_INET && family != AF_INET6) || !fou_probe_carries(gw, tunnel, family))
+	if ((family != AF_INET && family != AF_INET6) ||
+	    fou_tunnel_carries(gw, tunnel, family, NULL) < 0)
 		return -EAFNOSUPPORT;
 	if (!fou_probe_addr(gw, tunnel, family, addr))
 		return -EADDRNOTAVAIL;
