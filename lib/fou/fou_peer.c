@@ -248,7 +248,7 @@ fou_peer_addr(const struct fou_gw *gw, const char *tunnel, const struct fou_ip *
 	      struct fou_ip *peer, struct fou_err *err)
 {
 	uint8_t max = fou_ip_maxlen(a);
-	struct fou_ip last;
+	rte_be32_t bcast;
 
 	*peer = *a;
 	if (a->plen == max) {
@@ -263,18 +263,10 @@ fou_peer_addr(const struct fou_gw *gw, const char *tunnel, const struct fou_ip *
 		return 0;
 	}
 	fou_ip_mask(peer, a->plen);
-	/* last: the broadcast address (IPv4), the network's last (IPv6) */
-	last = *peer;
-	{
-		uint8_t *b = last.family == AF_INET ? (uint8_t *)&last.v4 : last.v6;
-		unsigned int i;
-
-		for (i = a->plen; i < max; i++)
-			b[i / 8] |= (uint8_t)(0x80 >> (i % 8));
-	}
-	while (fou_peer_ip_next(peer) &&
-	       (a->family != AF_INET || !fou_ip_equal(peer, &last)) &&
-	       fou_prefix_contains(a, peer)) {
+	/* IPv4: its network's broadcast address is no host's (plen < 31 here) */
+	bcast = a->family == AF_INET ? peer->v4 | rte_cpu_to_be_32(UINT32_MAX >> a->plen) : 0;
+	while (fou_peer_ip_next(peer) && fou_prefix_contains(a, peer) &&
+	       (a->family != AF_INET || peer->v4 != bcast)) {
 		if (fou_addr_find(gw, peer) == NULL)
 			return 0;
 	}
