@@ -293,18 +293,6 @@ fou_tunnel_mtu_probe(struct fou_gw *gw, const char *name, struct fou_err *err)
 
 /* --- the driver: MTU probes through fou_probe.c ------------------------------ */
 
-/* Echo replies tunnel idx has had: smaller packets passing. */
-static uint64_t
-fou_plpmtu_echo_rx(const struct fou_gw *gw, uint32_t idx)
-{
-	struct fou_tunnel_health h;
-	struct fou_err err;
-
-	if (fou_tunnel_health_get(gw, gw->tunnels[idx].conf.name, &h, &err) < 0)
-		return 0;
-	return h.received;
-}
-
 void
 fou_plpmtu_reply(struct fou_gw *gw, uint32_t tunnel, uint32_t seq, uint16_t outer_size,
 		 uint64_t now)
@@ -339,8 +327,9 @@ fou_plpmtu_tick(struct fou_lcore *ctl, uint32_t idx, uint64_t now)
 	const uint8_t health = fou_probe_health(gw, idx);
 	const struct fou_nexthop *onh;
 	uint16_t mtu, mtu_nodf, size;
+	uint32_t seq, unanswered;
+	uint64_t echo_rx;
 	unsigned int i;
-	uint32_t seq;
 
 	if (fou_tunnel_egress(gw, NULL, t, now, &onh, &mtu, &mtu_nodf) != FOU_EGRESS_OK)
 		return;		/* nothing to search through; a new path when it comes */
@@ -350,18 +339,12 @@ fou_plpmtu_tick(struct fou_lcore *ctl, uint32_t idx, uint64_t now)
 	    (p->health == FOU_HEALTH_DOWN && health == FOU_HEALTH_UP))
 		fou_plpmtu_tunnel_start(gw, idx, true, now);
 	p->health = health;
+	fou_probe_echo(gw, idx, &echo_rx, &unanswered);
 	if (p->inflight != 0) {
-		struct fou_tunnel_health h;
-		struct fou_err err;
-		bool path_ok;
-
 		if (now < p->deadline)
 			return;
-		path_ok = fou_plpmtu_echo_rx(gw, idx) > p->echo_rx;
-		if (!path_ok && health == FOU_HEALTH_UP &&
-		    fou_tunnel_health_get(gw, t->conf.name, &h, &err) == 0)
-			path_ok = h.unanswered == 0;
-		fou_plpmtu_tunnel_lost(gw, idx, p->inflight, path_ok, now);
+		fou_plpmtu_tunnel_lost(gw, idx, p->inflight, echo_rx > p->echo_rx ||
+				       (health == FOU_HEALTH_UP && unanswered == 0), now);
 		p->inflight = 0;
 	}
 	/* the search waits while the tunnel's echo probes do not come back */
@@ -377,8 +360,8 @@ fou_plpmtu_tick(struct fou_lcore *ctl, uint32_t idx, uint64_t now)
 		return;
 	p->inflight = size;
 	p->seq = seq;
-	p->echo_rx = fou_plpmtu_echo_rx(gw, idx);
-	p->deadline = now + rte_get_tsc_hz() / 1000 * t->conf.probe_interval_ms;
+	p->echo_rx = echo_rx;
+	p->deadline = now + fou_probe_interval_tsc(gw, idx);
 }
 
 void

@@ -184,6 +184,22 @@ fou_probe_health(const struct fou_gw *gw, uint32_t tunnel)
 	return pt != NULL ? pt->state : FOU_HEALTH_OFF;
 }
 
+void
+fou_probe_echo(const struct fou_gw *gw, uint32_t tunnel, uint64_t *received,
+	       uint32_t *unanswered)
+{
+	const struct fou_probe_tun *pt = fou_probe_tun(gw, tunnel);
+
+	*received = pt != NULL ? pt->c.received : 0;
+	*unanswered = pt != NULL ? pt->unanswered : 0;
+}
+
+uint64_t
+fou_probe_interval_tsc(const struct fou_gw *gw, uint32_t tunnel)
+{
+	return gw->probe->hz / 1000 * gw->tunnels[tunnel].conf.probe_interval_ms;
+}
+
 /* The tunnel's first address of family (4 or 16 bytes into addr). */
 static bool
 fou_probe_addr(const struct fou_gw *gw, uint32_t tunnel, uint8_t family, void *addr)
@@ -422,8 +438,7 @@ fou_probe_send(struct fou_lcore *ctl, uint32_t tunnel, uint8_t family, uint8_t k
 		fou_probe_lost(gw, pt, tunnel, s, ctl->now);
 	*s = (struct fou_probe_slot){
 		.tx_tsc = ctl->now,
-		.deadline = ctl->now + gw->probe->hz / 1000 *
-				       gw->tunnels[tunnel].conf.probe_interval_ms,
+		.deadline = ctl->now + fou_probe_interval_tsc(gw, tunnel),
 		.token = rte_rand(),
 		.seq = pt->next_seq++,
 		.size = (uint16_t)(outer_size == 0 ? len + gw->tunnels[tunnel].hdr_len : outer_size),
@@ -588,7 +603,7 @@ fou_probe_tick(struct fou_lcore *ctl, struct fou_probe_tun *pt, uint32_t tunnel,
 {
 	static const uint8_t families[] = { AF_INET, AF_INET6 };
 	struct fou_gw *gw = ctl->gw;
-	const uint64_t ival = gw->probe->hz / 1000 * gw->tunnels[tunnel].conf.probe_interval_ms;
+	const uint64_t ival = fou_probe_interval_tsc(gw, tunnel);
 	uint8_t addr[16];
 	unsigned int i;
 

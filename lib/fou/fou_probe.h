@@ -67,6 +67,13 @@ void fou_probe_free(struct fou_gw *gw);
 int fou_probe_tunnel_reset(struct fou_gw *gw, uint32_t tunnel);
 /* enum fou_health of tunnel idx. */
 uint8_t fou_probe_health(const struct fou_gw *gw, uint32_t tunnel);
+/* Tunnel idx's echo replies so far and its echo probes unanswered in a row
+ * now (both 0 for a tunnel that does not probe). */
+void fou_probe_echo(const struct fou_gw *gw, uint32_t tunnel, uint64_t *received,
+		    uint32_t *unanswered);
+/* Tunnel idx's probe interval in TSC cycles: a probe unanswered that long
+ * is lost. */
+uint64_t fou_probe_interval_tsc(const struct fou_gw *gw, uint32_t tunnel);
 
 /*
  * Control side, control lock held: build a probe of kind from the
